@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Descriptor formats: encode and decode x86-64 and arm64 page-table entries.
+ *
+ * x86-64 (Intel SDM vol. 3 4.5, tables 4-15 to 4-20): bit 0 P, 1 R/W, 2 U/S,
+ * 5 A, 6 D, 7 PS (leaf at PDPT/PD level), 8 G (leaves only), 12..51 address,
+ * 63 XD/NX.  A present non-leaf entry at level >= 1 points to a table.
+ *
+ * arm64 VMSAv8-64, 4 KiB granule (Arm ARM D8.3): bit 0 valid, bit 1 table
+ * (levels 1..3 of the Arm numbering = our levels 2..0; at our level 0 bit 1
+ * must be 1 for a page descriptor), 6..7 AP[2:1] (AP[1] = EL0 access, AP[2]
+ * = read-only), 10 AF, 11 nG, 12..47 output address, 54 UXN/XN, 53 PXN.
+ * A block (leaf) at our level 1 or 2 has bit 1 clear.  Level 3 of our
+ * numbering (Arm level 0) holds tables only.
+ *
+ * Internal to src/hw; the walker and the page-table code share it.
+ */
+#ifndef TLBSIM_HW_PTE_H
+#define TLBSIM_HW_PTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tlbsim/machine.h"
+
+/**
+ * struct hw_pte - a decoded descriptor
+ * @present: valid (x86 P, arm64 bit 0); nothing else is meaningful if false
+ * @leaf: maps a page or block (else points to a next-level table)
+ * @pfn: frame of the page, or of the next-level table
+ * @prot: TLBSIM_PROT_* bits (leaves only)
+ */
+struct hw_pte {
+	bool present;
+	bool leaf;
+	uint64_t pfn;
+	unsigned prot;
+};
+
+/* Decode @raw read from a table at @level (0 = last level). */
+void hw_pte_decode(enum tlbsim_isa isa, unsigned level, uint64_t raw, struct hw_pte *out);
+
+/* Encode a leaf at @level (0: 4K page, 1: 2M, 2: 1G) mapping @pfn with @prot. */
+uint64_t hw_pte_encode_leaf(enum tlbsim_isa isa, unsigned level, uint64_t pfn, unsigned prot);
+
+/* Encode a table descriptor at @level >= 1 pointing to the table in @pfn. */
+uint64_t hw_pte_encode_table(enum tlbsim_isa isa, unsigned level, uint64_t pfn);
+
+/* Index of @va's descriptor in a table at @level: bits [12+9*level, 20+9*level]. */
+static inline unsigned hw_pte_index(uint64_t va, unsigned level)
+{
+	return (unsigned)(va >> (12 + 9 * level)) & 511u;
+}
+
+/* log2 of the bytes one descriptor at @level covers: 12, 21, 30, 39, 48. */
+static inline unsigned hw_level_shift(unsigned level)
+{
+	return 12 + 9 * level;
+}
+
+#endif /* TLBSIM_HW_PTE_H */

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A set-associative translation structure, used for every TLB level and for
+ * every page-walk cache (a PWC at level k is a structure holding one "page
+ * size", 2^(12+9k) bytes, whose payload is the next-level table's frame).
+ *
+ * Entries are tagged with an ASID/PCID and a global bit.  A structure may
+ * serve several page sizes (e.g. an L1 dTLB with 4K, 2M and 1G entries): a
+ * lookup probes the set indexed by the VA's page number for each size served,
+ * smallest first.  Replacement: true LRU, tree pseudo-LRU, or random from a
+ * seeded splitmix64 stream (Steele, Lea, Flood, OOPSLA 2014), so every run is
+ * reproducible.
+ *
+ * Internal to src/hw.
+ */
+#ifndef TLBSIM_HW_TLB_H
+#define TLBSIM_HW_TLB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tlbsim/machine.h"
+
+enum hw_tlb_flags {
+	HW_TLBE_VALID = 1u << 0,
+	HW_TLBE_GLOBAL = 1u << 1,
+};
+
+/**
+ * struct hw_tlb_entry - one cached translation or walk-cache entry
+ * @vpn: virtual page number in units of the entry's size (va >> @size_shift)
+ * @pfn: TLB: first 4 KiB frame of the page; PWC: frame of the next table
+ * @version: TLB: version of the leaf descriptor it was filled from;
+ *           PWC: allocation generation of the frame in @pfn at fill time
+ * @asid: ASID/PCID tag (ignored for matching when HW_TLBE_GLOBAL)
+ * @size_shift: log2 of the bytes covered: 12, 21, 30 (TLB), 21..48 (PWC)
+ * @flags: HW_TLBE_*
+ * @prot: TLBSIM_PROT_* of the leaf (TLB only)
+ */
+struct hw_tlb_entry {
+	uint64_t vpn;
+	uint64_t pfn;
+	uint64_t version;
+	uint16_t asid;
+	uint8_t size_shift;
+	uint8_t flags;
+	uint8_t prot;
+};
+
+/*
+ * Which entries an invalidation removes, as the manuals define them:
+ *   HW_ASID_ANY           every ASID, global entries included
+ *   HW_ASID_NONGLOBAL     every ASID, global entries kept
+ *   HW_ASID_EQ            entries of @asid, global entries kept
+ *   HW_ASID_EQ_OR_GLOBAL  entries of @asid and global entries
+ */
+enum hw_asid_match {
+	HW_ASID_ANY,
+	HW_ASID_NONGLOBAL,
+	HW_ASID_EQ,
+	HW_ASID_EQ_OR_GLOBAL,
+};
+
+/**
+ * struct hw_tlb_sel - selector of an invalidation
+ * @by_va: only entries whose page covers @va
+ * @va: virtual address, bytes (with @by_va)
+ * @asid_match: see enum hw_asid_match
+ * @asid: ASID/PCID (with HW_ASID_EQ*)
+ */
+struct hw_tlb_sel {
+	bool by_va;
+	uint64_t va;
+	enum hw_asid_match asid_match;
+	uint16_t asid;
+};
+
+/**
+ * struct hw_tlb - a set-associative structure
+ * @nr_sets: sets (power of two)
+ * @ways: entries per set
+ * @set_mask: @nr_sets - 1
+ * @page_sizes: TLBSIM_PS_* served (TLB), or 0 for a PWC of @pwc_shift
+ * @shifts: the size shifts probed, smallest first; @nr_shifts of them
+ * @repl: replacement policy
+ * @latency_cycles: hit latency
+ * @e: @nr_sets * @ways entries, set-major
+ * @stamp: LRU: per entry, the tick of its last use; PLRU: unused
+ * @plru: PLRU: per set, the tree bits (ways - 1 bits used)
+ * @tick: LRU clock
+ * @rng: splitmix64 state for RANDOM
+ */
+struct hw_tlb {
+	unsigned nr_sets;
+	unsigned ways;
+	unsigned set_mask;
+	unsigned page_sizes;
+	uint8_t shifts[3];
+	unsigned nr_shifts;
+	enum tlbsim_repl repl;
+	unsigned latency_cycles;
+	struct hw_tlb_entry *e;
+	uint64_t *stamp;
+	uint64_t *plru;
+	uint64_t tick;
+	uint64_t rng;
+};
+
+/*
+ * Set up @t from @geom.  @pwc_shift is 0 for a TLB (sizes from
+ * @geom->page_sizes), or the single size shift of a page-walk cache.
+ * Returns 0, -TLBSIM_EINVAL for a bad geometry, or -TLBSIM_ENOMEM.
+ * A geometry with 0 entries gives an empty structure whose lookups miss.
+ */
+int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned pwc_shift);
+void hw_tlb_fini(struct hw_tlb *t);
+
+/*
+ * Find a valid entry covering @va that matches @asid (or is global).  On a
+ * hit, updates the replacement state and returns the entry; else NULL.
+ */
+struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid);
+
+/*
+ * Insert @e (its @vpn and @size_shift must be consistent; the size must be
+ * served).  An existing entry for the same vpn/size/asid is overwritten;
+ * else the replacement policy picks the victim among the set's ways (an
+ * invalid way first, lowest index).  If @victim is not NULL it receives the
+ * evicted valid entry and the function returns true; returns false when no
+ * valid entry was evicted.
+ */
+bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb_entry *victim);
+
+/* Invalidate every entry @sel selects; returns how many were valid and removed. */
+unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel);
+
+/* Call @fn on every valid entry (for the hazard oracle and for tests). */
+void hw_tlb_for_each(const struct hw_tlb *t, void (*fn)(void *arg, const struct hw_tlb_entry *e),
+		     void *arg);
+
+/* Number of valid entries. */
+unsigned hw_tlb_nr_valid(const struct hw_tlb *t);
+
+/* splitmix64: advance *state and return the next output (Steele et al. 2014). */
+static inline uint64_t hw_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+#endif /* TLBSIM_HW_TLB_H */
