@@ -1,0 +1,542 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One core's MMU: TLB hierarchy, page-walk caches, the walker, and the local
+ * TLB-maintenance instructions of x86-64 and arm64.
+ *
+ * Models:
+ *  - lookup L1 (iTLB or dTLB) -> L2 -> walk; the walk starts below the
+ *    deepest page-walk-cache hit and reads one descriptor per remaining
+ *    level from simulated physical memory (Intel SDM vol. 3 4.10.3.2; Arm ARM
+ *    D8.13 "intermediate caching of translation table walks");
+ *  - not-present descriptors are never cached (SDM 4.10.2.3, 4.10.3.1;
+ *    HAZARD-RULES rule 1);
+ *  - a page larger than a TLB serves is splintered into the largest size it
+ *    serves (as real L1 TLBs without 1G entries do);
+ *  - a permission failure drops the entries for the page in the current
+ *    context, as a page-fault does (SDM 4.10.4.1, last bullet);
+ *  - a walk through a walk-cache entry whose table frame was freed since
+ *    reads whatever the frame holds now: another table's descriptors, or,
+ *    for a data or free frame, nothing we can decode (treated as
+ *    not-present); both are counted as stale_table_reads, the hazard the
+ *    oracle reports.
+ *
+ * Invalidation semantics per instruction are in the table-driven helpers at
+ * the end of the file; each cites its source.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/mmu_internal.h"
+#include "hw/physmem.h"
+#include "hw/pte.h"
+#include "hw/tlb.h"
+#include "tlbsim/error.h"
+#include "tlbsim/mmu.h"
+
+struct tlbsim_mmu {
+	const struct tlbsim_machine *m;
+	tlbsim_physmem *pm;
+	enum tlbsim_isa isa;
+	unsigned levels;
+	struct hw_tlb l1i, l1d, l2;
+	/* pwc[k] caches level-k table entries; [0] is never used. */
+	struct hw_tlb pwc[TLBSIM_MAX_PT_LEVELS];
+	/* Highest latency among the walk caches: the cost of a lookup that
+	 * misses in all of them (they are probed in parallel). */
+	unsigned pwc_miss_latency;
+	bool has_ctx;
+	uint64_t root_pfn;
+	uint16_t asid;
+	struct tlbsim_mmu_stats st;
+};
+
+static unsigned prot_needed(enum tlbsim_access access)
+{
+	switch (access) {
+	case TLBSIM_ACCESS_STORE:
+		return TLBSIM_PROT_WRITE;
+	case TLBSIM_ACCESS_FETCH:
+		return TLBSIM_PROT_EXEC;
+	default:
+		return TLBSIM_PROT_READ;
+	}
+}
+
+static bool is_permitted(unsigned prot, enum tlbsim_access access)
+{
+	unsigned need = prot_needed(access);
+
+	return (prot & need) == need;
+}
+
+/*
+ * Insert the leaf translation @leaf (of its own page size) into @t,
+ * splintered to the largest page size @t serves that is not larger; a TLB
+ * that serves no such size keeps nothing.
+ */
+static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t va)
+{
+	struct hw_tlb_entry e = *leaf;
+	int i;
+
+	if (!t->nr_sets)
+		return;
+	for (i = (int)t->nr_shifts - 1; i >= 0; i--) {
+		unsigned s = t->shifts[i];
+
+		if (s > leaf->size_shift)
+			continue;
+		e.size_shift = (uint8_t)s;
+		e.vpn = va >> s;
+		/* First 4 KiB frame of the splinter inside the page. */
+		e.pfn = leaf->pfn +
+			(((va & ((1ull << leaf->size_shift) - 1)) >> s) << (s - TLBSIM_PAGE_SHIFT));
+		hw_tlb_insert(t, &e, NULL);
+		return;
+	}
+}
+
+static void fill_result(struct tlbsim_xlate *out, const struct hw_tlb_entry *e, uint64_t va)
+{
+	out->pa = (e->pfn << TLBSIM_PAGE_SHIFT) + (va & ((1ull << e->size_shift) - 1));
+	out->size_shift = e->size_shift;
+	out->prot = e->prot;
+	out->pte_version = e->version;
+}
+
+/* Drop what a page fault on @va drops: TLB and walk-cache entries used to
+ * translate @va in the current context (SDM 4.10.4.1). */
+static void fault_invalidate(tlbsim_mmu *mmu, uint64_t va)
+{
+	struct hw_tlb_sel sel = {.by_va = true, .va = va, .asid_match = HW_ASID_EQ_OR_GLOBAL,
+				 .asid = mmu->asid};
+	unsigned k;
+
+	hw_tlb_invalidate(&mmu->l1i, &sel);
+	hw_tlb_invalidate(&mmu->l1d, &sel);
+	hw_tlb_invalidate(&mmu->l2, &sel);
+	sel.asid_match = HW_ASID_EQ;
+	for (k = 1; k < mmu->levels; k++)
+		hw_tlb_invalidate(&mmu->pwc[k], &sel);
+}
+
+static int fault(tlbsim_mmu *mmu, uint64_t va, struct tlbsim_xlate *out)
+{
+	mmu->st.faults++;
+	fault_invalidate(mmu, va);
+	(void)out;
+	return -TLBSIM_EFAULT;
+}
+
+/*
+ * Find where the walk starts: the deepest walk-cache hit.  Returns the level
+ * of the table to read first and sets *table_pfn; *pwc_level receives the
+ * level that hit, 0 for none.
+ */
+static unsigned walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, unsigned *pwc_level,
+			   unsigned *cycles)
+{
+	unsigned k;
+
+	for (k = 1; k < mmu->levels; k++) {
+		struct hw_tlb_entry *e;
+
+		if (!mmu->pwc[k].nr_sets)
+			continue;
+		e = hw_tlb_lookup(&mmu->pwc[k], va, mmu->asid);
+		if (!e) {
+			mmu->st.pwc_misses[k]++;
+			continue;
+		}
+		mmu->st.pwc_hits[k]++;
+		*cycles += mmu->pwc[k].latency_cycles;
+		*pwc_level = k;
+		*table_pfn = e->pfn;
+		/* The frame was freed (and maybe reused) since the entry was
+		 * filled: the walk goes on through whatever it holds now. */
+		if (tlbsim_physmem_generation(mmu->pm, e->pfn) != e->version ||
+		    tlbsim_physmem_kind(mmu->pm, e->pfn) != TLBSIM_FRAME_TABLE)
+			mmu->st.stale_table_reads++;
+		return k - 1;
+	}
+	*cycles += mmu->pwc_miss_latency;
+	*pwc_level = 0;
+	*table_pfn = mmu->root_pfn;
+	return mmu->levels - 1;
+}
+
+static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out)
+{
+	unsigned cycles = 0, lvl;
+	uint64_t table_pfn;
+
+	mmu->st.walks++;
+	out->src = TLBSIM_XLATE_WALK;
+	lvl = walk_start(mmu, va, &table_pfn, &out->pwc_level, &cycles);
+	for (;;) {
+		struct hw_table_page *t = hw_physmem_table(mmu->pm, table_pfn);
+		unsigned idx = hw_pte_index(va, lvl);
+		struct hw_pte d;
+
+		cycles += mmu->m->pte_latency_cycles[lvl];
+		out->pte_reads++;
+		if (!t)
+			break; /* not a table frame (any more): nothing decodable */
+		hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
+		if (!d.present)
+			break;
+		if (d.leaf) {
+			struct hw_tlb_entry e = {
+				.vpn = va >> hw_level_shift(lvl),
+				.pfn = d.pfn,
+				.version = t->version[idx],
+				.asid = mmu->asid,
+				.size_shift = (uint8_t)hw_level_shift(lvl),
+				.flags = HW_TLBE_VALID,
+				.prot = (uint8_t)d.prot,
+			};
+
+			if (d.prot & TLBSIM_PROT_GLOBAL)
+				e.flags |= HW_TLBE_GLOBAL;
+			mmu->st.walk_cycles += cycles;
+			mmu->st.pte_reads += out->pte_reads;
+			out->cycles += cycles;
+			fill_result(out, &e, va);
+			if (!is_permitted(d.prot, access))
+				return fault(mmu, va, out);
+			tlb_fill(&mmu->l2, &e, va);
+			tlb_fill(access == TLBSIM_ACCESS_FETCH ? &mmu->l1i : &mmu->l1d, &e, va);
+			return 0;
+		}
+		/* A table descriptor at lvl >= 1: cache it, descend. */
+		if (mmu->pwc[lvl].nr_sets) {
+			struct hw_tlb_entry p = {
+				.vpn = va >> hw_level_shift(lvl),
+				.pfn = d.pfn,
+				.version = tlbsim_physmem_generation(mmu->pm, d.pfn),
+				.asid = mmu->asid,
+				.size_shift = (uint8_t)hw_level_shift(lvl),
+				.flags = HW_TLBE_VALID,
+			};
+			hw_tlb_insert(&mmu->pwc[lvl], &p, NULL);
+		}
+		table_pfn = d.pfn;
+		lvl--;
+	}
+	mmu->st.walk_cycles += cycles;
+	mmu->st.pte_reads += out->pte_reads;
+	out->cycles += cycles;
+	return fault(mmu, va, out);
+}
+
+int tlbsim_mmu_translate(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
+			 struct tlbsim_xlate *out)
+{
+	struct hw_tlb *l1 = access == TLBSIM_ACCESS_FETCH ? &mmu->l1i : &mmu->l1d;
+	struct hw_tlb_entry *e;
+
+	if (!mmu->has_ctx)
+		return -TLBSIM_EINVAL;
+	out->cycles = l1->latency_cycles;
+	out->pwc_level = 0;
+	out->pte_reads = 0;
+	out->src = TLBSIM_XLATE_L1;
+	e = hw_tlb_lookup(l1, va, mmu->asid);
+	if (access == TLBSIM_ACCESS_FETCH) {
+		mmu->st.l1i_hits += e != NULL;
+		mmu->st.l1i_misses += e == NULL;
+	} else {
+		mmu->st.l1d_hits += e != NULL;
+		mmu->st.l1d_misses += e == NULL;
+	}
+	if (e) {
+		fill_result(out, e, va);
+		return is_permitted(e->prot, access) ? 0 : fault(mmu, va, out);
+	}
+	if (mmu->l2.nr_sets) {
+		out->cycles += mmu->l2.latency_cycles;
+		e = hw_tlb_lookup(&mmu->l2, va, mmu->asid);
+		if (e) {
+			struct hw_tlb_entry hit = *e;
+
+			mmu->st.l2_hits++;
+			out->src = TLBSIM_XLATE_L2;
+			fill_result(out, &hit, va);
+			if (!is_permitted(hit.prot, access))
+				return fault(mmu, va, out);
+			tlb_fill(l1, &hit, va);
+			return 0;
+		}
+		mmu->st.l2_misses++;
+	}
+	return walk(mmu, va, access, out);
+}
+
+/* ---- invalidation ---------------------------------------------------- */
+
+/*
+ * Apply @tlb_sel to every TLB level and @pwc_sel (NULL: keep the walk
+ * caches) to every walk cache, and count kind @kind.
+ */
+static void invalidate(tlbsim_mmu *mmu, enum tlbsim_inval_kind kind, const struct hw_tlb_sel *tlb_sel,
+		       const struct hw_tlb_sel *pwc_sel)
+{
+	unsigned k;
+
+	mmu->st.inval[kind]++;
+	if (tlb_sel) {
+		mmu->st.tlb_entries_invalidated += hw_tlb_invalidate(&mmu->l1i, tlb_sel);
+		mmu->st.tlb_entries_invalidated += hw_tlb_invalidate(&mmu->l1d, tlb_sel);
+		mmu->st.tlb_entries_invalidated += hw_tlb_invalidate(&mmu->l2, tlb_sel);
+	}
+	if (pwc_sel)
+		for (k = 1; k < mmu->levels; k++)
+			mmu->st.pwc_entries_invalidated += hw_tlb_invalidate(&mmu->pwc[k], pwc_sel);
+}
+
+#define SEL_VA(v, match, a) ((struct hw_tlb_sel){.by_va = true, .va = (v), .asid_match = (match), .asid = (a)})
+#define SEL_ALL(match, a) ((struct hw_tlb_sel){.by_va = false, .asid_match = (match), .asid = (a)})
+
+int tlbsim_mmu_write_cr3(tlbsim_mmu *mmu, uint64_t root_pfn, uint16_t pcid, bool noflush)
+{
+	if (mmu->isa != TLBSIM_ISA_X86_64)
+		return -TLBSIM_ENOTSUP;
+	if (mmu->m->asid_bits < 16 && (pcid >> mmu->m->asid_bits) != 0)
+		return -TLBSIM_ERANGE;
+	mmu->root_pfn = root_pfn;
+	mmu->asid = pcid;
+	mmu->has_ctx = true;
+	if (noflush) {
+		/* SDM 4.10.4.1: with bit 63 set, nothing is required to be
+		 * invalidated. */
+		mmu->st.inval[TLBSIM_INVAL_CR3_NOFLUSH]++;
+		return 0;
+	}
+	/* SDM 4.10.4.1: non-global TLB entries and all paging-structure-cache
+	 * entries of the new PCID; other PCIDs and globals are kept. */
+	invalidate(mmu, TLBSIM_INVAL_CR3_FLUSH, &SEL_ALL(HW_ASID_EQ, pcid), &SEL_ALL(HW_ASID_EQ, pcid));
+	return 0;
+}
+
+int tlbsim_mmu_write_ttbr0(tlbsim_mmu *mmu, uint64_t root_pfn, uint16_t asid)
+{
+	if (mmu->isa != TLBSIM_ISA_ARM64)
+		return -TLBSIM_ENOTSUP;
+	if (mmu->m->asid_bits < 16 && (asid >> mmu->m->asid_bits) != 0)
+		return -TLBSIM_ERANGE;
+	/* Arm ARM D8.13 / HAZARD-RULES rule 9: a TTBR write invalidates
+	 * nothing; old-ASID entries merely stop matching. */
+	mmu->root_pfn = root_pfn;
+	mmu->asid = asid;
+	mmu->has_ctx = true;
+	mmu->st.inval[TLBSIM_INVAL_TTBR0_WRITE]++;
+	return 0;
+}
+
+int tlbsim_mmu_invlpg(tlbsim_mmu *mmu, uint64_t va)
+{
+	if (mmu->isa != TLBSIM_ISA_X86_64)
+		return -TLBSIM_ENOTSUP;
+	/* SDM 4.10.4.1 "INVLPG": TLB entries for the page in the current PCID
+	 * and global ones for it in any PCID; and ALL paging-structure-cache
+	 * entries of the current PCID, whatever their address. */
+	invalidate(mmu, TLBSIM_INVAL_INVLPG, &SEL_VA(va, HW_ASID_EQ_OR_GLOBAL, mmu->asid),
+		   &SEL_ALL(HW_ASID_EQ, mmu->asid));
+	return 0;
+}
+
+int tlbsim_mmu_invpcid(tlbsim_mmu *mmu, unsigned type, uint16_t pcid, uint64_t va)
+{
+	if (mmu->isa != TLBSIM_ISA_X86_64)
+		return -TLBSIM_ENOTSUP;
+	/* SDM 4.10.4.1 "INVPCID" (HAZARD-RULES rule 16). */
+	switch (type) {
+	case 0: /* mappings of @pcid that would translate @va, globals kept */
+		invalidate(mmu, TLBSIM_INVAL_INVPCID0, &SEL_VA(va, HW_ASID_EQ, pcid),
+			   &SEL_VA(va, HW_ASID_EQ, pcid));
+		return 0;
+	case 1: /* every mapping of @pcid, globals kept */
+		invalidate(mmu, TLBSIM_INVAL_INVPCID1, &SEL_ALL(HW_ASID_EQ, pcid),
+			   &SEL_ALL(HW_ASID_EQ, pcid));
+		return 0;
+	case 2: /* everything, globals included */
+		invalidate(mmu, TLBSIM_INVAL_INVPCID2, &SEL_ALL(HW_ASID_ANY, 0),
+			   &SEL_ALL(HW_ASID_ANY, 0));
+		return 0;
+	case 3: /* everything but global translations */
+		invalidate(mmu, TLBSIM_INVAL_INVPCID3, &SEL_ALL(HW_ASID_NONGLOBAL, 0),
+			   &SEL_ALL(HW_ASID_ANY, 0));
+		return 0;
+	}
+	return -TLBSIM_EINVAL;
+}
+
+void tlbsim_mmu_flush_all(tlbsim_mmu *mmu)
+{
+	/* x86 CR4.PGE toggle (SDM 4.10.4.1), arm64 TLBI VMALLE1. */
+	invalidate(mmu, TLBSIM_INVAL_FLUSH_ALL, &SEL_ALL(HW_ASID_ANY, 0), &SEL_ALL(HW_ASID_ANY, 0));
+}
+
+int tlbsim_mmu_tlbi(tlbsim_mmu *mmu, enum tlbsim_tlbi_op op, uint64_t va, uint16_t asid)
+{
+	if (mmu->isa != TLBSIM_ISA_ARM64)
+		return -TLBSIM_ENOTSUP;
+	/*
+	 * Arm system-register descriptions of TLBI (HAZARD-RULES rules 2-3):
+	 * non-last-level forms remove entries from every level of the walk
+	 * for that VA; the *ALE1 forms only final-level entries.  By-VA forms
+	 * also hit global entries for the VA.
+	 */
+	switch (op) {
+	case TLBSIM_TLBI_VAE1:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_VAE1, &SEL_VA(va, HW_ASID_EQ_OR_GLOBAL, asid),
+			   &SEL_VA(va, HW_ASID_EQ_OR_GLOBAL, asid));
+		return 0;
+	case TLBSIM_TLBI_VALE1:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_VALE1, &SEL_VA(va, HW_ASID_EQ_OR_GLOBAL, asid), NULL);
+		return 0;
+	case TLBSIM_TLBI_VAAE1:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_VAAE1, &SEL_VA(va, HW_ASID_ANY, 0),
+			   &SEL_VA(va, HW_ASID_ANY, 0));
+		return 0;
+	case TLBSIM_TLBI_VAALE1:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_VAALE1, &SEL_VA(va, HW_ASID_ANY, 0), NULL);
+		return 0;
+	case TLBSIM_TLBI_ASIDE1:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_ASIDE1, &SEL_ALL(HW_ASID_EQ, asid),
+			   &SEL_ALL(HW_ASID_EQ, asid));
+		return 0;
+	case TLBSIM_TLBI_VMALLE1:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_VMALLE1, &SEL_ALL(HW_ASID_ANY, 0),
+			   &SEL_ALL(HW_ASID_ANY, 0));
+		return 0;
+	default:
+		return -TLBSIM_EINVAL;
+	}
+}
+
+/* ---- life cycle ------------------------------------------------------ */
+
+tlbsim_mmu *tlbsim_mmu_create(const struct tlbsim_machine *m, tlbsim_physmem *pm)
+{
+	tlbsim_mmu *mmu;
+	unsigned k;
+
+	if (!m || !pm || tlbsim_machine_validate(m, NULL))
+		return NULL;
+	mmu = calloc(1, sizeof(*mmu));
+	if (!mmu)
+		return NULL;
+	mmu->m = m;
+	mmu->pm = pm;
+	mmu->isa = m->isa;
+	mmu->levels = m->pt_levels;
+	if (hw_tlb_init(&mmu->l1i, &m->l1i, 0) || hw_tlb_init(&mmu->l1d, &m->l1d, 0) ||
+	    hw_tlb_init(&mmu->l2, &m->l2, 0))
+		goto fail;
+	for (k = 1; k < mmu->levels; k++) {
+		if (hw_tlb_init(&mmu->pwc[k], &m->pwc[k], hw_level_shift(k)))
+			goto fail;
+		if (m->pwc[k].entries && m->pwc[k].latency_cycles > mmu->pwc_miss_latency)
+			mmu->pwc_miss_latency = m->pwc[k].latency_cycles;
+	}
+	return mmu;
+fail:
+	tlbsim_mmu_destroy(mmu);
+	return NULL;
+}
+
+void tlbsim_mmu_destroy(tlbsim_mmu *mmu)
+{
+	unsigned k;
+
+	if (!mmu)
+		return;
+	hw_tlb_fini(&mmu->l1i);
+	hw_tlb_fini(&mmu->l1d);
+	hw_tlb_fini(&mmu->l2);
+	for (k = 0; k < TLBSIM_MAX_PT_LEVELS; k++)
+		hw_tlb_fini(&mmu->pwc[k]);
+	free(mmu);
+}
+
+const struct tlbsim_mmu_stats *tlbsim_mmu_stats(const tlbsim_mmu *mmu)
+{
+	return &mmu->st;
+}
+
+/* ---- inspection (mmu_internal.h) ------------------------------------- */
+
+static const struct hw_tlb *mmu_struct(const tlbsim_mmu *mmu, enum hw_struct s)
+{
+	switch (s) {
+	case HW_L1I:
+		return &mmu->l1i;
+	case HW_L1D:
+		return &mmu->l1d;
+	case HW_L2:
+		return &mmu->l2;
+	default:
+		if (s >= HW_PWC1 && s < HW_NR_STRUCTS && (unsigned)(s - HW_PWC1 + 1) < mmu->levels)
+			return &mmu->pwc[s - HW_PWC1 + 1];
+		return NULL;
+	}
+}
+
+struct holds_arg {
+	uint64_t va;
+	uint16_t asid;
+	bool found;
+};
+
+static void holds_cb(void *arg, const struct hw_tlb_entry *e)
+{
+	struct holds_arg *h = arg;
+
+	if (e->vpn == h->va >> e->size_shift && ((e->flags & HW_TLBE_GLOBAL) || e->asid == h->asid))
+		h->found = true;
+}
+
+bool hw_mmu_holds(const tlbsim_mmu *mmu, enum hw_struct s, uint64_t va, uint16_t asid)
+{
+	const struct hw_tlb *t = mmu_struct(mmu, s);
+	struct holds_arg h = {.va = va, .asid = asid};
+
+	if (!t)
+		return false;
+	hw_tlb_for_each(t, holds_cb, &h);
+	return h.found;
+}
+
+struct for_each_arg {
+	enum hw_struct s;
+	void (*fn)(void *arg, enum hw_struct s, const struct hw_tlb_entry *e);
+	void *arg;
+};
+
+static void for_each_cb(void *arg, const struct hw_tlb_entry *e)
+{
+	struct for_each_arg *a = arg;
+
+	a->fn(a->arg, a->s, e);
+}
+
+void hw_mmu_for_each(const tlbsim_mmu *mmu,
+		     void (*fn)(void *arg, enum hw_struct s, const struct hw_tlb_entry *e), void *arg)
+{
+	struct for_each_arg a = {.fn = fn, .arg = arg};
+
+	for (a.s = HW_L1I; a.s < HW_NR_STRUCTS; a.s++) {
+		const struct hw_tlb *t = mmu_struct(mmu, a.s);
+
+		if (t)
+			hw_tlb_for_each(t, for_each_cb, &a);
+	}
+}
+
+bool hw_mmu_context(const tlbsim_mmu *mmu, uint64_t *root_pfn, uint16_t *asid)
+{
+	*root_pfn = mmu->root_pfn;
+	*asid = mmu->asid;
+	return mmu->has_ctx;
+}

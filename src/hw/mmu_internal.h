@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Side-effect-free inspection of an MMU's TLBs and walk caches, for the
+ * hazard oracle (which must see every entry a core may still use) and for
+ * tests.  Internal to the library.
+ */
+#ifndef TLBSIM_HW_MMU_INTERNAL_H
+#define TLBSIM_HW_MMU_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hw/tlb.h"
+#include "tlbsim/mmu.h"
+
+/* The structures of an MMU; HW_PWC1 + k - 1 is the walk cache of level k. */
+enum hw_struct {
+	HW_L1I = 0,
+	HW_L1D = 1,
+	HW_L2 = 2,
+	HW_PWC1 = 3, /* level 1: x86 PDE cache, arm64 level-2 walk cache */
+	HW_PWC2 = 4,
+	HW_PWC3 = 5,
+	HW_PWC4 = 6,
+	HW_NR_STRUCTS
+};
+
+/*
+ * Does structure @s hold a valid entry that would translate @va under
+ * @asid (or a global one)?  Changes no replacement state.
+ */
+bool hw_mmu_holds(const tlbsim_mmu *mmu, enum hw_struct s, uint64_t va, uint16_t asid);
+
+/* Call @fn on every valid entry of every structure, with its structure. */
+void hw_mmu_for_each(const tlbsim_mmu *mmu,
+		     void (*fn)(void *arg, enum hw_struct s, const struct hw_tlb_entry *e), void *arg);
+
+/* The loaded context: root frame and ASID/PCID; false if none is loaded. */
+bool hw_mmu_context(const tlbsim_mmu *mmu, uint64_t *root_pfn, uint16_t *asid);
+
+#endif

@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The single-core MMU: walk latency with a page-walk-cache hit at each level
+ * (both ISAs), and a table-driven test of every invalidation instruction,
+ * checking which TLB and walk-cache entries survive.  Expected values are
+ * worked out by hand in the comments, from the manuals' rules as
+ * HAZARD-RULES.md summarises them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "hw/mmu_internal.h"
+#include "tlbsim/mmu.h"
+#include "tlbsim/pgtable.h"
+
+#define KiB(x) ((uint64_t)(x) << 10)
+#define MiB(x) ((uint64_t)(x) << 20)
+#define GiB(x) ((uint64_t)(x) << 30)
+
+static struct tlbsim_cache_geom geom(unsigned entries, unsigned ways, unsigned sizes,
+				     unsigned latency)
+{
+	return (struct tlbsim_cache_geom){.entries = entries,
+					  .ways = ways,
+					  .page_sizes = sizes,
+					  .repl = TLBSIM_REPL_LRU,
+					  .latency_cycles = latency};
+}
+
+/*
+ * A machine with distinct latencies everywhere, so each term of a sum can
+ * be recognised: L1 hit 1; no L2 unless @with_l2; PWC level k latency k+1
+ * (2, 3, 4); descriptor read at level k costs 10 * (k + 1) (10, 20, 30, 40).
+ */
+static void make_machine(struct tlbsim_machine *m, enum tlbsim_isa isa, bool with_l2)
+{
+	unsigned k;
+
+	memset(m, 0, sizeof(*m));
+	strcpy(m->name, "test");
+	m->isa = isa;
+	m->nr_cpus = 1;
+	m->freq_ghz = 1.0;
+	m->pt_levels = 4;
+	m->asid_bits = isa == TLBSIM_ISA_X86_64 ? 12 : 16;
+	m->l1i = geom(16, 16, TLBSIM_PS_4K | TLBSIM_PS_2M, 1);
+	m->l1d = geom(16, 16, TLBSIM_PS_4K | TLBSIM_PS_2M | TLBSIM_PS_1G, 1);
+	if (with_l2)
+		m->l2 = geom(32, 32, TLBSIM_PS_4K | TLBSIM_PS_2M | TLBSIM_PS_1G, 7);
+	for (k = 1; k < 4; k++)
+		m->pwc[k] = geom(8, 8, 0, k + 1);
+	for (k = 0; k < 4; k++)
+		m->pte_latency_cycles[k] = 10 * (k + 1);
+}
+
+struct rig {
+	struct tlbsim_machine m;
+	tlbsim_physmem *pm;
+	tlbsim_pgtable *pt1, *pt2;
+	tlbsim_mmu *mmu;
+};
+
+static uint64_t new_frame(struct rig *r)
+{
+	uint64_t pfn;
+
+	assert_int_equal(tlbsim_physmem_alloc(r->pm, TLBSIM_FRAME_DATA, &pfn), 0);
+	return pfn;
+}
+
+static void map4k(struct rig *r, tlbsim_pgtable *pt, uint64_t va, unsigned prot)
+{
+	assert_int_equal(tlbsim_pgtable_map(pt, va, new_frame(r), 12, prot), 0);
+}
+
+static void rig_init(struct rig *r, enum tlbsim_isa isa, bool with_l2)
+{
+	memset(r, 0, sizeof(*r));
+	make_machine(&r->m, isa, with_l2);
+	r->pm = tlbsim_physmem_create(1u << 20);
+	assert_non_null(r->pm);
+	r->pt1 = tlbsim_pgtable_create(r->pm, isa, 4);
+	r->pt2 = tlbsim_pgtable_create(r->pm, isa, 4);
+	assert_non_null(r->pt1);
+	assert_non_null(r->pt2);
+	r->mmu = tlbsim_mmu_create(&r->m, r->pm);
+	assert_non_null(r->mmu);
+}
+
+static void rig_fini(struct rig *r)
+{
+	tlbsim_mmu_destroy(r->mmu);
+	tlbsim_pgtable_destroy(r->pt1);
+	tlbsim_pgtable_destroy(r->pt2);
+	tlbsim_physmem_destroy(r->pm);
+}
+
+static void load_ctx(struct rig *r, tlbsim_pgtable *pt, uint16_t asid)
+{
+	if (r->m.isa == TLBSIM_ISA_X86_64)
+		assert_int_equal(tlbsim_mmu_write_cr3(r->mmu, tlbsim_pgtable_root(pt), asid, true), 0);
+	else
+		assert_int_equal(tlbsim_mmu_write_ttbr0(r->mmu, tlbsim_pgtable_root(pt), asid), 0);
+}
+
+static struct tlbsim_xlate load(struct rig *r, uint64_t va)
+{
+	struct tlbsim_xlate x;
+
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(tlbsim_mmu_translate(r->mmu, va, TLBSIM_ACCESS_LOAD, &x), 0);
+	return x;
+}
+
+/*
+ * Four accesses, each starting its walk one level higher:
+ *   A = 4 MiB            cold: L1 miss (1) + all PWCs miss, charged the
+ *                        slowest lookup (4) + reads at levels 3,2,1,0
+ *                        (40+30+20+10) = 105 cycles, 4 reads, no PWC level
+ *   B = A + 4 KiB        same last-level table: level-1 PWC hit (2) + read
+ *                        level 0 (10) + L1 (1) = 13, 1 read, pwc_level 1
+ *   C = A + 2 MiB        same PD, new PT: level-2 PWC hit (3) + reads at
+ *                        levels 1,0 (20+10) + 1 = 34, 2 reads, pwc_level 2
+ *   D = A + 1 GiB        same PML4 entry, new PDPT entry: level-3 hit (4)
+ *                        + reads at 2,1,0 (30+20+10) + 1 = 65, 3 reads
+ * PWC lookups probe the deepest level first and stop at the first hit:
+ * misses per level: A: 1,2,3; C: 1; D: 1,2 -> level 1: 3, level 2: 2,
+ * level 3: 1.  Hits: one at each level.
+ */
+static void walk_latency_with_pwc_hit_at_each_level(enum tlbsim_isa isa)
+{
+	struct rig r;
+	const uint64_t A = MiB(4);
+	const struct {
+		uint64_t va;
+		unsigned cycles, reads, pwc_level;
+	} want[] = {
+		{A, 105, 4, 0},
+		{A + KiB(4), 13, 1, 1},
+		{A + MiB(2), 34, 2, 2},
+		{A + GiB(1), 65, 3, 3},
+	};
+	const struct tlbsim_mmu_stats *st;
+	size_t i;
+
+	rig_init(&r, isa, false);
+	for (i = 0; i < 4; i++)
+		map4k(&r, r.pt1, want[i].va, TLBSIM_PROT_READ | TLBSIM_PROT_USER);
+	load_ctx(&r, r.pt1, 1);
+	for (i = 0; i < 4; i++) {
+		struct tlbsim_xlate x = load(&r, want[i].va);
+
+		assert_int_equal(x.src, TLBSIM_XLATE_WALK);
+		assert_int_equal(x.cycles, want[i].cycles);
+		assert_int_equal(x.pte_reads, want[i].reads);
+		assert_int_equal(x.pwc_level, want[i].pwc_level);
+	}
+	/* A second access to A hits in L1: 1 cycle. */
+	assert_int_equal(load(&r, A).cycles, 1);
+	assert_int_equal(load(&r, A).src, TLBSIM_XLATE_L1);
+	st = tlbsim_mmu_stats(r.mmu);
+	assert_int_equal(st->walks, 4);
+	assert_int_equal(st->walk_cycles, 104 + 12 + 33 + 64);
+	assert_int_equal(st->pte_reads, 4 + 1 + 2 + 3);
+	assert_int_equal(st->pwc_hits[1], 1);
+	assert_int_equal(st->pwc_hits[2], 1);
+	assert_int_equal(st->pwc_hits[3], 1);
+	assert_int_equal(st->pwc_misses[1], 3);
+	assert_int_equal(st->pwc_misses[2], 2);
+	assert_int_equal(st->pwc_misses[3], 1);
+	assert_int_equal(st->l1d_hits, 2);
+	assert_int_equal(st->l1d_misses, 4);
+	rig_fini(&r);
+}
+
+static void x86_walk_latency_with_pwc_hit_at_each_level(void **state)
+{
+	(void)state;
+	walk_latency_with_pwc_hit_at_each_level(TLBSIM_ISA_X86_64);
+}
+
+static void arm64_walk_latency_with_pwc_hit_at_each_level(void **state)
+{
+	(void)state;
+	walk_latency_with_pwc_hit_at_each_level(TLBSIM_ISA_ARM64);
+}
+
+/*
+ * An L2 hit costs L1 (1) + L2 (7) = 8 cycles and refills L1: with an L1 of
+ * 16 fully-associative LRU entries, touching 17 pages evicts the first from
+ * L1 but not from the 32-entry L2.
+ */
+static void l2_hit_costs_both_lookups_and_refills_l1(void **state)
+{
+	struct rig r;
+	uint64_t i;
+	struct tlbsim_xlate x;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, true);
+	for (i = 0; i < 17; i++)
+		map4k(&r, r.pt1, MiB(4) + i * KiB(4), TLBSIM_PROT_READ);
+	load_ctx(&r, r.pt1, 1);
+	for (i = 0; i < 17; i++)
+		load(&r, MiB(4) + i * KiB(4));
+	x = load(&r, MiB(4));
+	assert_int_equal(x.src, TLBSIM_XLATE_L2);
+	assert_int_equal(x.cycles, 8);
+	x = load(&r, MiB(4));
+	assert_int_equal(x.src, TLBSIM_XLATE_L1);
+	rig_fini(&r);
+}
+
+/* A store to a read-only page faults and, as a page fault does (SDM
+ * 4.10.4.1), leaves no TLB entry for the page; a load still works. */
+static void store_to_read_only_page_faults_and_drops_the_entry(void **state)
+{
+	struct rig r;
+	struct tlbsim_xlate x;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, true);
+	map4k(&r, r.pt1, MiB(4), TLBSIM_PROT_READ);
+	load_ctx(&r, r.pt1, 1);
+	load(&r, MiB(4));
+	assert_true(hw_mmu_holds(r.mmu, HW_L1D, MiB(4), 1));
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, MiB(4), TLBSIM_ACCESS_STORE, &x),
+			 -TLBSIM_EFAULT);
+	assert_false(hw_mmu_holds(r.mmu, HW_L1D, MiB(4), 1));
+	assert_false(hw_mmu_holds(r.mmu, HW_L2, MiB(4), 1));
+	assert_int_equal(tlbsim_mmu_stats(r.mmu)->faults, 1);
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, MiB(4), TLBSIM_ACCESS_FETCH, &x),
+			 -TLBSIM_EFAULT);
+	rig_fini(&r);
+}
+
+/* An unmapped address faults after a full walk and caches nothing for the
+ * missing level (not-present entries are never cached, SDM 4.10.3.1). */
+static void unmapped_address_faults_and_caches_no_leaf(void **state)
+{
+	struct rig r;
+	struct tlbsim_xlate x;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_ARM64, true);
+	map4k(&r, r.pt1, MiB(4), TLBSIM_PROT_READ);
+	load_ctx(&r, r.pt1, 3);
+	memset(&x, 0, sizeof(x));
+	/* MiB(4) + 4K: path exists down to the last-level table, whose entry
+	 * is invalid: 4 reads, then a fault. */
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, MiB(4) + KiB(4), TLBSIM_ACCESS_LOAD, &x),
+			 -TLBSIM_EFAULT);
+	assert_int_equal(x.pte_reads, 4);
+	assert_false(hw_mmu_holds(r.mmu, HW_L1D, MiB(4) + KiB(4), 3));
+	rig_fini(&r);
+}
+
+/* A 1 GiB page through an L1 iTLB serving only 4K and 2M is splintered into
+ * a 2M entry; the L2 keeps the whole 1G page. */
+static void huge_page_is_splintered_into_largest_l1_size(void **state)
+{
+	struct rig r;
+	uint64_t pfn;
+	struct tlbsim_xlate x;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, true);
+	/* Reserve frames so that a 1 GiB-aligned pfn exists: pfn 262144. */
+	pfn = GiB(1) >> 12;
+	assert_int_equal(tlbsim_pgtable_map(r.pt1, GiB(2), pfn, 30,
+					    TLBSIM_PROT_READ | TLBSIM_PROT_EXEC),
+			 0);
+	load_ctx(&r, r.pt1, 1);
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, GiB(2) + MiB(5) + 0x123, TLBSIM_ACCESS_FETCH, &x),
+			 0);
+	assert_int_equal(x.pa, GiB(1) + MiB(5) + 0x123);
+	assert_int_equal(x.size_shift, 30);
+	/* The 2M splinter covers [2G+4M, 2G+6M). */
+	assert_true(hw_mmu_holds(r.mmu, HW_L1I, GiB(2) + MiB(4), 1));
+	assert_false(hw_mmu_holds(r.mmu, HW_L1I, GiB(2) + MiB(6), 1));
+	assert_true(hw_mmu_holds(r.mmu, HW_L2, GiB(2) + MiB(700), 1));
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, GiB(2) + MiB(4), TLBSIM_ACCESS_FETCH, &x), 0);
+	assert_int_equal(x.src, TLBSIM_XLATE_L1);
+	assert_int_equal(x.pa, GiB(1) + MiB(4));
+	rig_fini(&r);
+}
+
+/*
+ * The planted state of the invalidation table.  Context 1 (pt1, ASID/PCID
+ * 1) maps A = 4 MiB, B = 1 GiB + 4 MiB (same top-level entry as A, other
+ * PDPT/level-1 entry) and the global page G = 8 MiB; L = 64 MiB is a 2 MiB
+ * page.  Context 2 (pt2, tag 2) maps A too.  After touching A, B, G, L in
+ * context 1 and A in context 2, and loading context 1 again without a
+ * flush, the structures hold:
+ *   TLB: A/1, B/1, G/global, L/1 (2M), A/2
+ *   PWC: level 3 [0, 512G)/1 (shared by A, B, G, L) and /2;
+ *        level 2 [0,1G)/1, [1G,2G)/1, [0,1G)/2;
+ *        level 1 [4M,6M)/1 (A), [1G+4M,..)/1 (B), [8M,10M)/1 (G),
+ *                [4M,6M)/2.  (L is a level-1 leaf, so no level-1 PWC.)
+ */
+enum planted {
+	T_A1, /* TLB: A in context 1 */
+	T_B1,
+	T_G, /* global */
+	T_L1, /* 2M page */
+	T_A2,
+	P3_1, /* PWC level 3, tag 1, covering A, B, G */
+	P2_A1,
+	P2_B1,
+	P1_A1,
+	P1_B1,
+	P3_2,
+	P2_A2,
+	P1_A2,
+	NR_PLANTED
+};
+
+#define A_VA MiB(4)
+#define B_VA (GiB(1) + MiB(4))
+#define G_VA MiB(8)
+#define L_VA MiB(64)
+
+static bool planted_present(struct rig *r, enum planted p)
+{
+	switch (p) {
+	case T_A1:
+		return hw_mmu_holds(r->mmu, HW_L1D, A_VA, 1) || hw_mmu_holds(r->mmu, HW_L2, A_VA, 1);
+	case T_B1:
+		return hw_mmu_holds(r->mmu, HW_L1D, B_VA, 1) || hw_mmu_holds(r->mmu, HW_L2, B_VA, 1);
+	case T_G:
+		/* Global: visible from any tag; probe with tag 3, which owns
+		 * nothing. */
+		return hw_mmu_holds(r->mmu, HW_L1D, G_VA, 3) || hw_mmu_holds(r->mmu, HW_L2, G_VA, 3);
+	case T_L1:
+		return hw_mmu_holds(r->mmu, HW_L1D, L_VA + KiB(4), 1) ||
+		       hw_mmu_holds(r->mmu, HW_L2, L_VA + KiB(4), 1);
+	case T_A2:
+		return hw_mmu_holds(r->mmu, HW_L1D, A_VA, 2) || hw_mmu_holds(r->mmu, HW_L2, A_VA, 2);
+	case P3_1:
+		return hw_mmu_holds(r->mmu, HW_PWC3, A_VA, 1);
+	case P2_A1:
+		return hw_mmu_holds(r->mmu, HW_PWC2, A_VA, 1);
+	case P2_B1:
+		return hw_mmu_holds(r->mmu, HW_PWC2, B_VA, 1);
+	case P1_A1:
+		return hw_mmu_holds(r->mmu, HW_PWC1, A_VA, 1);
+	case P1_B1:
+		return hw_mmu_holds(r->mmu, HW_PWC1, B_VA, 1);
+	case P3_2:
+		return hw_mmu_holds(r->mmu, HW_PWC3, A_VA, 2);
+	case P2_A2:
+		return hw_mmu_holds(r->mmu, HW_PWC2, A_VA, 2);
+	case P1_A2:
+		return hw_mmu_holds(r->mmu, HW_PWC1, A_VA, 2);
+	default:
+		return false;
+	}
+}
+
+static void plant(struct rig *r, enum tlbsim_isa isa)
+{
+	uint64_t pfn;
+	enum planted p;
+
+	rig_init(r, isa, true);
+	map4k(r, r->pt1, A_VA, TLBSIM_PROT_READ);
+	map4k(r, r->pt1, B_VA, TLBSIM_PROT_READ);
+	map4k(r, r->pt1, G_VA, TLBSIM_PROT_READ | TLBSIM_PROT_GLOBAL);
+	pfn = MiB(512) >> 12; /* 2 MiB-aligned frame number, outside the allocator's range used */
+	assert_int_equal(tlbsim_pgtable_map(r->pt1, L_VA, pfn, 21, TLBSIM_PROT_READ), 0);
+	map4k(r, r->pt2, A_VA, TLBSIM_PROT_READ);
+	load_ctx(r, r->pt1, 1);
+	load(r, A_VA);
+	load(r, B_VA);
+	load(r, G_VA);
+	load(r, L_VA);
+	load_ctx(r, r->pt2, 2);
+	load(r, A_VA);
+	load_ctx(r, r->pt1, 1);
+	/* The planted state itself: everything present; the level-1 PWC holds
+	 * no entry for L (a 2M leaf at level 1). */
+	for (p = 0; p < NR_PLANTED; p++)
+		assert_true(planted_present(r, p));
+	assert_false(hw_mmu_holds(r->mmu, HW_PWC1, L_VA, 1));
+}
+
+/* One row: the instruction, and a string of 13 flags, '1' = survives, in
+ * enum planted order: A1 B1 G L1 A2 | P3_1 P2_A1 P2_B1 P1_A1 P1_B1 | P3_2
+ * P2_A2 P1_A2. */
+struct inval_row {
+	const char *what;
+	int (*run)(struct rig *r);
+	const char *survive;
+};
+
+/* ---- x86 rows (Intel SDM vol. 3 4.10.4.1; HAZARD-RULES 14-16) ---- */
+
+/* INVLPG A: TLB entries for A in PCID 1 (and globals for A: none); all
+ * PWC entries of PCID 1 whatever their address; PCID 2 untouched. */
+static int x_invlpg_a(struct rig *r)
+{
+	return tlbsim_mmu_invlpg(r->mmu, A_VA);
+}
+/* INVLPG G: the global entry for G goes although it is tagged with no PCID. */
+static int x_invlpg_g(struct rig *r)
+{
+	return tlbsim_mmu_invlpg(r->mmu, G_VA);
+}
+/* INVLPG inside the 2M page L: one INVLPG removes the large page. */
+static int x_invlpg_l(struct rig *r)
+{
+	return tlbsim_mmu_invlpg(r->mmu, L_VA + MiB(1) + KiB(8));
+}
+/* INVPCID 0 (1, A): non-global TLB entries of PCID 1 for A, and the PWC
+ * entries of PCID 1 that would translate A: P3_1 (covers A), P2_A1, P1_A1;
+ * B's own entries stay. */
+static int x_invpcid0(struct rig *r)
+{
+	return tlbsim_mmu_invpcid(r->mmu, 0, 1, A_VA);
+}
+/* INVPCID 0 for a global page's address keeps the global entry. */
+static int x_invpcid0_g(struct rig *r)
+{
+	return tlbsim_mmu_invpcid(r->mmu, 0, 1, G_VA);
+}
+static int x_invpcid1(struct rig *r)
+{
+	return tlbsim_mmu_invpcid(r->mmu, 1, 1, 0);
+}
+static int x_invpcid2(struct rig *r)
+{
+	return tlbsim_mmu_invpcid(r->mmu, 2, 0, 0);
+}
+static int x_invpcid3(struct rig *r)
+{
+	return tlbsim_mmu_invpcid(r->mmu, 3, 0, 0);
+}
+/* MOV CR3 (PCID 1, bit 63 clear): non-global entries and PWC of PCID 1. */
+static int x_cr3_flush(struct rig *r)
+{
+	return tlbsim_mmu_write_cr3(r->mmu, tlbsim_pgtable_root(r->pt1), 1, false);
+}
+/* MOV CR3 (PCID 2, bit 63 clear): only PCID 2's entries go. */
+static int x_cr3_flush_other(struct rig *r)
+{
+	return tlbsim_mmu_write_cr3(r->mmu, tlbsim_pgtable_root(r->pt2), 2, false);
+}
+/* MOV CR3 with bit 63 set: nothing is required to be invalidated. */
+static int x_cr3_noflush(struct rig *r)
+{
+	return tlbsim_mmu_write_cr3(r->mmu, tlbsim_pgtable_root(r->pt2), 2, true);
+}
+static int flush_all(struct rig *r)
+{
+	tlbsim_mmu_flush_all(r->mmu);
+	return 0;
+}
+
+static const struct inval_row x86_rows[] = {
+	/*                              A1B1G L1A2 P3 2A 2B 1A 1B  P3_2 2A2 1A2 */
+	{"invlpg A", x_invlpg_a, "0111100000111"},
+	{"invlpg G", x_invlpg_g, "1101100000111"},
+	{"invlpg inside 2M page", x_invlpg_l, "1110100000111"},
+	{"invpcid 0 A", x_invpcid0, "0111100101111"},
+	{"invpcid 0 G keeps global", x_invpcid0_g, "1111100111111"},
+	{"invpcid 1", x_invpcid1, "0010100000111"},
+	{"invpcid 2", x_invpcid2, "0000000000000"},
+	{"invpcid 3", x_invpcid3, "0010000000000"},
+	{"cr3 write, flush", x_cr3_flush, "0010100000111"},
+	{"cr3 write other pcid, flush", x_cr3_flush_other, "1111011111000"},
+	{"cr3 write, noflush", x_cr3_noflush, "1111111111111"},
+	{"flush all (CR4.PGE)", flush_all, "0000000000000"},
+};
+
+/* ---- arm64 rows (TLBI descriptions; HAZARD-RULES 2-4, 9) ---- */
+
+/* VAE1 (A, 1): entries for A at every level of the walk, tag 1 and global:
+ * T_A1, P3_1, P2_A1, P1_A1. */
+static int a_vae1(struct rig *r)
+{
+	return tlbsim_mmu_tlbi(r->mmu, TLBSIM_TLBI_VAE1, A_VA, 1);
+}
+/* VALE1 (A, 1): last level only: T_A1; every walk-cache entry survives. */
+static int a_vale1(struct rig *r)
+{
+	return tlbsim_mmu_tlbi(r->mmu, TLBSIM_TLBI_VALE1, A_VA, 1);
+}
+/* VAAE1 (A): every ASID, every level: T_A1, T_A2, P3_1, P2_A1, P1_A1, P3_2,
+ * P2_A2, P1_A2. */
+static int a_vaae1(struct rig *r)
+{
+	return tlbsim_mmu_tlbi(r->mmu, TLBSIM_TLBI_VAAE1, A_VA, 0);
+}
+/* VAALE1 (A): every ASID, last level: T_A1, T_A2. */
+static int a_vaale1(struct rig *r)
+{
+	return tlbsim_mmu_tlbi(r->mmu, TLBSIM_TLBI_VAALE1, A_VA, 0);
+}
+/* VAE1 (G, 2): the global entry matches any ASID; ASID 2 has no walk
+ * entries covering G other than P3_2 and P2_A2 ([0,1G) covers G too). */
+static int a_vae1_g(struct rig *r)
+{
+	return tlbsim_mmu_tlbi(r->mmu, TLBSIM_TLBI_VAE1, G_VA, 2);
+}
+/* ASIDE1 (1): every non-global entry of ASID 1, all levels. */
+static int a_aside1(struct rig *r)
+{
+	return tlbsim_mmu_tlbi(r->mmu, TLBSIM_TLBI_ASIDE1, 0, 1);
+}
+static int a_vmalle1(struct rig *r)
+{
+	return tlbsim_mmu_tlbi(r->mmu, TLBSIM_TLBI_VMALLE1, 0, 0);
+}
+/* MSR TTBR0_EL1 to context 2: invalidates nothing (rule 9). */
+static int a_ttbr0(struct rig *r)
+{
+	return tlbsim_mmu_write_ttbr0(r->mmu, tlbsim_pgtable_root(r->pt2), 2);
+}
+
+static const struct inval_row arm64_rows[] = {
+	/*                            A1B1G L1A2 P3 2A 2B 1A 1B  P3_2 2A2 1A2 */
+	{"tlbi vae1 A", a_vae1, "0111100101111"},
+	{"tlbi vale1 A", a_vale1, "0111111111111"},
+	{"tlbi vaae1 A", a_vaae1, "0111000101000"},
+	{"tlbi vaale1 A", a_vaale1, "0111011111111"},
+	{"tlbi vae1 G asid 2", a_vae1_g, "1101111111001"},
+	{"tlbi aside1 1", a_aside1, "0010100000111"},
+	{"tlbi vmalle1", a_vmalle1, "0000000000000"},
+	{"ttbr0 write", a_ttbr0, "1111111111111"},
+	{"flush all", flush_all, "0000000000000"},
+};
+
+static void run_rows(enum tlbsim_isa isa, const struct inval_row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rig r;
+		enum planted p;
+
+		plant(&r, isa);
+		assert_int_equal(rows[i].run(&r), 0);
+		for (p = 0; p < NR_PLANTED; p++) {
+			bool want = rows[i].survive[p] == '1';
+
+			if (planted_present(&r, p) != want)
+				fail_msg("%s: planted entry %d %s", rows[i].what, (int)p,
+					 want ? "was removed but must survive"
+					      : "survived but must be removed");
+		}
+		rig_fini(&r);
+	}
+}
+
+static void x86_invalidation_instructions_remove_what_the_sdm_says(void **state)
+{
+	(void)state;
+	run_rows(TLBSIM_ISA_X86_64, x86_rows, sizeof(x86_rows) / sizeof(x86_rows[0]));
+}
+
+static void arm64_tlbi_operations_remove_what_the_arm_arm_says(void **state)
+{
+	(void)state;
+	run_rows(TLBSIM_ISA_ARM64, arm64_rows, sizeof(arm64_rows) / sizeof(arm64_rows[0]));
+}
+
+/* Wrong-ISA instructions are refused, and counters name each kind. */
+static void instructions_of_the_other_isa_are_refused(void **state)
+{
+	struct rig r;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, false);
+	assert_int_equal(tlbsim_mmu_tlbi(r.mmu, TLBSIM_TLBI_VAE1, 0, 0), -TLBSIM_ENOTSUP);
+	assert_int_equal(tlbsim_mmu_write_ttbr0(r.mmu, 1, 0), -TLBSIM_ENOTSUP);
+	assert_int_equal(tlbsim_mmu_invpcid(r.mmu, 4, 0, 0), -TLBSIM_EINVAL);
+	assert_int_equal(tlbsim_mmu_write_cr3(r.mmu, 1, 4096, false), -TLBSIM_ERANGE);
+	rig_fini(&r);
+	rig_init(&r, TLBSIM_ISA_ARM64, false);
+	assert_int_equal(tlbsim_mmu_invlpg(r.mmu, 0), -TLBSIM_ENOTSUP);
+	assert_int_equal(tlbsim_mmu_write_cr3(r.mmu, 1, 0, false), -TLBSIM_ENOTSUP);
+	assert_int_equal(tlbsim_mmu_tlbi(r.mmu, TLBSIM_TLBI_NR_OPS, 0, 0), -TLBSIM_EINVAL);
+	rig_fini(&r);
+	assert_string_equal(tlbsim_inval_kind_name(TLBSIM_INVAL_INVLPG), "invlpg");
+	assert_string_equal(tlbsim_inval_kind_name(TLBSIM_INVAL_TLBI_VALE1), "tlbi_vale1");
+}
+
+/*
+ * A walk-cache entry that outlives its table: unmap A, free the emptied
+ * last-level table without invalidating, and reuse the frame as another
+ * table.  The next walk for A's neighbour goes through the stale level-1
+ * PWC entry into the new table: counted as a stale table read.
+ */
+static void walk_through_freed_table_is_counted(void **state)
+{
+	struct rig r;
+	struct tlbsim_xlate x;
+	uint64_t pfn;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_ARM64, false);
+	map4k(&r, r.pt1, A_VA, TLBSIM_PROT_READ);
+	load_ctx(&r, r.pt1, 1);
+	load(&r, A_VA);
+	assert_int_equal(tlbsim_pgtable_unmap(r.pt1, A_VA, NULL), 0);
+	assert_int_equal(tlbsim_pgtable_free_tables(r.pt1, MiB(4), MiB(6), NULL, NULL), 1);
+	assert_int_equal(tlbsim_physmem_alloc(r.pm, TLBSIM_FRAME_TABLE, &pfn), 0);
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, A_VA + KiB(4), TLBSIM_ACCESS_LOAD, &x),
+			 -TLBSIM_EFAULT);
+	assert_int_equal(x.pwc_level, 1);
+	assert_int_equal(tlbsim_mmu_stats(r.mmu)->stale_table_reads, 1);
+	rig_fini(&r);
+}
+
+/* The JSON text lists the counters under their documented keys. */
+static void stats_json_has_documented_keys(void **state)
+{
+	struct tlbsim_mmu_stats st;
+	char *text;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.l1d_hits = 7;
+	st.pwc_hits[2] = 3;
+	st.inval[TLBSIM_INVAL_INVLPG] = 5;
+	text = tlbsim_mmu_stats_json(&st);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"l1d\": {\n    \"hits\": 7"));
+	assert_non_null(strstr(text, "\"level\": 2"));
+	assert_non_null(strstr(text, "\"invlpg\": 5"));
+	assert_non_null(strstr(text, "\"stale_table_reads\": 0"));
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(x86_walk_latency_with_pwc_hit_at_each_level),
+		cmocka_unit_test(arm64_walk_latency_with_pwc_hit_at_each_level),
+		cmocka_unit_test(l2_hit_costs_both_lookups_and_refills_l1),
+		cmocka_unit_test(store_to_read_only_page_faults_and_drops_the_entry),
+		cmocka_unit_test(unmapped_address_faults_and_caches_no_leaf),
+		cmocka_unit_test(huge_page_is_splintered_into_largest_l1_size),
+		cmocka_unit_test(x86_invalidation_instructions_remove_what_the_sdm_says),
+		cmocka_unit_test(arm64_tlbi_operations_remove_what_the_arm_arm_says),
+		cmocka_unit_test(instructions_of_the_other_isa_are_refused),
+		cmocka_unit_test(walk_through_freed_table_is_counted),
+		cmocka_unit_test(stats_json_has_documented_keys),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
