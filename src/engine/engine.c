@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The time engine (see engine.h for the model).  Parallel discrete-event
+ * simulation with a fixed window ("quantum") no longer than the smallest
+ * cross-core latency, the conservative scheme of Graphite's and gem5's
+ * quantum-based synchronisation; message order at a boundary is a total
+ * order on (time, sender, sequence), so the outcome does not depend on the
+ * number of OpenMP threads or on their scheduling.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bug.h"
+#include "engine/engine.h"
+#include "tlbsim/error.h"
+
+/* ---- message heaps and vectors -------------------------------------- */
+
+static bool msg_before(const struct eng_msg *a, const struct eng_msg *b)
+{
+	if (a->time != b->time)
+		return a->time < b->time;
+	if (a->src != b->src)
+		return a->src < b->src;
+	return a->seq < b->seq;
+}
+
+static int msg_cmp(const void *pa, const void *pb)
+{
+	const struct eng_msg *a = pa, *b = pb;
+
+	if (msg_before(a, b))
+		return -1;
+	return msg_before(b, a);
+}
+
+static void vec_push(struct eng_heap *h, const struct eng_msg *m)
+{
+	if (h->n == h->cap) {
+		uint32_t cap = h->cap ? 2 * h->cap : 16;
+		struct eng_msg *nm = realloc(h->m, cap * sizeof(*nm));
+
+		/* Running out of memory for a message cannot be reported up
+		 * from inside a window; it is fatal. */
+		BUG_ON(!nm, "memory for an in-flight message");
+		h->m = nm;
+		h->cap = cap;
+	}
+	h->m[h->n++] = *m;
+}
+
+static void heap_push(struct eng_heap *h, const struct eng_msg *m)
+{
+	uint32_t i;
+
+	vec_push(h, m);
+	for (i = h->n - 1; i > 0;) {
+		uint32_t p = (i - 1) / 2;
+		struct eng_msg t;
+
+		if (!msg_before(&h->m[i], &h->m[p]))
+			break;
+		t = h->m[i];
+		h->m[i] = h->m[p];
+		h->m[p] = t;
+		i = p;
+	}
+}
+
+static void heap_pop(struct eng_heap *h, struct eng_msg *out)
+{
+	uint32_t i = 0;
+
+	*out = h->m[0];
+	h->m[0] = h->m[--h->n];
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, min = i;
+		struct eng_msg t;
+
+		if (l < h->n && msg_before(&h->m[l], &h->m[min]))
+			min = l;
+		if (r < h->n && msg_before(&h->m[r], &h->m[min]))
+			min = r;
+		if (min == i)
+			break;
+		t = h->m[i];
+		h->m[i] = h->m[min];
+		h->m[min] = t;
+		i = min;
+	}
+}
+
+static uint64_t inbox_head_time(const struct eng_core *c)
+{
+	return c->inbox.n ? c->inbox.m[0].time : ENG_NEVER;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* ---- one core's window ---------------------------------------------- */
+
+/* Take every message that has arrived by the core's clock. */
+static void take_due(struct eng *e, struct eng_core *c)
+{
+	while (c->inbox.n && c->inbox.m[0].time <= c->now &&
+	       (c->state == ENG_RUNNING || c->state == ENG_BLOCKED || c->state == ENG_IDLE)) {
+		struct eng_msg m;
+
+		heap_pop(&c->inbox, &m);
+		c->st.msgs_received++;
+		if (m.time < c->now)
+			c->st.late_msgs++;
+		e->ops->deliver(e->ctx, e, c, &m);
+	}
+}
+
+/*
+ * Advance a BLOCKED or IDLE core towards @end: jump to its next event (a
+ * message's arrival or the block's deadline), accounting the gap.
+ * Returns false if nothing happens before @end.
+ */
+static bool wait_until_event(struct eng_core *c, uint64_t end)
+{
+	uint64_t t = inbox_head_time(c);
+
+	if (c->state == ENG_BLOCKED)
+		t = min_u64(t, c->wake_time);
+	if (t >= end)
+		return false;
+	if (t > c->now) {
+		if (c->state == ENG_BLOCKED)
+			c->st.waiting += t - c->now;
+		else
+			c->st.idle += t - c->now;
+		c->now = t;
+	}
+	if (c->state == ENG_BLOCKED && c->wake_time <= c->now)
+		eng_unblock(c);
+	return true;
+}
+
+static void core_window(struct eng *e, struct eng_core *c, uint64_t end)
+{
+	for (;;) {
+		take_due(e, c);
+		switch (c->state) {
+		case ENG_RUNNING: {
+			uint64_t stop;
+
+			if (c->now >= end)
+				return;
+			stop = min_u64(end, inbox_head_time(c));
+			if (stop <= c->now)
+				continue; /* a message is due: take it first */
+			e->ops->step(e->ctx, e, c, stop);
+			/* Invariant: a step either reaches @stop or leaves the
+			 * RUNNING state; otherwise this loop would spin. */
+			BUG_ON(c->state == ENG_RUNNING && c->now < stop,
+			       "step() returned before its stop time while still running");
+			break;
+		}
+		case ENG_BLOCKED:
+		case ENG_IDLE:
+			if (!wait_until_event(c, end))
+				return;
+			break;
+		default: /* PARKED, DONE */
+			return;
+		}
+	}
+}
+
+/* ---- boundary: routing and the serial phase ------------------------- */
+
+static void route_merged(struct eng *e)
+{
+	uint32_t i;
+
+	qsort(e->merge.m, e->merge.n, sizeof(*e->merge.m), msg_cmp);
+	for (i = 0; i < e->merge.n; i++) {
+		const struct eng_msg *m = &e->merge.m[i];
+
+		if (m->dst == ENG_FABRIC) {
+			if (e->ops->fabric)
+				e->ops->fabric(e->ctx, e, m);
+		} else
+			heap_push(&e->cores[m->dst].inbox, m);
+	}
+	e->merge.n = 0;
+}
+
+/* Messages the fabric sends while being handed messages: kept apart, so
+ * that they are routed after the batch that caused them. */
+static struct eng_heap *fabric_out(struct eng *e)
+{
+	return &e->cores[e->nr_cores].outbox;
+}
+
+static bool collect_outboxes(struct eng *e)
+{
+	uint32_t i;
+
+	for (i = 0; i <= e->nr_cores; i++) {
+		struct eng_heap *o = &e->cores[i].outbox;
+		uint32_t k;
+
+		for (k = 0; k < o->n; k++)
+			vec_push(&e->merge, &o->m[k]);
+		o->n = 0;
+	}
+	return e->merge.n > 0;
+}
+
+static int parked_cmp(const void *pa, const void *pb)
+{
+	const struct eng_core *a = *(struct eng_core *const *)pa;
+	const struct eng_core *b = *(struct eng_core *const *)pb;
+
+	if (a->now != b->now)
+		return a->now < b->now ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static void boundary(struct eng *e, struct eng_core **parked)
+{
+	uint32_t i, n = 0;
+
+	while (collect_outboxes(e))
+		route_merged(e);
+	for (i = 0; i < e->nr_cores; i++)
+		if (e->cores[i].state == ENG_PARKED)
+			parked[n++] = &e->cores[i];
+	qsort(parked, n, sizeof(*parked), parked_cmp);
+	for (i = 0; i < n && e->ops->serve; i++)
+		e->ops->serve(e->ctx, e, parked[i]);
+	while (collect_outboxes(e))
+		route_merged(e);
+}
+
+/* Earliest time at which anything happens, or ENG_NEVER. */
+static uint64_t next_activity(const struct eng *e)
+{
+	uint64_t t = ENG_NEVER;
+	uint32_t i;
+
+	for (i = 0; i < e->nr_cores; i++) {
+		const struct eng_core *c = &e->cores[i];
+
+		switch (c->state) {
+		case ENG_RUNNING:
+		case ENG_PARKED:
+			t = min_u64(t, c->now);
+			break;
+		case ENG_BLOCKED:
+			t = min_u64(t, min_u64(c->wake_time, inbox_head_time(c)));
+			break;
+		case ENG_IDLE:
+			t = min_u64(t, inbox_head_time(c));
+			break;
+		default:
+			break;
+		}
+	}
+	return t;
+}
+
+int eng_run(struct eng *e, uint64_t max_time)
+{
+	struct eng_core **parked = malloc(e->nr_cores * sizeof(*parked));
+	int result = 0;
+	uint64_t end = 0;
+	bool finished = false;
+
+	if (!parked)
+		return -TLBSIM_ENOMEM;
+	/* Parked cores from set-up are served before the first window. */
+	boundary(e, parked);
+#pragma omp parallel num_threads(e->threads) default(shared)
+	for (;;) {
+#pragma omp single
+		{
+			uint64_t w = next_activity(e);
+
+			if (e->stop_requested || (max_time != ENG_NEVER && w != ENG_NEVER && w >= max_time)) {
+				result = 1;
+				finished = true;
+			} else if (w == ENG_NEVER) {
+				finished = true;
+			} else {
+				/* A lagging core can start a window behind
+				 * the previous one's end; the window starts
+				 * at the earliest activity. */
+				e->now = w;
+				end = w + e->window;
+			}
+		}
+		if (finished)
+			break;
+#pragma omp for schedule(dynamic, 4)
+		for (uint32_t i = 0; i < e->nr_cores; i++)
+			core_window(e, &e->cores[i], end);
+#pragma omp single
+		{
+			boundary(e, parked);
+			e->windows++;
+		}
+	}
+	free(parked);
+	return result;
+}
+
+void eng_send(struct eng *e, struct eng_core *from, struct eng_msg *m)
+{
+	if (from) {
+		m->src = from->id;
+		m->seq = from->seq++;
+		from->st.msgs_sent++;
+		vec_push(&from->outbox, m);
+	} else {
+		m->src = ENG_FABRIC;
+		m->seq = e->fabric_seq++;
+		vec_push(fabric_out(e), m);
+	}
+}
+
+int eng_init(struct eng *e, uint32_t nr_cores, uint64_t window, int threads,
+	     const struct eng_ops *ops, void *ctx)
+{
+	uint32_t i;
+
+	memset(e, 0, sizeof(*e));
+	if (!nr_cores || !window || !ops || !ops->step || !ops->deliver)
+		return -TLBSIM_EINVAL;
+	/* One extra core record holds the fabric's outbox. */
+	e->cores = calloc(nr_cores + 1, sizeof(*e->cores));
+	if (!e->cores)
+		return -TLBSIM_ENOMEM;
+	e->nr_cores = nr_cores;
+	e->window = window;
+	e->threads = threads > 0 ? threads : 1;
+	e->ops = ops;
+	e->ctx = ctx;
+	for (i = 0; i <= nr_cores; i++) {
+		e->cores[i].id = i;
+		e->cores[i].state = i < nr_cores ? ENG_IDLE : ENG_DONE;
+		e->cores[i].wake_time = ENG_NEVER;
+	}
+	return 0;
+}
+
+void eng_fini(struct eng *e)
+{
+	uint32_t i;
+
+	if (!e->cores)
+		return;
+	for (i = 0; i <= e->nr_cores; i++) {
+		free(e->cores[i].inbox.m);
+		free(e->cores[i].outbox.m);
+	}
+	free(e->cores);
+	free(e->merge.m);
+	memset(e, 0, sizeof(*e));
+}

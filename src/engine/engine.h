@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The time engine: per-core cycle clocks advanced in windows, cross-core
+ * messages delivered in a fixed order, blocking, and OpenMP parallelism
+ * with results independent of the number of threads.
+ *
+ * Model (DESIGN.md "Time"):
+ *  - Time is a global cycle count; each core has its own clock `now`.
+ *  - The engine advances all cores in windows [W, W + L), L no longer than
+ *    the smallest cross-core latency, so nothing a core sends can take
+ *    effect on another core inside the window it was sent in.
+ *  - Parallel phase: each active core runs alone (its owner's step hook)
+ *    until its clock reaches the window end, it blocks, or it parks for the
+ *    serial phase.  It touches only its own state and its outbox, and
+ *    reads shared state that no one writes during the phase.
+ *  - Boundary: outboxes are merged and sorted by (time, sender, sequence),
+ *    fabric messages are handled in that order (they may emit more), and
+ *    the rest go to their receivers' inboxes; then every parked core is
+ *    served, one at a time, in (clock, id) order: the only place shared
+ *    state (page tables, cpumasks, allocators) changes.
+ *  - A core takes a message when its clock reaches the arrival time (a
+ *    blocked or idle core jumps to it), between two steps of its owner, so
+ *    an interrupt never splits a step; a message that arrives while the
+ *    receiver is already past it is taken at once ("late").
+ *
+ * Internal to the library (layer prefix eng_).  The engine knows nothing
+ * of TLBs, IPIs or policies: message kinds and payloads are its owner's.
+ */
+#ifndef TLBSIM_ENGINE_H
+#define TLBSIM_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Receiver id of messages for the interconnect itself (handled serially). */
+#define ENG_FABRIC UINT32_MAX
+/* "No time": a block with no deadline, an empty inbox. */
+#define ENG_NEVER UINT64_MAX
+
+/**
+ * struct eng_msg - a message between cores, or to the fabric
+ * @time: arrival time, cycles (global time)
+ * @src: sender core id, or ENG_FABRIC
+ * @dst: receiver core id, or ENG_FABRIC
+ * @seq: sender's sequence number, set by eng_send()
+ * @kind: owner-defined
+ * @arg: owner-defined payload
+ * @ptr: owner-defined pointer payload (must stay valid until delivered)
+ */
+struct eng_msg {
+	uint64_t time;
+	uint32_t src, dst;
+	uint64_t seq;
+	uint32_t kind;
+	uint64_t arg[4];
+	void *ptr;
+};
+
+/*
+ * States of a core:
+ *   RUNNING  the owner's step hook is called while now < window end
+ *   BLOCKED  waits until @wake_time or until a message's handler unblocks
+ *            it; the cycles pass as "waiting"
+ *   IDLE     nothing to run; the cycles pass as "idle"; a message (an IPI,
+ *            a wake-up) is taken when it arrives
+ *   PARKED   waits for the serial phase at this window's end (a syscall, a
+ *            fault); its clock does not move meanwhile
+ *   DONE     finished for good
+ */
+enum eng_state {
+	ENG_RUNNING = 0,
+	ENG_BLOCKED,
+	ENG_IDLE,
+	ENG_PARKED,
+	ENG_DONE,
+};
+
+/**
+ * struct eng_core_stats - time accounting of one core, cycles
+ * @busy: cycles charged by its own steps
+ * @waiting: cycles spent BLOCKED (acknowledgements, DSB, TLBSYNC)
+ * @idle: cycles spent IDLE
+ * @stolen: cycles charged by message handlers (interrupts taken)
+ * @msgs_sent: messages sent
+ * @msgs_received: messages taken
+ * @late_msgs: messages taken after their arrival time because the core
+ *             was inside a step that ran past it
+ */
+struct eng_core_stats {
+	uint64_t busy, waiting, idle, stolen;
+	uint64_t msgs_sent, msgs_received, late_msgs;
+};
+
+struct eng_heap {
+	struct eng_msg *m;
+	uint32_t n, cap;
+};
+
+/**
+ * struct eng_core - one simulated core's clock, state and mailboxes
+ * @id: core id, 0..nr_cores-1
+ * @now: the core's clock, cycles
+ * @state: see enum eng_state
+ * @wake_time: BLOCKED: when the block ends by itself (ENG_NEVER: only a
+ *             message handler ends it)
+ * @seq: next sequence number of its messages
+ * @inbox: messages delivered to it, a min-heap by (time, src, seq)
+ * @outbox: messages sent during the current window
+ * @st: time accounting
+ * @priv: the owner's per-core state
+ */
+struct eng_core {
+	uint32_t id;
+	uint64_t now;
+	enum eng_state state;
+	uint64_t wake_time;
+	uint64_t seq;
+	struct eng_heap inbox;
+	struct eng_heap outbox;
+	struct eng_core_stats st;
+	void *priv;
+};
+
+struct eng;
+
+/**
+ * struct eng_ops - what the engine's owner (the OS model, a test, the
+ * kernel-trace replayer) provides
+ * @step: parallel phase; run @c from c->now, charging cycles with
+ *        eng_charge(), and return once c->now >= @stop, or the core blocked,
+ *        idled or parked.  @stop is the window end or the next message's
+ *        arrival, whichever is earlier.  May send messages.  May touch only
+ *        @c's state and read shared state.
+ * @deliver: a message taken by @c at c->now (>= its arrival time); may
+ *        charge stolen cycles (eng_steal()), unblock, send; same rules as
+ *        @step.
+ * @fabric: serial; a message sent to ENG_FABRIC, in (time, src, seq) order.
+ * @serve: serial; core @c is PARKED: do its shared-state work (and change
+ *        its state).  Called in (c->now, c->id) order.
+ * @more: serial; true while the simulation has work not visible in the
+ *        cores' states (events still to read), so an all-idle machine does
+ *        not stop the run.  NULL means "never".
+ */
+struct eng_ops {
+	void (*step)(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop);
+	void (*deliver)(void *ctx, struct eng *e, struct eng_core *c, const struct eng_msg *m);
+	void (*fabric)(void *ctx, struct eng *e, const struct eng_msg *m);
+	void (*serve)(void *ctx, struct eng *e, struct eng_core *c);
+	bool (*more)(void *ctx, struct eng *e);
+};
+
+/**
+ * struct eng - the engine
+ * @cores: @nr_cores cores
+ * @window: window length L, cycles (>= 1)
+ * @threads: OpenMP threads for the parallel phase (>= 1)
+ * @ops, @ctx: the owner
+ * @windows: windows run so far
+ * @now: start of the current window
+ * @stop_requested: set (e.g. by a signal handler) to stop at the next window
+ * @fabric_seq: sequence of messages the fabric sends
+ * @merge: scratch for merging outboxes
+ */
+struct eng {
+	struct eng_core *cores;
+	uint32_t nr_cores;
+	uint64_t window;
+	int threads;
+	const struct eng_ops *ops;
+	void *ctx;
+	uint64_t windows;
+	uint64_t now;
+	volatile int stop_requested;
+	uint64_t fabric_seq;
+	struct eng_heap merge;
+};
+
+/*
+ * Set up @e with @nr_cores cores at time 0, all IDLE.  Returns 0 or
+ * -TLBSIM_ENOMEM / -TLBSIM_EINVAL (no cores, window 0).
+ */
+int eng_init(struct eng *e, uint32_t nr_cores, uint64_t window, int threads,
+	     const struct eng_ops *ops, void *ctx);
+void eng_fini(struct eng *e);
+
+/*
+ * Run windows until no core is RUNNING, BLOCKED with a deadline, or PARKED,
+ * no message is in flight and ops->more() is false; or until @max_time
+ * (cycles; ENG_NEVER for none) is passed; or stop_requested.
+ * Returns 0 when the work ran out, 1 when stopped early.
+ */
+int eng_run(struct eng *e, uint64_t max_time);
+
+/*
+ * Send @m from core @from (NULL: from the fabric, only in serial hooks).
+ * @m->time is the arrival time; src and seq are filled in.  From a core
+ * the message must arrive no earlier than the core's clock.
+ */
+void eng_send(struct eng *e, struct eng_core *from, struct eng_msg *m);
+
+/* Charge @cycles of the core's own work. */
+static inline void eng_charge(struct eng_core *c, uint64_t cycles)
+{
+	c->now += cycles;
+	c->st.busy += cycles;
+}
+
+/* Charge @cycles taken from the core by a message handler (an interrupt). */
+static inline void eng_steal(struct eng_core *c, uint64_t cycles)
+{
+	c->now += cycles;
+	c->st.stolen += cycles;
+}
+
+/* Block @c until @until (ENG_NEVER: until a handler calls eng_unblock). */
+static inline void eng_block(struct eng_core *c, uint64_t until)
+{
+	c->state = ENG_BLOCKED;
+	c->wake_time = until;
+}
+
+/* End a block, at the core's current clock. */
+static inline void eng_unblock(struct eng_core *c)
+{
+	c->state = ENG_RUNNING;
+	c->wake_time = ENG_NEVER;
+}
+
+#endif /* TLBSIM_ENGINE_H */

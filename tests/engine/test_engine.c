@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The time engine: a hand-worked request/acknowledge exchange, and
+ * byte-identical results for 1, 2 and 4 OpenMP threads on a 16-core machine
+ * with heavy cross-core traffic, blocking and serial-phase work.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "engine/engine.h"
+#include "hw/tlb.h" /* hw_splitmix64 */
+
+enum { MSG_REQ = 1, MSG_ACK = 2 };
+
+/* ---- a hand-worked exchange ------------------------------------------ */
+
+/*
+ * Window L = 100.  Core 0 works 50 cycles, sends a request to core 1
+ * arriving 100 later (t = 150) and blocks for the acknowledgement.  Core 1
+ * is idle; at 150 it takes the request (30 cycles stolen, to 180) and
+ * acknowledges, arriving at 280.  Core 0 waited 280 - 50 = 230 cycles, then
+ * works 20 more and is done at 300.
+ *   core 0: busy 70, waiting 230, now 300
+ *   core 1: idle 150 (0 -> 150), stolen 30, now 180
+ * Windows: [0,100), [150,250), [280,380): 3.
+ */
+struct pp_core {
+	int phase;
+};
+
+static void pp_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
+{
+	struct pp_core *p = c->priv;
+	struct eng_msg m = {0};
+
+	(void)ctx;
+	(void)stop;
+	if (p->phase == 0) {
+		eng_charge(c, 50);
+		m.time = c->now + 100;
+		m.dst = 1;
+		m.kind = MSG_REQ;
+		eng_send(e, c, &m);
+		eng_block(c, ENG_NEVER);
+		p->phase = 1;
+	} else {
+		eng_charge(c, 20);
+		c->state = ENG_DONE;
+	}
+}
+
+static void pp_deliver(void *ctx, struct eng *e, struct eng_core *c, const struct eng_msg *in)
+{
+	struct eng_msg m = {0};
+
+	(void)ctx;
+	if (in->kind == MSG_REQ) {
+		eng_steal(c, 30);
+		m.time = c->now + 100;
+		m.dst = in->src;
+		m.kind = MSG_ACK;
+		eng_send(e, c, &m);
+	} else {
+		eng_unblock(c);
+	}
+}
+
+static void request_and_ack_are_timed_as_worked_out(void **state)
+{
+	const struct eng_ops ops = {.step = pp_step, .deliver = pp_deliver};
+	struct pp_core priv[2] = {{0}, {0}};
+	struct eng e;
+
+	(void)state;
+	assert_int_equal(eng_init(&e, 2, 100, 1, &ops, NULL), 0);
+	e.cores[0].priv = &priv[0];
+	e.cores[1].priv = &priv[1];
+	e.cores[0].state = ENG_RUNNING;
+	assert_int_equal(eng_run(&e, ENG_NEVER), 0);
+	assert_int_equal(e.cores[0].now, 300);
+	assert_int_equal(e.cores[0].st.busy, 70);
+	assert_int_equal(e.cores[0].st.waiting, 230);
+	assert_int_equal(e.cores[1].now, 180);
+	assert_int_equal(e.cores[1].st.idle, 150);
+	assert_int_equal(e.cores[1].st.stolen, 30);
+	assert_int_equal(e.cores[1].st.msgs_received, 1);
+	assert_int_equal(e.cores[0].st.msgs_received, 1);
+	assert_int_equal(e.windows, 3);
+	eng_fini(&e);
+}
+
+/* ---- determinism under heavy traffic --------------------------------- */
+
+#define NR 16
+#define L 64
+
+struct rnd_core {
+	uint64_t rng;
+	unsigned remaining;
+	unsigned pending;
+	uint64_t hash; /* of every message taken, in order */
+};
+
+struct rnd_world {
+	struct rnd_core core[NR];
+	uint64_t serial_hash; /* of the serial phase's order */
+	uint64_t shared;      /* shared state, changed only in serve() */
+};
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	uint64_t s = h ^ v;
+
+	return hw_splitmix64(&s);
+}
+
+static void rnd_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
+{
+	struct rnd_world *w = ctx;
+	struct rnd_core *p = &w->core[c->id];
+
+	while (c->now < stop) {
+		uint64_t r;
+
+		if (!p->remaining) {
+			c->state = ENG_IDLE;
+			return;
+		}
+		p->remaining--;
+		r = hw_splitmix64(&p->rng);
+		/* Reading shared state is allowed in the parallel phase. */
+		r ^= w->shared & 1;
+		if (r % 11 == 0) {
+			c->state = ENG_PARKED;
+			return;
+		}
+		if (r % 7 == 0) {
+			unsigned k, n = 1 + (unsigned)(r >> 8) % 3;
+
+			for (k = 0; k < n; k++) {
+				struct eng_msg m = {0};
+
+				m.dst = (uint32_t)((c->id + 1 + (r >> (16 + 4 * k)) % (NR - 1)) % NR);
+				m.time = c->now + L + (r >> 40) % 50;
+				m.kind = MSG_REQ;
+				m.arg[0] = r;
+				eng_send(e, c, &m);
+			}
+			p->pending += n;
+			eng_block(c, ENG_NEVER);
+			return;
+		}
+		eng_charge(c, 1 + r % 97);
+	}
+}
+
+static void rnd_deliver(void *ctx, struct eng *e, struct eng_core *c, const struct eng_msg *in)
+{
+	struct rnd_world *w = ctx;
+	struct rnd_core *p = &w->core[c->id];
+
+	p->hash = mix(p->hash, in->time ^ ((uint64_t)in->src << 48) ^ c->now);
+	if (in->kind == MSG_REQ) {
+		struct eng_msg m = {0};
+
+		eng_steal(c, 5 + in->arg[0] % 40);
+		m.dst = in->src;
+		m.time = c->now + L;
+		m.kind = MSG_ACK;
+		eng_send(e, c, &m);
+	} else if (--p->pending == 0 && c->state == ENG_BLOCKED) {
+		eng_unblock(c);
+	}
+}
+
+static void rnd_serve(void *ctx, struct eng *e, struct eng_core *c)
+{
+	struct rnd_world *w = ctx;
+
+	(void)e;
+	w->shared = mix(w->shared, c->id ^ (c->now << 8));
+	w->serial_hash = mix(w->serial_hash, c->id);
+	eng_charge(c, 10);
+	c->state = ENG_RUNNING;
+}
+
+static void run_world(int threads, struct eng_core_stats out[NR], uint64_t now[NR],
+		      uint64_t hash[NR], uint64_t *serial_hash, uint64_t *windows)
+{
+	const struct eng_ops ops = {.step = rnd_step, .deliver = rnd_deliver, .serve = rnd_serve};
+	struct rnd_world w;
+	struct eng e;
+	unsigned i;
+
+	memset(&w, 0, sizeof(w));
+	assert_int_equal(eng_init(&e, NR, L, threads, &ops, &w), 0);
+	for (i = 0; i < NR; i++) {
+		w.core[i].rng = 1000 + i;
+		w.core[i].remaining = 4000;
+		e.cores[i].state = ENG_RUNNING;
+	}
+	assert_int_equal(eng_run(&e, ENG_NEVER), 0);
+	for (i = 0; i < NR; i++) {
+		out[i] = e.cores[i].st;
+		now[i] = e.cores[i].now;
+		hash[i] = w.core[i].hash;
+		assert_int_equal(w.core[i].pending, 0);
+	}
+	*serial_hash = w.serial_hash;
+	*windows = e.windows;
+	eng_fini(&e);
+}
+
+static void results_are_identical_for_1_2_and_4_threads(void **state)
+{
+	struct eng_core_stats st[3][NR];
+	uint64_t now[3][NR], hash[3][NR], serial[3], windows[3];
+	const int threads[3] = {1, 2, 4};
+	uint64_t msgs = 0;
+	int t;
+
+	(void)state;
+	for (t = 0; t < 3; t++)
+		run_world(threads[t], st[t], now[t], hash[t], &serial[t], &windows[t]);
+	for (t = 1; t < 3; t++) {
+		assert_memory_equal(st[0], st[t], sizeof(st[0]));
+		assert_memory_equal(now[0], now[t], sizeof(now[0]));
+		assert_memory_equal(hash[0], hash[t], sizeof(hash[0]));
+		assert_int_equal(serial[0], serial[t]);
+		assert_int_equal(windows[0], windows[t]);
+	}
+	/* The traffic really was heavy: every core exchanged messages. */
+	for (t = 0; t < NR; t++) {
+		assert_true(st[0][t].msgs_received > 100);
+		msgs += st[0][t].msgs_sent;
+	}
+	assert_true(msgs > 5000);
+}
+
+/* A timed block ends by itself, and the gap counts as waiting. */
+static void timed_block_ends_at_its_deadline(void **state)
+{
+	struct pp_core priv = {0};
+	struct eng e;
+
+	(void)state;
+	const struct eng_ops ops = {.step = pp_step, .deliver = pp_deliver};
+	assert_int_equal(eng_init(&e, 1, 10, 1, &ops, NULL), 0);
+	e.cores[0].priv = &priv;
+	priv.phase = 1; /* next step: 20 cycles, then done */
+	e.cores[0].state = ENG_BLOCKED;
+	e.cores[0].wake_time = 1000;
+	assert_int_equal(eng_run(&e, ENG_NEVER), 0);
+	assert_int_equal(e.cores[0].st.waiting, 1000);
+	assert_int_equal(e.cores[0].now, 1020);
+	eng_fini(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(request_and_ack_are_timed_as_worked_out),
+		cmocka_unit_test(results_are_identical_for_1_2_and_4_threads),
+		cmocka_unit_test(timed_block_ends_at_its_deadline),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
