@@ -76,6 +76,83 @@ struct tlbsim_cache_geom {
 };
 
 /**
+ * struct tlbsim_topology - how cores are grouped, and the latency between two
+ * cores by the closest group they share
+ * @sockets: packages (>= 1)
+ * @nodes_per_socket: NUMA nodes per socket (>= 1)
+ * @clusters_per_node: core clusters per node: AMD CCX, Arm DSU cluster (>= 1)
+ * @cores_per_cluster: cores per cluster (>= 1); the product of the four is
+ *        the machine's core count.  Cores are numbered cluster-major: core i
+ *        is in cluster i / cores_per_cluster, and so on up.
+ * @lat_cluster: one-way core-to-core latency inside a cluster, cycles
+ * @lat_node: between clusters of one node, cycles
+ * @lat_socket: between nodes of one socket, cycles
+ * @lat_remote: between sockets (over the socket link), cycles
+ * @matrix: optional explicit one-way latencies, nr_cpus * nr_cpus cycles,
+ *        row = sender; overrides the four levels; NULL when derived.
+ *        Owned by the machine.
+ *
+ * Latencies are those of a cache-line transfer between the two cores (the
+ * IPI's and acknowledgement's wire time; CALIBRATION.md section 2).
+ */
+struct tlbsim_topology {
+	unsigned sockets;
+	unsigned nodes_per_socket;
+	unsigned clusters_per_node;
+	unsigned cores_per_cluster;
+	unsigned lat_cluster;
+	unsigned lat_node;
+	unsigned lat_socket;
+	unsigned lat_remote;
+	uint32_t *matrix;
+};
+
+/**
+ * struct tlbsim_costs - what mechanisms cost, cycles of the core that pays
+ *
+ * IPI shootdown (Linux smp_call_function_many() / flush_tlb_multi()):
+ * @ipi_send: initiator, per multicast (csd setup, APIC/GIC write)
+ * @ipi_send_per_target: initiator, per target
+ * @ipi_entry: target, interrupt entry
+ * @ipi_handler: target, the handler's own work without the TLB operation
+ * @ipi_exit: target, interrupt exit
+ *
+ * Local TLB maintenance:
+ * @invlpg: x86 INVLPG (CALIBRATION.md 3.2)
+ * @invpcid: x86 INVPCID, any type
+ * @cr3_write: x86 MOV to CR3
+ * @flush_all: x86 CR4.PGE toggle; arm64 TLBI VMALLE1
+ * @tlbi_local: arm64 non-broadcast TLBI, issue cost
+ * @dsb: arm64 DSB with nothing outstanding
+ * @isb: arm64 ISB
+ *
+ * arm64 broadcast TLBI (TLBI ...IS + DSB ISH), served by one system-wide
+ * DVM engine in FIFO order (CALIBRATION.md 4.3-4.4):
+ * @tlbi_issue: initiator, per TLBI IS
+ * @dvm_service: cycles the DVM engine is busy per broadcast: k broadcasts
+ *        at once finish k * @dvm_service apart (the contention term)
+ * @tlbi_perform: from a broadcast's arrival at a core until performed there
+ * @tlbi_receive: cycles each receiving core loses per broadcast, whatever
+ *        ASID it names (CALIBRATION.md 4.7-4.8)
+ *
+ * AMD INVLPGB / TLBSYNC (CALIBRATION.md 5.5-5.7):
+ * @invlpgb_issue: initiator, per INVLPGB
+ * @invlpgb_service: broadcast engine occupancy per INVLPGB
+ * @invlpgb_perform: from arrival until performed at a core
+ * @invlpgb_receive: cycles each receiving core loses per INVLPGB
+ * @invlpgb_max_pages: pages one INVLPGB may name (CPUID 8000_0008 EDX+1)
+ * @tlbsync: TLBSYNC with nothing outstanding
+ */
+struct tlbsim_costs {
+	unsigned ipi_send, ipi_send_per_target, ipi_entry, ipi_handler, ipi_exit;
+	unsigned invlpg, invpcid, cr3_write, flush_all;
+	unsigned tlbi_local, dsb, isb;
+	unsigned tlbi_issue, dvm_service, tlbi_perform, tlbi_receive;
+	unsigned invlpgb_issue, invlpgb_service, invlpgb_perform, invlpgb_receive;
+	unsigned invlpgb_max_pages, tlbsync;
+};
+
+/**
  * struct tlbsim_machine - a loaded machine description
  * @name: the "name" key, or the file's base name when absent
  * @isa: instruction-set architecture
@@ -92,6 +169,8 @@ struct tlbsim_cache_geom {
  *       the level holding the table (CALIBRATION.md 7.12)
  * @asid_bits: width of the ASID (arm64, 8 or 16) or PCID (x86, 12) tag;
  *       0 means the machine has no tags (every context switch flushes)
+ * @topology: sockets, nodes, clusters and the latencies between cores
+ * @costs: cycles charged by each mechanism
  *
  * Owned by whoever loaded it; release with tlbsim_machine_free().
  */
@@ -107,6 +186,8 @@ struct tlbsim_machine {
 	struct tlbsim_cache_geom pwc[TLBSIM_MAX_PT_LEVELS];
 	unsigned pte_latency_cycles[TLBSIM_MAX_PT_LEVELS];
 	unsigned asid_bits;
+	struct tlbsim_topology topology;
+	struct tlbsim_costs costs;
 };
 
 /**
@@ -168,6 +249,20 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_validate(const struct tlbsim_mac
  * @m: a machine from a loader, or NULL (then nothing happens)
  */
 TLBSIM_API void tlbsim_machine_free(struct tlbsim_machine *m);
+
+/**
+ * tlbsim_machine_latency() - one-way latency from one core to another
+ * @m: the machine (borrowed)
+ * @from: sending core, < nr_cpus
+ * @to: receiving core, < nr_cpus
+ *
+ * From the explicit matrix if given, else by the closest group the two
+ * cores share (cluster, node, socket, or none).  0 when @from == @to.
+ *
+ * Returns: cycles.
+ */
+TLBSIM_API uint64_t tlbsim_machine_latency(const struct tlbsim_machine *m, unsigned from,
+					   unsigned to);
 
 /**
  * tlbsim_isa_name() - "x86-64" or "arm64"

@@ -82,7 +82,8 @@ struct tlbsim_xlate {
 	X(TLBI_VAALE1, "tlbi_vaale1")                                                              \
 	X(TLBI_ASIDE1, "tlbi_aside1")                                                              \
 	X(TLBI_VMALLE1, "tlbi_vmalle1")                                                            \
-	X(TTBR0_WRITE, "ttbr0_write")
+	X(TTBR0_WRITE, "ttbr0_write")                                                              \
+	X(INVLPGB, "invlpgb")
 
 enum tlbsim_inval_kind {
 #define TLBSIM_INVAL_ENUM(name, str) TLBSIM_INVAL_##name,
@@ -269,6 +270,39 @@ enum tlbsim_tlbi_op {
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_mmu_tlbi(tlbsim_mmu *mmu, enum tlbsim_tlbi_op op,
 						 uint64_t va, uint16_t asid);
+
+/* AMD INVLPGB selectors (rAX bits), as Linux arch/x86/include/asm/invlpgb.h. */
+enum tlbsim_invlpgb_flags {
+	TLBSIM_INVLPGB_VA = 1u << 0,		 /* rAX holds a valid VA */
+	TLBSIM_INVLPGB_PCID = 1u << 1,		 /* only this PCID */
+	TLBSIM_INVLPGB_ASID = 1u << 2,		 /* only this ASID (guests; unused here) */
+	TLBSIM_INVLPGB_INCLUDE_GLOBAL = 1u << 3, /* global entries too */
+	TLBSIM_INVLPGB_FINAL_ONLY = 1u << 4,	 /* leaves only: walk caches survive */
+	TLBSIM_INVLPGB_INCLUDE_NESTED = 1u << 5, /* nested translations (unused here) */
+};
+
+/**
+ * tlbsim_mmu_invlpgb() - perform one AMD INVLPGB on this core
+ * @mmu: an x86-64 MMU
+ * @va: first virtual address, bytes (with TLBSIM_INVLPGB_VA)
+ * @nr_pages: pages to invalidate from @va, 1.. (with TLBSIM_INVLPGB_VA)
+ * @stride_shift: log2 of the distance between the pages: 12 or 21
+ * @pcid: PCID (with TLBSIM_INVLPGB_PCID)
+ * @flags: TLBSIM_INVLPGB_* selectors
+ *
+ * Removes, for each page (or for all addresses without the VA flag), the
+ * TLB entries of @pcid (or of every PCID without the PCID flag), global
+ * ones only with INCLUDE_GLOBAL, and, unless FINAL_ONLY, the walk-cache
+ * entries on the way (AMD APM vol. 3 INVLPGB, as used by Linux
+ * arch/x86/include/asm/invlpgb.h; HAZARD-RULES rule 20).  The broadcast to
+ * every core and TLBSYNC are the interconnect's: this is one core's part.
+ *
+ * Returns: 0, -TLBSIM_EINVAL for nr_pages == 0 with the VA flag,
+ * -TLBSIM_ENOTSUP on arm64.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_mmu_invlpgb(tlbsim_mmu *mmu, uint64_t va, unsigned nr_pages,
+						    unsigned stride_shift, uint16_t pcid,
+						    unsigned flags);
 
 /**
  * tlbsim_mmu_stats() - the MMU's counters

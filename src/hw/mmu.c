@@ -415,6 +415,36 @@ int tlbsim_mmu_tlbi(tlbsim_mmu *mmu, enum tlbsim_tlbi_op op, uint64_t va, uint16
 	}
 }
 
+int tlbsim_mmu_invlpgb(tlbsim_mmu *mmu, uint64_t va, unsigned nr_pages, unsigned stride_shift,
+		       uint16_t pcid, unsigned flags)
+{
+	bool by_pcid = flags & TLBSIM_INVLPGB_PCID, global = flags & TLBSIM_INVLPGB_INCLUDE_GLOBAL;
+	enum hw_asid_match tlb_match = by_pcid ? (global ? HW_ASID_EQ_OR_GLOBAL : HW_ASID_EQ)
+					       : (global ? HW_ASID_ANY : HW_ASID_NONGLOBAL);
+	enum hw_asid_match pwc_match = by_pcid ? HW_ASID_EQ : HW_ASID_ANY;
+	bool final_only = flags & TLBSIM_INVLPGB_FINAL_ONLY;
+	unsigned i;
+
+	if (mmu->isa != TLBSIM_ISA_X86_64)
+		return -TLBSIM_ENOTSUP;
+	if (!(flags & TLBSIM_INVLPGB_VA)) {
+		invalidate(mmu, TLBSIM_INVAL_INVLPGB, &SEL_ALL(tlb_match, pcid),
+			   final_only ? NULL : &SEL_ALL(pwc_match, pcid));
+		return 0;
+	}
+	if (!nr_pages || (stride_shift != 12 && stride_shift != 21))
+		return -TLBSIM_EINVAL;
+	/* One INVLPGB is one instruction, however many pages it names. */
+	for (i = 0; i < nr_pages; i++) {
+		uint64_t a = va + ((uint64_t)i << stride_shift);
+
+		invalidate(mmu, TLBSIM_INVAL_INVLPGB, &SEL_VA(a, tlb_match, pcid),
+			   final_only ? NULL : &SEL_VA(a, pwc_match, pcid));
+	}
+	mmu->st.inval[TLBSIM_INVAL_INVLPGB] -= nr_pages - 1;
+	return 0;
+}
+
 /* ---- life cycle ------------------------------------------------------ */
 
 tlbsim_mmu *tlbsim_mmu_create(const struct tlbsim_machine *m, tlbsim_physmem *pm)

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Core-to-core latency from the machine's topology: by the closest group
+ * two cores share (cluster, NUMA node, socket), or from an explicit matrix.
+ * The figures are cache-line transfer times (CALIBRATION.md section 2), the
+ * wire time of an IPI and of its acknowledgement.
+ */
+#include "fabric/fabric.h"
+
+uint64_t tlbsim_machine_latency(const struct tlbsim_machine *m, unsigned from, unsigned to)
+{
+	const struct tlbsim_topology *t = &m->topology;
+	unsigned per_cluster = t->cores_per_cluster ? t->cores_per_cluster : m->nr_cpus;
+	unsigned per_node = per_cluster * (t->clusters_per_node ? t->clusters_per_node : 1);
+	unsigned per_socket = per_node * (t->nodes_per_socket ? t->nodes_per_socket : 1);
+
+	if (from == to)
+		return 0;
+	if (t->matrix)
+		return t->matrix[(uint64_t)from * m->nr_cpus + to];
+	if (from / per_cluster == to / per_cluster)
+		return t->lat_cluster;
+	if (from / per_node == to / per_node)
+		return t->lat_node;
+	if (from / per_socket == to / per_socket)
+		return t->lat_socket;
+	return t->lat_remote;
+}
+
+uint64_t fab_min_latency(const struct tlbsim_machine *m)
+{
+	uint64_t best = UINT64_MAX;
+	unsigned a, b;
+
+	if (m->nr_cpus < 2)
+		return UINT64_MAX;
+	if (m->topology.matrix) {
+		for (a = 0; a < m->nr_cpus; a++)
+			for (b = 0; b < m->nr_cpus; b++)
+				if (a != b && m->topology.matrix[(uint64_t)a * m->nr_cpus + b] < best)
+					best = m->topology.matrix[(uint64_t)a * m->nr_cpus + b];
+		return best;
+	}
+	/* With a regular hierarchy, core 0 sees every level that exists. */
+	for (b = 1; b < m->nr_cpus; b++) {
+		uint64_t l = tlbsim_machine_latency(m, 0, b);
+
+		if (l < best)
+			best = l;
+	}
+	return best;
+}
