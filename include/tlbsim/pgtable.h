@@ -293,6 +293,10 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_pgtable_free_tables(tlbsim_pgtable *pt, 
  * tlbsim_pgtable_nr_tables() - table pages currently linked, root included
  * @pt: the page table (borrowed)
  *
+ * Counts the tables linked by tlbsim_pgtable_map() and not yet unlinked by
+ * tlbsim_pgtable_free_tables(); tables linked or unlinked by raw
+ * tlbsim_physmem_write_desc() calls are not seen.
+ *
  * Returns: a count of frames.
  */
 TLBSIM_API uint64_t tlbsim_pgtable_nr_tables(const tlbsim_pgtable *pt);

@@ -13,6 +13,13 @@
  * A block (leaf) at our level 1 or 2 has bit 1 clear.  Level 3 of our
  * numbering (Arm level 0) holds tables only.
  *
+ * Descriptors that make the walk fault decode as not present, since a
+ * faulting descriptor is never cached (HAZARD-RULES 1 and 13): x86 PS set
+ * in a PML4E/PML5E (reserved bit); arm64 bit 1 clear at our levels 0 and 3
+ * (reserved / no 512 GiB blocks), and arm64 leaves with AF clear (Access
+ * flag fault; hardware AF update is not modelled).  Encoded leaves always
+ * have x86 A (and D when writable) or arm64 AF set.
+ *
  * Internal to src/hw; the walker and the page-table code share it.
  */
 #ifndef TLBSIM_HW_PTE_H

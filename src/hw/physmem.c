@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Simulated physical memory: a frame allocator with per-frame allocation
+ * generations, and the contents of the frames that hold page tables.
+ *
+ * Frames are handed out in increasing order until the first free; after
+ * that the most recently freed frame is reused first, as Linux's per-cpu
+ * hot page lists do (mm/page_alloc.c, free_unref_page -> pcp list head).
+ * That makes the hazards the oracle looks for (a walk through a table page
+ * that was freed and reused) happen as soon as they can.
+ *
+ * Only table frames have contents: data frames are never read by the
+ * simulator.  Per-frame metadata grows with the highest frame ever handed
+ * out, not with max_frames, so a machine with 2^40 frames of "RAM" costs
+ * nothing until it is used.  Table contents live in a pool of page structs
+ * that are recycled when their frame is freed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/physmem.h"
+#include "tlbsim/error.h"
+
+/* Largest max_frames accepted: 2^40 frames of 4 KiB = 4 PiB, the x86 MAXPHYADDR of 52 bits. */
+#define PHYSMEM_MAX_FRAMES (1ull << 40)
+/* Pool slot of a frame that holds no table. */
+#define NO_SLOT UINT32_MAX
+
+/**
+ * struct frame_meta - what the allocator knows about one frame
+ * @generation: number of allocations so far (0: never allocated); wraps
+ *              after 2^32 allocations of the same frame
+ * @slot: index into the table-page pool while the frame is a table,
+ *        NO_SLOT otherwise
+ * @kind: enum tlbsim_frame_kind
+ */
+struct frame_meta {
+	uint32_t generation;
+	uint32_t slot;
+	uint8_t kind;
+};
+
+/**
+ * struct tlbsim_physmem - frames, their metadata and table contents
+ * @max_frames: capacity; frames are numbered 1..@max_frames (pfn 0 means
+ *              "none" and is never handed out)
+ * @meta: metadata of frames 1..@nr_meta; @meta[0] is unused
+ * @nr_meta: highest frame ever handed out
+ * @cap_meta: entries allocated in @meta
+ * @free: stack of freed frames, top = most recently freed
+ * @nr_free, @cap_free: depth and capacity of @free
+ * @pages: table-page pool; each page is allocated once and kept, so
+ *         pointers handed out by hw_physmem_table() stay put while the
+ *         pool array grows
+ * @nr_pages, @cap_pages: pool slots in use or recyclable, and capacity
+ * @free_slots: stack of recyclable pool slots
+ * @nr_free_slots: depth of @free_slots (its capacity is @cap_pages)
+ * @nr_used: frames in use per kind
+ * @writes: global descriptor write counter, the version of the last write
+ */
+struct tlbsim_physmem {
+	uint64_t max_frames;
+	struct frame_meta *meta;
+	uint64_t nr_meta;
+	uint64_t cap_meta;
+	uint64_t *free;
+	uint64_t nr_free;
+	uint64_t cap_free;
+	struct hw_table_page **pages;
+	uint32_t nr_pages;
+	uint32_t cap_pages;
+	uint32_t *free_slots;
+	uint32_t nr_free_slots;
+	uint64_t nr_used[3];
+	uint64_t writes;
+};
+
+/*
+ * The array @p of *@cap elements of @size bytes, grown (by doubling) to hold
+ * at least @need; NULL when out of memory, and then @p is untouched.
+ */
+static void *grow(void *p, uint64_t *cap, uint64_t need, size_t size)
+{
+	uint64_t ncap = *cap ? *cap : 16;
+	void *np;
+
+	if (need <= *cap)
+		return p;
+	while (ncap < need)
+		ncap *= 2;
+	if (ncap > SIZE_MAX / size)
+		return NULL;
+	np = realloc(p, (size_t)(ncap * size));
+	if (np)
+		*cap = ncap;
+	return np;
+}
+
+tlbsim_physmem *tlbsim_physmem_create(uint64_t max_frames)
+{
+	tlbsim_physmem *pm;
+
+	if (max_frames == 0 || max_frames > PHYSMEM_MAX_FRAMES)
+		return NULL;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return NULL;
+	pm->max_frames = max_frames;
+	return pm;
+}
+
+void tlbsim_physmem_destroy(tlbsim_physmem *pm)
+{
+	if (!pm)
+		return;
+	for (uint32_t i = 0; i < pm->nr_pages; i++)
+		free(pm->pages[i]);
+	free(pm->pages);
+	free(pm->free_slots);
+	free(pm->free);
+	free(pm->meta);
+	free(pm);
+}
+
+/* A zeroed table page: a recycled pool slot, or a new one. */
+static int take_slot(tlbsim_physmem *pm, uint32_t *slot)
+{
+	struct hw_table_page *page;
+
+	if (pm->nr_free_slots) {
+		*slot = pm->free_slots[--pm->nr_free_slots];
+		memset(pm->pages[*slot], 0, sizeof(*pm->pages[*slot]));
+		return 0;
+	}
+	if (pm->nr_pages == NO_SLOT)
+		return -TLBSIM_ENOMEM;
+	if (pm->nr_pages == pm->cap_pages) {
+		uint64_t cap = pm->cap_pages;
+		struct hw_table_page **pages;
+		uint32_t *slots;
+
+		pages = grow(pm->pages, &cap, (uint64_t)pm->nr_pages + 1, sizeof(*pages));
+		if (!pages)
+			return -TLBSIM_ENOMEM;
+		pm->pages = pages;
+		cap = cap > NO_SLOT ? NO_SLOT : cap;
+		/* @free_slots can never hold more than every slot. */
+		slots = realloc(pm->free_slots, (size_t)cap * sizeof(*slots));
+		if (!slots)
+			return -TLBSIM_ENOMEM;
+		pm->free_slots = slots;
+		pm->cap_pages = (uint32_t)cap;
+	}
+	page = calloc(1, sizeof(*page));
+	if (!page)
+		return -TLBSIM_ENOMEM;
+	*slot = pm->nr_pages;
+	pm->pages[pm->nr_pages++] = page;
+	return 0;
+}
+
+/* The frame to hand out next: most recently freed, else a never-used one. */
+static int take_frame(tlbsim_physmem *pm, uint64_t *pfn)
+{
+	struct frame_meta *meta;
+	uint64_t *stack;
+
+	if (pm->nr_free) {
+		*pfn = pm->free[--pm->nr_free];
+		return 0;
+	}
+	if (pm->nr_meta >= pm->max_frames)
+		return -TLBSIM_ENOMEM;
+	/* +2: @meta[0] is unused and the new frame is nr_meta + 1. */
+	meta = grow(pm->meta, &pm->cap_meta, pm->nr_meta + 2, sizeof(*meta));
+	if (!meta)
+		return -TLBSIM_ENOMEM;
+	pm->meta = meta;
+	/* Room on the free stack for every frame, so that free never fails. */
+	stack = grow(pm->free, &pm->cap_free, pm->nr_meta + 1, sizeof(*stack));
+	if (!stack)
+		return -TLBSIM_ENOMEM;
+	pm->free = stack;
+	*pfn = ++pm->nr_meta;
+	pm->meta[*pfn] = (struct frame_meta){.slot = NO_SLOT, .kind = TLBSIM_FRAME_FREE};
+	return 0;
+}
+
+int tlbsim_physmem_alloc(tlbsim_physmem *pm, enum tlbsim_frame_kind kind, uint64_t *pfn)
+{
+	uint32_t slot = NO_SLOT;
+	uint64_t frame;
+	int err;
+
+	if (!pm || !pfn || (kind != TLBSIM_FRAME_DATA && kind != TLBSIM_FRAME_TABLE))
+		return -TLBSIM_EINVAL;
+	/* The pool slot first: failing after take_frame() would lose a frame. */
+	if (kind == TLBSIM_FRAME_TABLE) {
+		err = take_slot(pm, &slot);
+		if (err)
+			return err;
+	}
+	err = take_frame(pm, &frame);
+	if (err) {
+		if (slot != NO_SLOT)
+			pm->free_slots[pm->nr_free_slots++] = slot;
+		return err;
+	}
+	pm->meta[frame].generation++;
+	pm->meta[frame].kind = (uint8_t)kind;
+	pm->meta[frame].slot = slot;
+	pm->nr_used[kind]++;
+	*pfn = frame;
+	return 0;
+}
+
+int tlbsim_physmem_free(tlbsim_physmem *pm, uint64_t pfn)
+{
+	struct frame_meta *m;
+
+	if (!pm || pfn == 0 || pfn > pm->nr_meta)
+		return -TLBSIM_EINVAL;
+	m = &pm->meta[pfn];
+	if (m->kind == TLBSIM_FRAME_FREE)
+		return -TLBSIM_EINVAL;
+	if (m->slot != NO_SLOT) {
+		pm->free_slots[pm->nr_free_slots++] = m->slot;
+		m->slot = NO_SLOT;
+	}
+	pm->nr_used[m->kind]--;
+	m->kind = TLBSIM_FRAME_FREE;
+	pm->free[pm->nr_free++] = pfn;
+	return 0;
+}
+
+enum tlbsim_frame_kind tlbsim_physmem_kind(const tlbsim_physmem *pm, uint64_t pfn)
+{
+	if (!pm || pfn == 0 || pfn > pm->nr_meta)
+		return TLBSIM_FRAME_FREE;
+	return (enum tlbsim_frame_kind)pm->meta[pfn].kind;
+}
+
+uint32_t tlbsim_physmem_generation(const tlbsim_physmem *pm, uint64_t pfn)
+{
+	if (!pm || pfn == 0 || pfn > pm->nr_meta)
+		return 0;
+	return pm->meta[pfn].generation;
+}
+
+uint64_t tlbsim_physmem_nr_used(const tlbsim_physmem *pm, enum tlbsim_frame_kind kind)
+{
+	if (!pm || (kind != TLBSIM_FRAME_DATA && kind != TLBSIM_FRAME_TABLE))
+		return 0;
+	return pm->nr_used[kind];
+}
+
+struct hw_table_page *hw_physmem_table(const tlbsim_physmem *pm, uint64_t pfn)
+{
+	uint32_t slot;
+
+	if (pfn == 0 || pfn > pm->nr_meta)
+		return NULL;
+	slot = pm->meta[pfn].slot;
+	return slot == NO_SLOT ? NULL : pm->pages[slot];
+}
+
+void hw_physmem_write(tlbsim_physmem *pm, struct hw_table_page *t, unsigned index, uint64_t raw)
+{
+	t->raw[index] = raw;
+	t->version[index] = ++pm->writes;
+}
+
+int tlbsim_physmem_read_desc(const tlbsim_physmem *pm, uint64_t pfn, unsigned index, uint64_t *raw,
+			     uint64_t *version)
+{
+	struct hw_table_page *t;
+
+	if (!pm || !raw || index >= TLBSIM_PTRS_PER_TABLE)
+		return -TLBSIM_EINVAL;
+	t = hw_physmem_table(pm, pfn);
+	if (!t)
+		return -TLBSIM_EINVAL;
+	*raw = t->raw[index];
+	if (version)
+		*version = t->version[index];
+	return 0;
+}
+
+int tlbsim_physmem_write_desc(tlbsim_physmem *pm, uint64_t pfn, unsigned index, uint64_t raw)
+{
+	struct hw_table_page *t;
+
+	if (!pm || index >= TLBSIM_PTRS_PER_TABLE)
+		return -TLBSIM_EINVAL;
+	t = hw_physmem_table(pm, pfn);
+	if (!t)
+		return -TLBSIM_EINVAL;
+	hw_physmem_write(pm, t, index, raw);
+	return 0;
+}
