@@ -86,7 +86,9 @@ struct hw_tlb_sel {
  * @latency_cycles: hit latency
  * @e: @nr_sets * @ways entries, set-major
  * @stamp: LRU: per entry, the tick of its last use; PLRU: unused
- * @plru: PLRU: per set, the tree bits (ways - 1 bits used)
+ * @plru: PLRU: per set, the tree bits (ways - 1 bits used); then, for each
+ *        way, the mask of its path's nodes and the value pointing them away
+ *        from it (2 * @ways words), so a hit updates the tree without a loop
  * @tick: LRU clock
  * @rng: splitmix64 state for RANDOM
  */

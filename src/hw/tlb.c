@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Set-associative translation structure: every TLB level and every page-walk
+ * cache (see tlb.h).  A TLB entry is tagged (vpn, size, ASID or global) as in
+ * Intel SDM vol. 3 4.10.2 and the Arm ARM's TLB matching rules; a PWC is the
+ * same structure serving one "page size" per level (SDM 4.10.3).
+ *
+ * Tuned for the hit path of an L1 TLB (a few dozen entries, 4-12 ways),
+ * which runs once per simulated memory access: a lookup computes the set
+ * index for each served size, scans the ways and, on a hit, updates one LRU
+ * stamp or the set's PLRU word (an and-not and an or, from a per-way table).  Nothing else is kept
+ * up to date (no valid counter, no per-set occupancy), so misses and maintenance do the scanning.
+ *
+ * Replacement conventions (tested in tests/hw/test_tlb.c):
+ *   - an invalid way is always taken first, the lowest index, for every
+ *     policy; the policy is consulted only for a full set;
+ *   - LRU: each use stores ++tick in the entry's stamp; the victim has the
+ *     smallest stamp;
+ *   - tree PLRU: the set's ways - 1 tree bits sit in one uint64_t, heap
+ *     numbered (node 1 is the root, node n has children 2n and 2n + 1, the
+ *     leaf of way w is node ways + w; bit n of the word is node n).  A bit of
+ *     0 sends the victim search left (towards lower ways), 1 right.  A use
+ *     of way w sets every node on w's path to point away from w;
+ *   - RANDOM: the victim is hw_splitmix64(&rng) % ways, the stream seeded
+ *     with geom->seed; lookups and refills in place draw nothing.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hw/tlb.h"
+#include "tlbsim/error.h"
+
+/* Log2 of the bytes of the pages a TLB may serve (4 KiB, 2 MiB, 1 GiB). */
+#define SHIFT_4K 12
+#define SHIFT_2M 21
+#define SHIFT_1G 30
+/* A PWC at level 1..4 holds "pages" of 2^(12 + 9 * level) bytes. */
+#define PWC_SHIFT_MIN 21
+#define PWC_SHIFT_MAX 48
+/* The PLRU tree of a set lives in one uint64_t: ways - 1 <= 63 nodes. */
+#define PLRU_MAX_WAYS 64
+/* Entries (32 bytes) are aligned to a cache line: a 4-way set spans exactly two. */
+#define ENTRY_ALIGN_BYTES 64
+
+static bool is_pow2(unsigned x)
+{
+	return x && !(x & (x - 1));
+}
+
+/*
+ * The tree nodes on way @way's path, and the value that points each of them
+ * away from @way.  The node k levels above the way's leaf is
+ * (ways + way) >> k, and bit k - 1 of @way says whether the way lies right
+ * (1) of it; the node gets the opposite.  Example, 4 ways, way 2 (leaf node
+ * 6): node 3 gets bit 0 of 2 = 0 (way is left) so node 3 := 1; node 1 gets
+ * bit 1 of 2 = 1 (way is right) so node 1 := 0.
+ */
+static void plru_path(unsigned ways, unsigned way, uint64_t *mask, uint64_t *value)
+{
+	unsigned leaf = ways + way;
+
+	*mask = *value = 0;
+	for (unsigned k = 1; (leaf >> k) != 0; k++) {
+		unsigned node = leaf >> k;
+
+		*mask |= 1ull << node;
+		*value |= (uint64_t)(((way >> (k - 1)) & 1u) ^ 1u) << node;
+	}
+}
+
+static unsigned plru_victim(uint64_t bits, unsigned ways)
+{
+	unsigned node = 1;
+	while (node < ways)
+		node = 2 * node + (unsigned)((bits >> node) & 1u);
+	return node - ways;
+}
+
+/* Record a use of entry @idx (= @set * ways + way) for the replacement policy. */
+static inline void touch(struct hw_tlb *t, unsigned set, unsigned idx)
+{
+	switch (t->repl) {
+	case TLBSIM_REPL_LRU:
+		t->stamp[idx] = ++t->tick;
+		break;
+	case TLBSIM_REPL_PLRU: {
+		/* Per-way path tables follow the per-set words (see hw_tlb_init). */
+		const uint64_t *path = &t->plru[t->nr_sets + 2 * (idx - set * t->ways)];
+
+		t->plru[set] = (t->plru[set] & ~path[0]) | path[1];
+		break;
+	}
+	case TLBSIM_REPL_RANDOM:
+		break;
+	}
+}
+
+/* The way of full set @set that the policy evicts. */
+static unsigned pick_victim(struct hw_tlb *t, unsigned set)
+{
+	unsigned base = set * t->ways;
+	unsigned best = 0;
+
+	switch (t->repl) {
+	case TLBSIM_REPL_LRU:
+		for (unsigned w = 1; w < t->ways; w++)
+			if (t->stamp[base + w] < t->stamp[base + best])
+				best = w;
+		return best;
+	case TLBSIM_REPL_PLRU:
+		return plru_victim(t->plru[set], t->ways);
+	case TLBSIM_REPL_RANDOM:
+		return (unsigned)(hw_splitmix64(&t->rng) % t->ways);
+	}
+	return 0;
+}
+
+static bool serves_shift(const struct hw_tlb *t, unsigned shift)
+{
+	for (unsigned i = 0; i < t->nr_shifts; i++)
+		if (t->shifts[i] == shift)
+			return true;
+	return false;
+}
+
+/*
+ * Same translation slot: the same page, and either both global or both
+ * non-global with the same ASID.  A global and a non-global entry for one
+ * page are different translations (one is stale once the page's G/nG bit
+ * changed) and may coexist; a lookup then returns the lower way.
+ */
+static bool same_key(const struct hw_tlb_entry *x, const struct hw_tlb_entry *e)
+{
+	bool xg = x->flags & HW_TLBE_GLOBAL, eg = e->flags & HW_TLBE_GLOBAL;
+
+	if (x->vpn != e->vpn || x->size_shift != e->size_shift || xg != eg)
+		return false;
+	return xg || x->asid == e->asid;
+}
+
+static bool sel_matches_asid(const struct hw_tlb_sel *sel, const struct hw_tlb_entry *x)
+{
+	bool global = x->flags & HW_TLBE_GLOBAL;
+
+	switch (sel->asid_match) {
+	case HW_ASID_ANY:
+		return true;
+	case HW_ASID_NONGLOBAL:
+		return !global;
+	case HW_ASID_EQ:
+		return !global && x->asid == sel->asid;
+	case HW_ASID_EQ_OR_GLOBAL:
+		return global || x->asid == sel->asid;
+	}
+	return false;
+}
+
+static int check_geom(const struct tlbsim_cache_geom *geom, unsigned pwc_shift)
+{
+	if (geom->ways == 0 || geom->entries % geom->ways != 0)
+		return -TLBSIM_EINVAL;
+	if (!is_pow2(geom->entries / geom->ways))
+		return -TLBSIM_EINVAL;
+	switch (geom->repl) {
+	case TLBSIM_REPL_LRU:
+	case TLBSIM_REPL_RANDOM:
+		break;
+	case TLBSIM_REPL_PLRU:
+		if (!is_pow2(geom->ways) || geom->ways > PLRU_MAX_WAYS)
+			return -TLBSIM_EINVAL;
+		break;
+	default:
+		return -TLBSIM_EINVAL;
+	}
+	if (pwc_shift)
+		return pwc_shift >= PWC_SHIFT_MIN && pwc_shift <= PWC_SHIFT_MAX ? 0
+										: -TLBSIM_EINVAL;
+	if (geom->page_sizes == 0 ||
+	    (geom->page_sizes & ~(unsigned)(TLBSIM_PS_4K | TLBSIM_PS_2M | TLBSIM_PS_1G)))
+		return -TLBSIM_EINVAL;
+	return 0;
+}
+
+int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned pwc_shift)
+{
+	unsigned n = geom->entries;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->repl = geom->repl;
+	t->latency_cycles = geom->latency_cycles;
+	t->rng = geom->seed;
+	/* Absent structure: nr_shifts = 0 makes every lookup miss at no cost. */
+	if (n == 0)
+		return 0;
+	rc = check_geom(geom, pwc_shift);
+	if (rc)
+		return rc;
+
+	t->ways = geom->ways;
+	t->nr_sets = n / geom->ways;
+	t->set_mask = t->nr_sets - 1;
+	if (pwc_shift) {
+		t->shifts[t->nr_shifts++] = (uint8_t)pwc_shift;
+	} else {
+		t->page_sizes = geom->page_sizes;
+		if (geom->page_sizes & TLBSIM_PS_4K)
+			t->shifts[t->nr_shifts++] = SHIFT_4K;
+		if (geom->page_sizes & TLBSIM_PS_2M)
+			t->shifts[t->nr_shifts++] = SHIFT_2M;
+		if (geom->page_sizes & TLBSIM_PS_1G)
+			t->shifts[t->nr_shifts++] = SHIFT_1G;
+	}
+
+	size_t bytes = (size_t)n * sizeof(*t->e);
+	bytes = (bytes + ENTRY_ALIGN_BYTES - 1) / ENTRY_ALIGN_BYTES * ENTRY_ALIGN_BYTES;
+	t->e = aligned_alloc(ENTRY_ALIGN_BYTES, bytes);
+	if (!t->e)
+		goto nomem;
+	memset(t->e, 0, bytes);
+	if (t->repl == TLBSIM_REPL_LRU) {
+		t->stamp = calloc(n, sizeof(*t->stamp));
+		if (!t->stamp)
+			goto nomem;
+	} else if (t->repl == TLBSIM_REPL_PLRU) {
+		/*
+		 * One tree word per set, then for each way the mask and value
+		 * of plru_path(), so that a hit updates the tree in two ALU
+		 * operations instead of a loop over the levels.
+		 */
+		t->plru = calloc((size_t)t->nr_sets + 2 * (size_t)t->ways, sizeof(*t->plru));
+		if (!t->plru)
+			goto nomem;
+		for (unsigned w = 0; w < t->ways; w++)
+			plru_path(t->ways, w, &t->plru[t->nr_sets + 2 * w],
+				  &t->plru[t->nr_sets + 2 * w + 1]);
+	}
+	return 0;
+
+nomem:
+	hw_tlb_fini(t);
+	return -TLBSIM_ENOMEM;
+}
+
+void hw_tlb_fini(struct hw_tlb *t)
+{
+	free(t->e);
+	free(t->stamp);
+	free(t->plru);
+	memset(t, 0, sizeof(*t));
+}
+
+/*
+ * One branch per way, the vpn compared first: on the hit path of a 4-way
+ * L1 with 32 pages visited in random order this measured 100-170 M hits/s,
+ * while a branch-free match of 4 ways at a time measured only 55-90 M/s on
+ * the same (virtualised EPYC) machine, so the simple scan stays.
+ */
+struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
+{
+	const unsigned ways = t->ways;
+
+	for (unsigned i = 0; i < t->nr_shifts; i++) {
+		const unsigned shift = t->shifts[i];
+		const uint64_t vpn = va >> shift;
+		const unsigned set = (unsigned)(vpn & t->set_mask);
+		struct hw_tlb_entry *s = t->e + (size_t)set * ways;
+
+		for (unsigned w = 0; w < ways; w++) {
+			struct hw_tlb_entry *x = &s[w];
+
+			if (x->vpn == vpn && x->size_shift == shift && (x->flags & HW_TLBE_VALID) &&
+			    (x->asid == asid || (x->flags & HW_TLBE_GLOBAL))) {
+				touch(t, set, set * ways + w);
+				return x;
+			}
+		}
+	}
+	return NULL;
+}
+
+bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb_entry *victim)
+{
+	if (t->nr_sets == 0)
+		return false;
+	assert(serves_shift(t, e->size_shift) && "hw_tlb_insert: entry size not served");
+	if (!serves_shift(t, e->size_shift))
+		return false;
+
+	const unsigned set = (unsigned)(e->vpn & t->set_mask);
+	const unsigned base = set * t->ways;
+	unsigned way = t->ways; /* first invalid way, if any */
+	bool evicted = false;
+
+	for (unsigned w = 0; w < t->ways; w++) {
+		struct hw_tlb_entry *x = &t->e[base + w];
+
+		if (!(x->flags & HW_TLBE_VALID)) {
+			if (way == t->ways)
+				way = w;
+		} else if (same_key(x, e)) {
+			way = w;
+			goto fill;
+		}
+	}
+	if (way == t->ways) {
+		way = pick_victim(t, set);
+		evicted = true;
+		if (victim)
+			*victim = t->e[base + way];
+	}
+fill:
+	t->e[base + way] = *e;
+	t->e[base + way].flags |= HW_TLBE_VALID;
+	touch(t, set, base + way);
+	return evicted;
+}
+
+/*
+ * Remove the entries of @x[0 .. @n) whose ASID/global bit @sel selects and,
+ * when @shift is not 0, whose page is of that size and covers sel->va.
+ */
+static unsigned invalidate_range(struct hw_tlb_entry *x, unsigned n, const struct hw_tlb_sel *sel,
+				 unsigned shift)
+{
+	unsigned removed = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (!(x[i].flags & HW_TLBE_VALID) || !sel_matches_asid(sel, &x[i]))
+			continue;
+		if (shift && (x[i].size_shift != shift || x[i].vpn != sel->va >> shift))
+			continue;
+		x[i].flags = 0;
+		removed++;
+	}
+	return removed;
+}
+
+unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+{
+	unsigned removed = 0;
+
+	if (t->nr_sets == 0)
+		return 0;
+	if (!sel->by_va)
+		return invalidate_range(t->e, t->nr_sets * t->ways, sel, 0);
+	/* An entry of size s covering va can only sit in the set va >> s indexes. */
+	for (unsigned i = 0; i < t->nr_shifts; i++) {
+		unsigned shift = t->shifts[i];
+		unsigned set = (unsigned)((sel->va >> shift) & t->set_mask);
+
+		removed += invalidate_range(t->e + (size_t)set * t->ways, t->ways, sel, shift);
+	}
+	return removed;
+}
+
+void hw_tlb_for_each(const struct hw_tlb *t, void (*fn)(void *arg, const struct hw_tlb_entry *e),
+		     void *arg)
+{
+	for (unsigned i = 0; i < t->nr_sets * t->ways; i++)
+		if (t->e[i].flags & HW_TLBE_VALID)
+			fn(arg, &t->e[i]);
+}
+
+unsigned hw_tlb_nr_valid(const struct hw_tlb *t)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < t->nr_sets * t->ways; i++)
+		n += (t->e[i].flags & HW_TLBE_VALID) != 0;
+	return n;
+}
