@@ -154,7 +154,7 @@ struct tlbsim_costs {
 
 /**
  * struct tlbsim_machine - a loaded machine description
- * @name: the "name" key, or the file's base name when absent
+ * @name: the "name" key, or the file's base name without ".json" when absent
  * @isa: instruction-set architecture
  * @nr_cpus: number of cores (1..4096)
  * @freq_ghz: core clock in GHz, to convert cycles to seconds in reports
@@ -197,11 +197,13 @@ struct tlbsim_machine {
  * @err: error report (caller-owned), or NULL; names @path, the JSON path of
  *       the offending value, and its line and column
  *
- * Omitted keys take the defaults documented in models/README.md.
+ * Omitted keys take the defaults documented in models/README.md.  On
+ * failure *@out is set to NULL.
  *
  * Returns: 0; -TLBSIM_ENOENT or -TLBSIM_EIO if the file cannot be read;
  * -TLBSIM_EPARSE for malformed JSON, unknown keys or wrong types;
- * -TLBSIM_ERANGE for out-of-range values; -TLBSIM_ENOMEM.
+ * -TLBSIM_ERANGE for out-of-range values; -TLBSIM_ENOMEM; -TLBSIM_EINVAL
+ * if @path or @out is NULL.
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_load_file(const char *path,
 							  struct tlbsim_machine **out,
@@ -210,7 +212,8 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_load_file(const char *path,
 /**
  * tlbsim_machine_load_string() - load a machine description from memory
  * @json: NUL-terminated JSON text (borrowed)
- * @source: name to report in errors, e.g. "<string>" (borrowed)
+ * @source: name to report in errors, e.g. "<string>" (borrowed); NULL
+ *          means "<string>".  Its base name is the default @name.
  * @out: on success, receives a new machine owned by the caller
  * @err: error report, or NULL
  *
@@ -239,7 +242,8 @@ TLBSIM_API TLBSIM_MUST_CHECK struct tlbsim_machine *tlbsim_machine_create_defaul
  *
  * Runs the checks that the loaders run (for machines built in code).
  *
- * Returns: 0, or -TLBSIM_ERANGE naming the first bad field.
+ * Returns: 0, or -TLBSIM_ERANGE naming the first bad field (line and
+ * column unknown: -1); -TLBSIM_EINVAL if @m is NULL.
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_validate(const struct tlbsim_machine *m,
 							 struct tlbsim_error *err);
