@@ -155,6 +155,7 @@ static void machine(struct tlbsim_machine *m, enum tlbsim_isa isa, unsigned sock
 	unsigned k;
 
 	memset(m, 0, sizeof(*m));
+	strcpy(m->name, "smp-test");
 	m->isa = isa;
 	m->nr_cpus = sockets * per_socket;
 	m->freq_ghz = 1;

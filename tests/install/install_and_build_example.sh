@@ -21,7 +21,7 @@ grep -q '"walks": 512' <<<"$out" || { echo "unexpected output (find_package buil
 
 libdir=$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -n 1)
 cc -std=c11 -o "$tmp/exp-pc" "$src/examples/experiment/experiment.c" \
-  $(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs tlbsim)
+  $(PKG_CONFIG_PATH="$libdir" pkg-config --define-variable=prefix="$tmp/prefix" --cflags --libs tlbsim)
 out=$(LD_LIBRARY_PATH="$(dirname "$libdir")" "$tmp/exp-pc" "$machine" 512 1)
 grep -q '"walks": 512' <<<"$out" || { echo "unexpected output (pkg-config build):"; echo "$out"; exit 1; }
 echo "example experiment built and ran with find_package and with pkg-config"
