@@ -140,8 +140,20 @@ struct tlbsim_topology {
  * @invlpgb_service: broadcast engine occupancy per INVLPGB
  * @invlpgb_perform: from arrival until performed at a core
  * @invlpgb_receive: cycles each receiving core loses per INVLPGB
- * @invlpgb_max_pages: pages one INVLPGB may name (CPUID 8000_0008 EDX+1)
+ * @invlpgb_max_pages: pages one INVLPGB may name (CPUID 8000_0008 EDX+1);
+ *        0 means the machine has no INVLPGB
  * @tlbsync: TLBSYNC with nothing outstanding
+ *
+ * Operating system (the OS model charges these; CALIBRATION.md section 6):
+ * @syscall: entry + exit of a system call
+ * @page_fault: a page fault's entry, handling and exit, without zeroing
+ * @page_copy: zeroing or copying one 4 KiB page (demand fault, COW)
+ * @pte_update: per page-table entry a syscall changes or clears
+ * @context_switch: the scheduler's switch, without switch_mm's TLB work
+ * @switch_mm: switch_mm's bookkeeping, without the CR3/TTBR write
+ * @call_rcu: one call_rcu() (RCU table free, per batch)
+ * @rcu_grace_min: the shortest RCU grace period, cycles
+ * @sched_slice: the scheduler's time slice, cycles
  */
 struct tlbsim_costs {
 	unsigned ipi_send, ipi_send_per_target, ipi_entry, ipi_handler, ipi_exit;
@@ -150,6 +162,9 @@ struct tlbsim_costs {
 	unsigned tlbi_issue, dvm_service, tlbi_perform, tlbi_receive;
 	unsigned invlpgb_issue, invlpgb_service, invlpgb_perform, invlpgb_receive;
 	unsigned invlpgb_max_pages, tlbsync;
+	unsigned syscall, page_fault, page_copy, pte_update;
+	unsigned context_switch, switch_mm, call_rcu;
+	uint64_t rcu_grace_min, sched_slice;
 };
 
 /**
