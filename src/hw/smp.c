@@ -36,18 +36,25 @@ void hw_charge(struct hw_cpu *cpu, uint64_t cycles)
 		eng_charge(cpu->core, cycles);
 }
 
+/* Block @cpu until condition @why is satisfied too. */
 static void hw_wait(struct hw_cpu *cpu, enum hw_wait why)
 {
-	cpu->waiting_for = why;
-	cpu->wait_start = cpu->core->now;
-	eng_block(cpu->core, ENG_NEVER);
+	if (!cpu->waiting_for) {
+		cpu->wait_start = cpu->core->now;
+		eng_block(cpu->core, ENG_NEVER);
+	}
+	cpu->waiting_for |= 1u << why;
 }
 
-static void hw_wake(struct hw_cpu *cpu)
+/* Condition @why is satisfied: resume if it was the last one awaited. */
+static void hw_satisfied(struct hw_cpu *cpu, enum hw_wait why)
 {
-	cpu->st.wait_cycles[cpu->waiting_for] += cpu->core->now - cpu->wait_start;
-	cpu->waiting_for = HW_WAIT_NONE;
-	eng_unblock(cpu->core);
+	if (!(cpu->waiting_for & (1u << why)))
+		return;
+	cpu->st.wait_cycles[why] += cpu->core->now - cpu->wait_start;
+	cpu->waiting_for &= ~(1u << why);
+	if (!cpu->waiting_for)
+		eng_unblock(cpu->core);
 }
 
 static uint64_t lat(const struct hw_smp *smp, unsigned from, unsigned to)
@@ -57,7 +64,7 @@ static uint64_t lat(const struct hw_smp *smp, unsigned from, unsigned to)
 
 /* ---- IPIs ------------------------------------------------------------- */
 
-unsigned hw_smp_ipi_many(struct hw_smp *smp, struct hw_cpu *cpu, const struct cpumask *targets,
+unsigned hw_smp_ipi_many(struct hw_smp *smp, struct hw_cpu *cpu, const struct tlbsim_cpumask *targets,
 			 hw_ipi_fn fn, void *info)
 {
 	const struct tlbsim_costs *k = &smp->m->costs;
@@ -67,7 +74,7 @@ unsigned hw_smp_ipi_many(struct hw_smp *smp, struct hw_cpu *cpu, const struct cp
 	cpu->call.fn = fn;
 	cpu->call.info = info;
 	hw_charge(cpu, k->ipi_send);
-	for_each_cpu(d, targets) {
+	tlbsim_for_each_cpu(d, targets) {
 		struct eng_msg m = {0};
 
 		BUG_ON(d == cpu->id || d >= smp->m->nr_cpus, "IPI targets are other existing cpus");
@@ -275,8 +282,8 @@ void hw_smp_deliver(struct hw_smp *smp, struct eng_core *c, const struct eng_msg
 		break;
 	case HW_MSG_IPI_ACK:
 		BUG_ON(!cpu->acks_pending, "an acknowledgement for a multicast in flight");
-		if (--cpu->acks_pending == 0 && cpu->waiting_for == HW_WAIT_IPI_ACKS)
-			hw_wake(cpu);
+		if (--cpu->acks_pending == 0)
+			hw_satisfied(cpu, HW_WAIT_IPI_ACKS);
 		break;
 	case HW_MSG_TLBI_PERFORM:
 		MMU_OK(tlbsim_mmu_tlbi(cpu->mmu, (enum tlbsim_tlbi_op)m->arg[0], m->arg[1],
@@ -289,8 +296,8 @@ void hw_smp_deliver(struct hw_smp *smp, struct eng_core *c, const struct eng_msg
 		break;
 	case HW_MSG_TLBI_DONE:
 		BUG_ON(!cpu->tlbi_outstanding, "a completion for a TLBI in flight");
-		if (--cpu->tlbi_outstanding == 0 && cpu->waiting_for == HW_WAIT_DSB)
-			hw_wake(cpu);
+		if (--cpu->tlbi_outstanding == 0)
+			hw_satisfied(cpu, HW_WAIT_DSB);
 		break;
 	case HW_MSG_INVLPGB_PERFORM:
 		MMU_OK(tlbsim_mmu_invlpgb(cpu->mmu, m->arg[0], (unsigned)m->arg[1],
@@ -304,8 +311,8 @@ void hw_smp_deliver(struct hw_smp *smp, struct eng_core *c, const struct eng_msg
 		break;
 	case HW_MSG_INVLPGB_DONE:
 		BUG_ON(!cpu->invlpgb_outstanding, "a completion for an INVLPGB in flight");
-		if (--cpu->invlpgb_outstanding == 0 && cpu->waiting_for == HW_WAIT_TLBSYNC)
-			hw_wake(cpu);
+		if (--cpu->invlpgb_outstanding == 0)
+			hw_satisfied(cpu, HW_WAIT_TLBSYNC);
 		break;
 	default:
 		BUG_ON(1, "hardware message kinds only");
@@ -320,7 +327,7 @@ int hw_smp_init(struct hw_smp *smp, const struct tlbsim_machine *m, tlbsim_physm
 	unsigned i;
 
 	memset(smp, 0, sizeof(*smp));
-	if (eng->nr_cores != m->nr_cpus || m->nr_cpus > HW_NR_CPUS)
+	if (eng->nr_cores != m->nr_cpus || m->nr_cpus > TLBSIM_NR_CPUS)
 		return -TLBSIM_EINVAL;
 	smp->m = m;
 	smp->pm = pm;

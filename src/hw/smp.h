@@ -26,7 +26,7 @@
 
 #include "engine/engine.h"
 #include "fabric/fabric.h"
-#include "hw/cpumask.h"
+#include "tlbsim/cpumask.h"
 #include "tlbsim/machine.h"
 #include "tlbsim/mmu.h"
 #include "tlbsim/pgtable.h"
@@ -38,10 +38,13 @@ struct hw_cpu;
  * its work through the hw_* mechanisms, which count as stolen cycles. */
 typedef void (*hw_ipi_fn)(void *info, struct hw_smp *smp, struct hw_cpu *cpu);
 
-/* Why a core is blocked, to attribute its waiting cycles. */
+/*
+ * What a blocked core waits for; several at once when a caller issues
+ * several mechanisms before the core can go on (IPIs, then INVLPGB +
+ * TLBSYNC).  The core resumes when all are satisfied.
+ */
 enum hw_wait {
-	HW_WAIT_NONE = 0,
-	HW_WAIT_IPI_ACKS,
+	HW_WAIT_IPI_ACKS = 0,
 	HW_WAIT_DSB,
 	HW_WAIT_TLBSYNC,
 	HW_WAIT_NR
@@ -55,7 +58,8 @@ enum hw_wait {
  * @tlbi_bcast_sent/@tlbi_bcast_received: arm64 TLBI IS broadcasts
  * @bcast_stolen_cycles: cycles lost to received broadcasts (TLBI, INVLPGB)
  * @invlpgb_sent/@invlpgb_received: AMD INVLPGBs
- * @wait_cycles: cycles blocked, by enum hw_wait
+ * @wait_cycles: by enum hw_wait, cycles from the start of a block until
+ *        that condition was satisfied
  * @dsbs/@tlbsyncs: barriers executed
  */
 struct hw_cpu_stats {
@@ -77,7 +81,7 @@ struct hw_cpu_stats {
  *        multicast at a time per core, as Linux's per-cpu csd)
  * @tlbi_outstanding: broadcast TLBIs issued and not yet complete
  * @invlpgb_outstanding: INVLPGBs issued and not yet complete
- * @waiting_for: what a BLOCKED core waits for
+ * @waiting_for: bit mask of enum hw_wait conditions a BLOCKED core waits for
  * @wait_start: when the current block began, cycles
  * @st: counters
  * @priv: the owner's per-cpu state (the OS model's struct)
@@ -94,7 +98,7 @@ struct hw_cpu {
 	} call;
 	unsigned tlbi_outstanding;
 	unsigned invlpgb_outstanding;
-	enum hw_wait waiting_for;
+	unsigned waiting_for;
 	uint64_t wait_start;
 	struct hw_cpu_stats st;
 	void *priv;
@@ -155,13 +159,15 @@ void hw_smp_fabric(struct hw_smp *smp, const struct eng_msg *m);
 
 /*
  * IPI multicast: run @fn(@info) on every core of @targets (the caller
- * leaves itself out) and block until all have acknowledged.  Costs:
+ * leaves itself out) and block until all have acknowledged; the caller may
+ * issue more mechanisms before it returns to the engine, all waits then
+ * overlap.  Costs:
  * ipi_send + ipi_send_per_target per target on the initiator, the k-th
  * target's IPI leaving after k + 1 per-target costs; each target pays
  * ipi_entry + ipi_handler + @fn's work, acknowledges (one-way latency
  * back), then pays ipi_exit.  Returns the number of targets.
  */
-unsigned hw_smp_ipi_many(struct hw_smp *smp, struct hw_cpu *cpu, const struct cpumask *targets,
+unsigned hw_smp_ipi_many(struct hw_smp *smp, struct hw_cpu *cpu, const struct tlbsim_cpumask *targets,
 			 hw_ipi_fn fn, void *info);
 
 /* Local TLB maintenance, on @cpu only, charging its cost. */
@@ -202,7 +208,7 @@ void hw_tlbsync(struct hw_smp *smp, struct hw_cpu *cpu);
 /* Is @cpu blocked in one of the waits above? */
 static inline bool hw_is_waiting(const struct hw_cpu *cpu)
 {
-	return cpu->waiting_for != HW_WAIT_NONE;
+	return cpu->waiting_for != 0;
 }
 
 #endif /* TLBSIM_HW_SMP_H */

@@ -86,13 +86,13 @@ static void script_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t s
 			continue;
 		}
 		case IPI: {
-			struct cpumask mask;
+			struct tlbsim_cpumask mask;
 			unsigned i;
 
-			cpumask_clear_all(&mask);
+			tlbsim_cpumask_zero(&mask);
 			for (i = 0; i < 16; i++)
 				if ((a->n >> i) & 1)
-					cpumask_set(&mask, i);
+					tlbsim_cpumask_set(&mask, i);
 			s->pc++;
 			hw_smp_ipi_many(&w->smp, cpu, &mask, ipi_invalidate, (void *)&ipi_va);
 			break;
