@@ -86,6 +86,21 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_physmem_alloc(tlbsim_physmem *pm,
 						      enum tlbsim_frame_kind kind, uint64_t *pfn);
 
 /**
+ * tlbsim_physmem_alloc_block() - allocate 2^@order contiguous data frames
+ * @pm: the physmem
+ * @order: log2 of the number of frames: 9 for a 2 MiB page, 18 for 1 GiB
+ * @pfn: receives the first frame, aligned to 2^@order frames
+ *
+ * For huge pages.  Taken from never-used frames (the allocator keeps no
+ * free blocks); frames skipped for alignment become free single frames.
+ * Each frame of the block is freed on its own with tlbsim_physmem_free().
+ *
+ * Returns: 0, -TLBSIM_EINVAL for @order > 18, -TLBSIM_ENOMEM.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_physmem_alloc_block(tlbsim_physmem *pm, unsigned order,
+							    uint64_t *pfn);
+
+/**
  * tlbsim_physmem_free() - return a frame to the allocator
  * @pm: the physmem
  * @pfn: an allocated frame

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "hw/physmem.h"
+#include "hw/pgtable_internal.h"
 #include "hw/pte.h"
 #include "tlbsim/error.h"
 
@@ -362,4 +363,28 @@ int tlbsim_pgtable_free_tables(tlbsim_pgtable *pt, uint64_t start, uint64_t end,
 uint64_t tlbsim_pgtable_nr_tables(const tlbsim_pgtable *pt)
 {
 	return pt->nr_tables;
+}
+
+uint64_t hw_pgtable_next_candidate(const tlbsim_pgtable *pt, uint64_t va)
+{
+	uint64_t table_pfn = pt->root;
+
+	if (va >= pt->va_limit)
+		return UINT64_MAX;
+	for (unsigned level = pt->levels; level-- > 0;) {
+		struct hw_table_page *t = hw_physmem_table(pt->pm, table_pfn);
+		unsigned shift = hw_level_shift(level);
+		struct hw_pte pte;
+
+		if (!t)
+			break;
+		hw_pte_decode(pt->isa, level, t->raw[hw_pte_index(va, level)], &pte);
+		/* Nothing below this descriptor: skip its whole span. */
+		if (!pte.present)
+			return ((va >> shift) + 1) << shift;
+		if (pte.leaf)
+			return va;
+		table_pfn = pte.pfn;
+	}
+	return va + (1ull << TLBSIM_PAGE_SHIFT);
 }

@@ -214,6 +214,50 @@ int tlbsim_physmem_alloc(tlbsim_physmem *pm, enum tlbsim_frame_kind kind, uint64
 	return 0;
 }
 
+/* A never-used frame, even when freed ones are waiting for reuse. */
+static int take_fresh_frame(tlbsim_physmem *pm, uint64_t *pfn)
+{
+	uint64_t saved = pm->nr_free;
+	int err;
+
+	pm->nr_free = 0;
+	err = take_frame(pm, pfn);
+	pm->nr_free = saved;
+	return err;
+}
+
+int tlbsim_physmem_alloc_block(tlbsim_physmem *pm, unsigned order, uint64_t *pfn)
+{
+	uint64_t n, first, f, i;
+
+	if (!pm || !pfn || order > 18)
+		return -TLBSIM_EINVAL;
+	n = 1ull << order;
+	/* Fresh frames only: the free stack holds single frames in no order.
+	 * Frames skipped to reach the alignment go on the free stack. */
+	first = ((pm->nr_meta + 1 + n - 1) / n) * n;
+	if (first + n - 1 > pm->max_frames)
+		return -TLBSIM_ENOMEM;
+	while (pm->nr_meta + 1 < first) {
+		int err = take_fresh_frame(pm, &f);
+
+		if (err)
+			return err;
+		pm->free[pm->nr_free++] = f;
+	}
+	for (i = 0; i < n; i++) {
+		int err = take_fresh_frame(pm, &f);
+
+		if (err)
+			return err;
+		pm->meta[f].generation++;
+		pm->meta[f].kind = TLBSIM_FRAME_DATA;
+		pm->nr_used[TLBSIM_FRAME_DATA]++;
+	}
+	*pfn = first;
+	return 0;
+}
+
 int tlbsim_physmem_free(tlbsim_physmem *pm, uint64_t pfn)
 {
 	struct frame_meta *m;

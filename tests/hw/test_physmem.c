@@ -241,9 +241,39 @@ static void many_tables_keep_their_own_contents(void **state)
 	tlbsim_physmem_destroy(pm);
 }
 
+/*
+ * A 2 MiB block (order 9) after frame 1 starts at the next multiple of 512:
+ * frame 512.  Frames 2..511 are skipped for alignment and become free, so
+ * the next single allocation takes the last one pushed, 511; the block's
+ * frames are data, each freed on its own.
+ */
+static void block_is_aligned_and_skipped_frames_become_free(void **state)
+{
+	tlbsim_physmem *pm = tlbsim_physmem_create(4096);
+	uint64_t pfn, block;
+
+	(void)state;
+	assert_int_equal(tlbsim_physmem_alloc(pm, TLBSIM_FRAME_DATA, &pfn), 0);
+	assert_int_equal(pfn, 1);
+	assert_int_equal(tlbsim_physmem_alloc_block(pm, 9, &block), 0);
+	assert_int_equal(block, 512);
+	assert_int_equal(tlbsim_physmem_nr_used(pm, TLBSIM_FRAME_DATA), 1 + 512);
+	assert_int_equal(tlbsim_physmem_kind(pm, 1023), TLBSIM_FRAME_DATA);
+	assert_int_equal(tlbsim_physmem_kind(pm, 300), TLBSIM_FRAME_FREE);
+	assert_int_equal(tlbsim_physmem_alloc(pm, TLBSIM_FRAME_DATA, &pfn), 0);
+	assert_int_equal(pfn, 511);
+	assert_int_equal(tlbsim_physmem_free(pm, 700), 0);
+	assert_int_equal(tlbsim_physmem_alloc_block(pm, 19, &block), -TLBSIM_EINVAL);
+	/* 4096 frames: a second 2 MiB block would end at 1535, a 1 GiB one
+	 * cannot fit. */
+	assert_int_equal(tlbsim_physmem_alloc_block(pm, 18, &block), -TLBSIM_ENOMEM);
+	tlbsim_physmem_destroy(pm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(block_is_aligned_and_skipped_frames_become_free),
 	    cmocka_unit_test(frames_are_numbered_from_one),
 	    cmocka_unit_test(freed_frames_are_reused_last_in_first_out),
 	    cmocka_unit_test(generation_counts_allocations_of_a_frame),

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A whole simulation: a machine, the OS model with a flush policy, and a
+ * stream of events (a trace, a generator, or the caller's own).  Cores run
+ * in windows on the engine (OpenMP); results are identical for any number
+ * of threads.
+ */
+#ifndef TLBSIM_SIM_H
+#define TLBSIM_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tlbsim/error.h"
+#include "tlbsim/event.h"
+#include "tlbsim/export.h"
+#include "tlbsim/machine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tlbsim_sim tlbsim_sim;
+
+/**
+ * typedef tlbsim_event_source_fn - where a simulation gets its events
+ * @arg: the caller's argument
+ * @ev: receives the next event, in the source's global order
+ * @err: receives a parse error, if any
+ *
+ * Returns: 1 for an event, 0 at the end, or a negative TLBSIM_E* code.
+ */
+typedef int (*tlbsim_event_source_fn)(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err);
+
+/**
+ * struct tlbsim_sim_config - how to build a simulation
+ * @machine: the machine (borrowed; must outlive the simulation)
+ * @policy: "name", "name:key=value,...", or "a+b" (a flush policy composed
+ *        with a table-free strategy); NULL for the ISA's default
+ * @threads: OpenMP threads for the parallel phase (>= 1; 0 means 1)
+ * @max_events: stop after this many events (0: no cap); stats are then
+ *        marked partial
+ * @max_cycles: stop at this simulated time, cycles (0: no cap)
+ * @memory_frames: physical memory size in 4 KiB frames (0: 2^24 = 64 GiB)
+ */
+struct tlbsim_sim_config {
+	const struct tlbsim_machine *machine;
+	const char *policy;
+	int threads;
+	uint64_t max_events;
+	uint64_t max_cycles;
+	uint64_t memory_frames;
+};
+
+/**
+ * tlbsim_sim_create() - build a simulation
+ * @cfg: configuration (borrowed; @cfg->machine must outlive the result)
+ * @out: receives the simulation, owned by the caller
+ * @err: error report, or NULL
+ *
+ * Returns: 0; -TLBSIM_ENOENT for an unknown policy name (the message lists
+ * the known ones); -TLBSIM_ENOTSUP for a policy of another ISA;
+ * -TLBSIM_EINVAL for bad parameters; -TLBSIM_ENOMEM.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_sim_create(const struct tlbsim_sim_config *cfg,
+						   tlbsim_sim **out, struct tlbsim_error *err);
+
+/**
+ * tlbsim_sim_run() - simulate every event of a source
+ * @sim: the simulation
+ * @next: the event source, read in the serial phase only
+ * @arg: passed to @next
+ * @err: error report (the source's, or the OS model's for an event it
+ *       cannot apply, with the event's index), or NULL
+ *
+ * Returns: 0 when the source ended and every thread finished; 1 when a cap
+ * (max_events, max_cycles) or tlbsim_sim_stop() ended it early; a negative
+ * TLBSIM_E* code on a source error.  Statistics are valid in every case.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next,
+						void *arg, struct tlbsim_error *err);
+
+/**
+ * tlbsim_sim_stop() - ask a running simulation to stop at its next window
+ * @sim: the simulation
+ *
+ * Async-signal-safe (sets a flag), for SIGINT handlers.
+ */
+TLBSIM_API void tlbsim_sim_stop(tlbsim_sim *sim);
+
+/**
+ * tlbsim_sim_stats_json() - every statistic as JSON text
+ * @sim: the simulation (borrowed)
+ *
+ * The schema is documented in docs/stats-schema.md and versioned by its
+ * "schema" key.
+ *
+ * Returns: a string the caller frees with free(), or NULL when out of memory.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK char *tlbsim_sim_stats_json(const tlbsim_sim *sim);
+
+/**
+ * tlbsim_sim_destroy() - release a simulation
+ * @sim: the simulation, or NULL (then nothing happens)
+ */
+TLBSIM_API void tlbsim_sim_destroy(tlbsim_sim *sim);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TLBSIM_SIM_H */

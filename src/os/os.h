@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OS model: address spaces (mm) with VMAs and radix page tables,
+ * threads and processes, a scheduler, memory syscalls and page faults that
+ * go through an mmu_gather, ASID/PCID allocation, RCU grace periods, and the
+ * flush policy's hooks.  It follows Linux (mm/mmap.c, mm/memory.c,
+ * mm/mmu_gather.c, mm/mprotect.c, mm/madvise.c, kernel/fork.c,
+ * arch/x86/mm/tlb.c, arch/arm64/mm/context.c) in what it does, at the level
+ * of detail that decides TLB behaviour and cost.
+ *
+ * Execution model (engine.h): a cpu runs its current thread's user events
+ * (accesses, compute) in the parallel phase; anything that changes shared
+ * state (a syscall, a fault, a context switch, reading more events) parks
+ * the cpu and runs in the serial phase, in (time, cpu) order.  A syscall
+ * whose flush makes the cpu wait (IPIs, DSB, TLBSYNC) leaves a
+ * continuation that runs, again serially, when the wait is over: the pages
+ * are freed only then.
+ *
+ * Internal to the library (prefix os_).
+ */
+#ifndef TLBSIM_OS_H
+#define TLBSIM_OS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine/engine.h"
+#include "hw/smp.h"
+#include "tlbsim/event.h"
+#include "tlbsim/machine.h"
+#include "tlbsim/pgtable.h"
+#include "tlbsim/policy.h"
+#include "tlbsim/sim.h"
+
+struct os;
+
+/* ---- address spaces ---------------------------------------------------- */
+
+enum os_vma_flags {
+	OS_VMA_SHARED = 1u << 0,
+	OS_VMA_ANON = 1u << 1,
+	OS_VMA_HUGE_2M = 1u << 2, /* hugetlbfs 2 MiB, or THP where aligned */
+	OS_VMA_HUGE_1G = 1u << 3,
+	OS_VMA_HEAP = 1u << 4, /* the brk area */
+};
+
+/* A virtual memory area: [start, end), page-aligned, prot TLBSIM_PROT_*. */
+struct os_vma {
+	uint64_t start, end;
+	unsigned prot;
+	unsigned flags;
+};
+
+/**
+ * struct os_mm_stats - per address space
+ * @flushes: flush_range requests
+ * @full_flushes: of them, for the whole address space
+ * @pages_freed: data pages freed after flushes
+ * @tables_freed: page-table pages freed
+ * @faults: page faults (demand, COW, spurious)
+ * @cow_copies: pages copied on write after fork
+ */
+struct os_mm_stats {
+	uint64_t flushes, full_flushes, pages_freed, tables_freed, faults, cow_copies;
+};
+
+/**
+ * struct os_mm - an address space
+ * @pub: what policies see (must stay first)
+ * @pgt: its page tables
+ * @vma: sorted, non-overlapping areas; @nr_vma of @cap_vma used
+ * @mmap_base: next address handed out for a mapping without an address
+ * @brk_start/@brk_end: the heap
+ * @pid: the process
+ * @dead: exit_mmap ran
+ * @st: counters
+ */
+struct os_mm {
+	struct tlbsim_mm pub;
+	tlbsim_pgtable *pgt;
+	struct os_vma *vma;
+	unsigned nr_vma, cap_vma;
+	uint64_t mmap_base;
+	uint64_t brk_start, brk_end;
+	uint32_t pid;
+	bool dead;
+	struct os_mm_stats st;
+};
+
+static inline struct os_mm *os_mm_of(struct tlbsim_mm *pub)
+{
+	return (struct os_mm *)pub;
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+enum os_thread_state {
+	OS_T_NEW = 0,	  /* events seen, not created yet */
+	OS_T_RUNNABLE,	  /* on a runqueue */
+	OS_T_RUNNING,	  /* current on its cpu */
+	OS_T_SLEEPING,	  /* waits for a WAKE */
+	OS_T_EXITED,
+};
+
+/* A thread's buffered events: a growable ring. */
+struct os_evq {
+	struct tlbsim_event *ev;
+	uint32_t head, n, cap;
+};
+
+/**
+ * struct os_thread - a thread
+ * @tid, @pid: ids from the trace
+ * @mm: its address space (NULL until created)
+ * @state: see enum os_thread_state
+ * @cpu: the cpu it runs on or last ran on (-1: never ran)
+ * @pinned: cpu it was placed on by a SWITCH event (-1: free)
+ * @q: events read for it and not yet done
+ * @compute_left: cycles left of the COMPUTE event at the head of @q
+ * @wake_tokens: WAKEs that came before the SLEEP they end
+ * @rq_next: runqueue link
+ * @events_done: events it has completed
+ */
+struct os_thread {
+	uint32_t tid, pid;
+	struct os_mm *mm;
+	enum os_thread_state state;
+	int cpu;
+	int pinned;
+	struct os_evq q;
+	uint64_t compute_left;
+	unsigned wake_tokens;
+	struct os_thread *rq_next;
+	uint64_t events_done;
+};
+
+/* ---- cpus --------------------------------------------------------------- */
+
+/* Why a parked cpu needs the serial phase. */
+enum os_park {
+	OS_PARK_NONE = 0,
+	OS_PARK_EVENT,	  /* the head event of the current thread */
+	OS_PARK_REFILL,	  /* the current thread's queue is empty */
+	OS_PARK_RESCHED,  /* time slice over, others are waiting */
+	OS_PARK_CONT,	  /* a continuation after a wait */
+};
+
+/* Work to finish after the cpu's wait ends (serial phase). */
+typedef void (*os_cont_fn)(struct os *os, struct hw_cpu *cpu);
+
+/* Page frames an mmu_gather frees after its flush. */
+struct os_pfns {
+	uint64_t *pfn;
+	unsigned n, cap;
+};
+
+/**
+ * struct os_gather - Linux struct mmu_gather: what a syscall changed, to
+ * flush once and free after the flush (mm/mmu_gather.c)
+ * @mm: the address space
+ * @start/@end: union of the ranges changed, bytes; @end == 0: nothing yet
+ * @stride_shift: smallest page size changed (log2)
+ * @freed_tables: page-table pages were unlinked
+ * @fullmm: the whole address space goes (exit_mmap)
+ * @pages: data frames to free after the flush
+ * @tables: table frames to free after the flush (via the policy)
+ */
+struct os_gather {
+	struct os_mm *mm;
+	uint64_t start, end;
+	unsigned stride_shift;
+	bool freed_tables;
+	bool fullmm;
+	struct os_pfns pages;
+	struct os_pfns tables;
+};
+
+/**
+ * struct os_cpu_stats - per cpu
+ * @context_switches: switches between threads
+ * @mm_switches: of them, between address spaces (switch_mm)
+ * @flushes_local/@flushes_ipi/@flushes_broadcast/@flushes_invlpgb/
+ * @flushes_skipped: flush requests this cpu initiated, by how they were
+ *        carried out (the strongest mechanism used)
+ * @full_flushes: initiated requests that flushed the whole address space
+ * @syscalls: memory syscalls served
+ * @faults: page faults taken
+ * @segv: accesses outside any mapping or not permitted (counted, skipped)
+ * @events: events completed on this cpu
+ */
+struct os_cpu_stats {
+	uint64_t context_switches, mm_switches;
+	uint64_t flushes_local, flushes_ipi, flushes_broadcast, flushes_invlpgb, flushes_skipped;
+	uint64_t full_flushes, syscalls, faults, segv, events;
+};
+
+/**
+ * struct os_cpu - the OS's per-cpu state (hw_cpu->priv)
+ * @pub: what policies see
+ * @curr: the running thread, NULL when idle
+ * @rq_head/@rq_tail/@rq_len: runnable threads waiting for this cpu
+ * @slice_end: when the current thread's time slice ends, cycles
+ * @park: why the cpu is parked
+ * @cont: continuation after a wait, or NULL
+ * @gather: the mmu_gather in progress
+ * @flush_kind: mechanisms used by the flush in progress (OS_FK_* bits)
+ * @arm64_flush_pending: arm64 ASID rollover: flush all at next switch
+ * @rcu_qs_seq: quiescent states passed (context switch, idle, tick)
+ * @st: counters
+ */
+struct os_cpu {
+	struct tlbsim_cpu pub;
+	struct os_thread *curr;
+	struct os_thread *rq_head, *rq_tail;
+	unsigned rq_len;
+	uint64_t slice_end;
+	enum os_park park;
+	os_cont_fn cont;
+	struct os_gather gather;
+	unsigned flush_kind;
+	bool arm64_flush_pending;
+	uint64_t rcu_qs_seq;
+	struct os_cpu_stats st;
+};
+
+enum os_flush_kind {
+	OS_FK_LOCAL = 1u << 0,
+	OS_FK_IPI = 1u << 1,
+	OS_FK_BROADCAST = 1u << 2,
+	OS_FK_INVLPGB = 1u << 3,
+};
+
+/* ---- RCU ---------------------------------------------------------------- */
+
+/* Table frames waiting for a grace period. */
+struct os_rcu_batch {
+	uint64_t *pfn;
+	unsigned n;
+	uint64_t start;			/* call_rcu time, cycles */
+	struct tlbsim_cpumask waiting;	/* cpus that have not passed a QS since */
+	uint64_t *qs_seq;		/* per cpu, rcu_qs_seq at call_rcu */
+	struct os_rcu_batch *next;
+};
+
+/* ---- the policy, resolved ---------------------------------------------- */
+
+/* A hook and the slot of the policy that provides it. */
+struct os_hook {
+	const struct tlbsim_policy *p;
+	unsigned slot;
+};
+
+struct os_policy {
+	const struct tlbsim_policy *part[TLBSIM_POLICY_SLOTS];
+	void *state[TLBSIM_POLICY_SLOTS];
+	unsigned nr;
+	struct os_hook switch_mm, flush_range, ipi_handler, free_tables;
+	char name[128];
+};
+
+/* ---- the whole OS -------------------------------------------------------- */
+
+/**
+ * struct os_stats - global counters
+ * @events_read: events taken from the source
+ * @unknown_thread_events: events of threads that were never created
+ * @asid_rollovers: arm64 ASID generation rollovers
+ * @global_asid_resets: x86 global ASID pool resets
+ * @rcu_batches/@rcu_tables_freed: RCU table free
+ */
+struct os_stats {
+	uint64_t events_read, unknown_thread_events, asid_rollovers, global_asid_resets;
+	uint64_t rcu_batches, rcu_tables_freed;
+};
+
+struct os {
+	const struct tlbsim_machine *m;
+	tlbsim_physmem *pm;
+	struct eng eng;
+	struct hw_smp smp;
+	struct os_cpu *cpu;
+	struct os_policy pol;
+	struct tlbsim_policy_ops ops;
+
+	/* threads by tid (open addressing), and all mms */
+	struct os_thread **threads;
+	uint32_t threads_cap, nr_threads;
+	struct os_mm **mms;
+	uint32_t nr_mms, cap_mms;
+	uint32_t next_mm_id;
+
+	/* page sharing after fork: map count per data frame */
+	uint32_t *mapcount;
+	uint64_t mapcount_cap;
+
+	/* arm64 ASIDs: generation and bitmap of ASIDs used in it */
+	uint64_t asid_gen;
+	uint64_t *asid_map;
+	uint32_t asid_next;
+
+	/* x86 global ASIDs: pool [TLBSIM_X86_DYN_ASIDS, 2^bits - 2] */
+	uint8_t *gasid_used;	/* 1 in use, 2 freed but not reusable */
+	uint32_t gasid_next, gasid_avail;
+
+	/* RCU */
+	struct os_rcu_batch *rcu_head;
+
+	/* the event source */
+	tlbsim_event_source_fn next;
+	void *next_arg;
+	bool source_ended;
+	int source_error;
+	struct tlbsim_error *err;
+
+	uint64_t max_events;
+	uint64_t max_cycles;
+	bool stopped_early;
+	struct os_stats st;
+};
+
+static inline struct os_cpu *os_cpu_of(struct hw_cpu *cpu)
+{
+	return cpu->priv;
+}
+
+static inline struct hw_cpu *os_hw(struct os *os, unsigned id)
+{
+	return &os->smp.cpu[id];
+}
+
+/* ---- across files -------------------------------------------------------- */
+
+/* mm.c: address spaces, syscalls, faults */
+struct os_mm *os_mm_create(struct os *os, uint32_t pid);
+void os_mm_destroy(struct os *os, struct os_mm *mm);
+int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot, unsigned flags);
+struct os_vma *os_vma_find(struct os_mm *mm, uint64_t va);
+void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
+/* Returns true if the access can be retried, false if it is to be skipped. */
+bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
+	      enum tlbsim_access access);
+struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent, uint32_t pid);
+void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm);
+
+/* gather.c: mmu_gather */
+void os_gather_init(struct os_gather *g, struct os_mm *mm, bool fullmm);
+void os_gather_add_range(struct os_gather *g, uint64_t start, uint64_t end, unsigned shift);
+int os_gather_add_page(struct os_gather *g, uint64_t pfn);
+void os_gather_table_cb(void *arg, uint64_t pfn, unsigned level, uint64_t va);
+/* Flush what @cpu's gather holds; the frees follow when the wait is over. */
+void os_gather_finish(struct os *os, struct hw_cpu *cpu);
+void os_pfns_free(struct os_pfns *p);
+
+/* sched.c: threads and scheduling */
+struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool create);
+void os_thread_start(struct os *os, struct hw_cpu *waker, struct os_thread *t);
+void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
+void os_schedule(struct os *os, struct hw_cpu *cpu);
+void os_thread_exit(struct os *os, struct hw_cpu *cpu, struct os_thread *t);
+bool os_evq_push(struct os_evq *q, const struct tlbsim_event *ev);
+static inline struct tlbsim_event *os_evq_head(struct os_thread *t)
+{
+	return t->q.n ? &t->q.ev[t->q.head] : NULL;
+}
+void os_evq_pop(struct os_thread *t);
+
+/* context.c: switch_mm core, ASIDs */
+void os_load_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *next);
+void os_switch_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *next);
+void os_enter_lazy(struct os *os, struct hw_cpu *cpu);
+
+/* mech.c: the policy ops, and the flush entry point */
+void os_ops_init(struct tlbsim_policy_ops *ops);
+void os_pctx(struct os *os, struct hw_cpu *cpu, const struct os_hook *h, struct tlbsim_pctx *ctx);
+void os_flush_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t start,
+		    uint64_t end, unsigned stride_shift, bool freed_tables);
+void os_free_frames(struct os *os, const uint64_t *pfns, unsigned n);
+
+/* rcu.c */
+void os_rcu_call(struct os *os, struct hw_cpu *cpu, const uint64_t *pfns, unsigned n);
+void os_rcu_qs(struct os *os, struct hw_cpu *cpu);
+void os_rcu_advance(struct os *os);
+void os_rcu_fini(struct os *os);
+
+/* policy_table.c */
+int os_policy_resolve(struct os_policy *pol, const char *spec, enum tlbsim_isa isa,
+		      struct tlbsim_error *err);
+void os_policy_fini(struct os_policy *pol);
+
+/* stats.c */
+char *os_stats_json(const struct os *os);
+
+#endif /* TLBSIM_OS_H */
