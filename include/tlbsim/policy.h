@@ -152,11 +152,18 @@ struct tlbsim_pctx {
  *      load_new_mm_cr3(); arm64: check_and_switch_context()).  Updates
  *      @cpu->loaded_mm/loaded_asid/ctxs and clears is_lazy.  Does not touch
  *      cpumasks or nr_active.
- * @local_flush: flush this cpu's TLB for the loaded mm, if it is @info->mm:
- *      the range page by page (x86 INVLPG; arm64 TLBI VALE1/VAE1 as
- *      freed_tables says, DSB NSH) or, for TLBSIM_FLUSH_ALL, the whole ASID
- *      (x86 CR3 reload without no-flush bit; arm64 TLBI ASIDE1); updates the
- *      cpu's flushed tlb_gen.  No ceiling is applied here.
+ * @leave_mm: x86: switch this cpu to the kernel's own page tables
+ *      (init_mm), dropping its loaded mm; what a lazy cpu does when a flush
+ *      that frees page tables reaches it (Linux flush_tlb_func() ->
+ *      switch_mm_irqs_off(NULL, &init_mm)).  Leaves cpumasks alone.
+ * @local_flush: make this cpu hold no stale entry of @info->mm: the range
+ *      page by page (x86 INVLPG; arm64 TLBI VALE1/VAE1 as freed_tables
+ *      says, then DSB NSH) or, for TLBSIM_FLUSH_ALL, the whole ASID (x86 CR3
+ *      reload without the no-flush bit; arm64 TLBI ASIDE1).  x86 acts only
+ *      if @info->mm is loaded (a PCID slot of another mm is brought up to
+ *      date by its tlb_gen at switch-in); arm64 acts on the mm's ASID
+ *      whether loaded or not.  No ceiling is applied here, and the cpu's
+ *      flushed tlb_gen is the policy's to update.
  * @send_ipi: run the policy's ipi_handler(@info) on every cpu of @targets
  *      (this cpu excluded); waits for the acknowledgements.
  * @tlbi_broadcast: arm64 __flush_tlb_range(): DSB ISHST; one TLBI
@@ -168,6 +175,9 @@ struct tlbsim_pctx {
  *      freed_tables (Linux invlpgb_flush_user_nr_nosync()); FLUSH_ALL names
  *      the whole PCID.  Does not wait: follow with @tlbsync.
  * @tlbsync: AMD TLBSYNC: waits for this cpu's INVLPGBs.
+ * @dsb: arm64 DSB ISH: waits for this cpu's broadcast TLBIs; also what
+ *      completes walks in flight for a context the cpu switched away from
+ *      (HAZARD-RULES rule 9 and BACKGROUND 2(b)).
  * @free_tables: free page-table frames now (after the flush).
  * @call_rcu_free_tables: free them after an RCU grace period; one
  *      call_rcu per call (its cost is charged here).
@@ -181,12 +191,14 @@ struct tlbsim_pctx {
  */
 struct tlbsim_policy_ops {
 	void (*load_mm)(struct tlbsim_pctx *ctx, struct tlbsim_mm *next);
+	void (*leave_mm)(struct tlbsim_pctx *ctx);
 	void (*local_flush)(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info);
 	void (*send_ipi)(struct tlbsim_pctx *ctx, const struct tlbsim_cpumask *targets,
 			 const struct tlbsim_flush_info *info);
 	void (*tlbi_broadcast)(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info);
 	void (*invlpgb)(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info, uint16_t pcid);
 	void (*tlbsync)(struct tlbsim_pctx *ctx);
+	void (*dsb)(struct tlbsim_pctx *ctx);
 	void (*free_tables)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm, const uint64_t *pfns,
 			    unsigned n);
 	void (*call_rcu_free_tables)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm,
@@ -217,6 +229,8 @@ struct tlbsim_policy_ops {
  * @ipi_handler: on a target of send_ipi.  NULL: local_flush.
  * @free_tables: table pages unlinked by the flush just completed.  NULL:
  *      free them at once (ops->free_tables).
+ * @exit_mm: the address space's last thread has exited and its pages are
+ *      gone (Linux destroy_context()); NULL: nothing to do.
  *
  * Hooks may be NULL as stated.  In a composition "a+b", each non-NULL hook
  * of b replaces a's (a table-free strategy such as rcu-table-free has only
@@ -236,6 +250,7 @@ struct tlbsim_policy {
 	void (*ipi_handler)(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info);
 	void (*free_tables)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm, const uint64_t *pfns,
 			    unsigned n);
+	void (*exit_mm)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm);
 };
 
 /* Bit of @isa for .isa_mask. */

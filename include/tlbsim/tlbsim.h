@@ -11,6 +11,10 @@
 #include "tlbsim/machine.h"
 #include "tlbsim/mmu.h"
 #include "tlbsim/pgtable.h"
+#include "tlbsim/policy.h"
+#include "tlbsim/sim.h"
+#include "tlbsim/cpumask.h"
+#include "tlbsim/event.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -22,6 +22,7 @@
 #define TLBSIM_OS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine/engine.h"
@@ -120,6 +121,7 @@ struct os_evq {
  * @wake_tokens: WAKEs that came before the SLEEP they end
  * @rq_next: runqueue link
  * @events_done: events it has completed
+ * @fault_retries: faults taken by the access at the head of @q
  */
 struct os_thread {
 	uint32_t tid, pid;
@@ -132,6 +134,7 @@ struct os_thread {
 	unsigned wake_tokens;
 	struct os_thread *rq_next;
 	uint64_t events_done;
+	unsigned fault_retries;
 };
 
 /* ---- cpus --------------------------------------------------------------- */
@@ -187,11 +190,13 @@ struct os_gather {
  * @faults: page faults taken
  * @segv: accesses outside any mapping or not permitted (counted, skipped)
  * @events: events completed on this cpu
+ * @ignored: kernel-level events in a thread's stream, which the OS model
+ *        does not apply
  */
 struct os_cpu_stats {
 	uint64_t context_switches, mm_switches;
 	uint64_t flushes_local, flushes_ipi, flushes_broadcast, flushes_invlpgb, flushes_skipped;
-	uint64_t full_flushes, syscalls, faults, segv, events;
+	uint64_t full_flushes, syscalls, faults, segv, events, ignored;
 };
 
 /**
@@ -202,8 +207,11 @@ struct os_cpu_stats {
  * @slice_end: when the current thread's time slice ends, cycles
  * @park: why the cpu is parked
  * @cont: continuation after a wait, or NULL
+ * @cont_then: what the gather's continuation runs after freeing, or NULL
  * @gather: the mmu_gather in progress
  * @flush_kind: mechanisms used by the flush in progress (OS_FK_* bits)
+ * @ipi_info: the request this cpu's IPIs carry (read by the targets while
+ *        it waits for their acknowledgements)
  * @arm64_flush_pending: arm64 ASID rollover: flush all at next switch
  * @rcu_qs_seq: quiescent states passed (context switch, idle, tick)
  * @st: counters
@@ -216,8 +224,10 @@ struct os_cpu {
 	uint64_t slice_end;
 	enum os_park park;
 	os_cont_fn cont;
+	os_cont_fn cont_then;
 	struct os_gather gather;
 	unsigned flush_kind;
+	struct tlbsim_flush_info ipi_info;
 	bool arm64_flush_pending;
 	uint64_t rcu_qs_seq;
 	struct os_cpu_stats st;
@@ -254,7 +264,7 @@ struct os_policy {
 	const struct tlbsim_policy *part[TLBSIM_POLICY_SLOTS];
 	void *state[TLBSIM_POLICY_SLOTS];
 	unsigned nr;
-	struct os_hook switch_mm, flush_range, ipi_handler, free_tables;
+	struct os_hook switch_mm, flush_range, ipi_handler, free_tables, exit_mm;
 	char name[128];
 };
 
@@ -288,6 +298,9 @@ struct os {
 	struct os_mm **mms;
 	uint32_t nr_mms, cap_mms;
 	uint32_t next_mm_id;
+
+	/* the kernel's own page tables (init_mm), loaded by leave_mm */
+	tlbsim_pgtable *init_pgt;
 
 	/* page sharing after fork: map count per data frame */
 	uint32_t *mapcount;
@@ -323,6 +336,11 @@ static inline struct os_cpu *os_cpu_of(struct hw_cpu *cpu)
 	return cpu->priv;
 }
 
+static inline struct os *container_of_smp(struct hw_smp *smp)
+{
+	return (struct os *)((char *)smp - offsetof(struct os, smp));
+}
+
 static inline struct hw_cpu *os_hw(struct os *os, unsigned id)
 {
 	return &os->smp.cpu[id];
@@ -340,22 +358,27 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
 bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	      enum tlbsim_access access);
 struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent, uint32_t pid);
-void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm);
+void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, os_cont_fn then);
 
 /* gather.c: mmu_gather */
 void os_gather_init(struct os_gather *g, struct os_mm *mm, bool fullmm);
 void os_gather_add_range(struct os_gather *g, uint64_t start, uint64_t end, unsigned shift);
 int os_gather_add_page(struct os_gather *g, uint64_t pfn);
 void os_gather_table_cb(void *arg, uint64_t pfn, unsigned level, uint64_t va);
-/* Flush what @cpu's gather holds; the frees follow when the wait is over. */
-void os_gather_finish(struct os *os, struct hw_cpu *cpu);
+/* Flush what @cpu's gather holds; the frees follow when the wait is over,
+ * then @then (may be NULL) runs. */
+void os_gather_finish(struct os *os, struct hw_cpu *cpu, os_cont_fn then);
 void os_pfns_free(struct os_pfns *p);
 
 /* sched.c: threads and scheduling */
 struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool create);
+/* Bind thread @tid (NEW) to process @pid and @mm; NULL if it exists already. */
+struct os_thread *os_thread_new(struct os *os, uint32_t tid, uint32_t pid, struct os_mm *mm);
 void os_thread_start(struct os *os, struct hw_cpu *waker, struct os_thread *t);
 void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
 void os_schedule(struct os *os, struct hw_cpu *cpu);
+/* The current thread goes to the back of the runqueue if others wait. */
+void os_preempt(struct os *os, struct hw_cpu *cpu);
 void os_thread_exit(struct os *os, struct hw_cpu *cpu, struct os_thread *t);
 bool os_evq_push(struct os_evq *q, const struct tlbsim_event *ev);
 static inline struct tlbsim_event *os_evq_head(struct os_thread *t)
@@ -375,17 +398,21 @@ void os_pctx(struct os *os, struct hw_cpu *cpu, const struct os_hook *h, struct 
 void os_flush_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t start,
 		    uint64_t end, unsigned stride_shift, bool freed_tables);
 void os_free_frames(struct os *os, const uint64_t *pfns, unsigned n);
+int os_gasid_init(struct os *os);
 
 /* rcu.c */
 void os_rcu_call(struct os *os, struct hw_cpu *cpu, const uint64_t *pfns, unsigned n);
 void os_rcu_qs(struct os *os, struct hw_cpu *cpu);
-void os_rcu_advance(struct os *os);
+void os_rcu_advance(struct os *os, uint64_t now);
 void os_rcu_fini(struct os *os);
 
 /* policy_table.c */
 int os_policy_resolve(struct os_policy *pol, const char *spec, enum tlbsim_isa isa,
 		      struct tlbsim_error *err);
 void os_policy_fini(struct os_policy *pol);
+
+/* sim.c: the OS inside a simulation (tests inspect it) */
+struct os *os_of_sim(tlbsim_sim *sim);
 
 /* stats.c */
 char *os_stats_json(const struct os *os);

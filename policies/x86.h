@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The x86 flush path shared by the x86 policies (Linux arch/x86/mm/tlb.c):
+ * flush_tlb_func() on each cpu and flush_tlb_mm_range() on the initiator.
+ * The policies differ in switch_mm's cpumask bookkeeping, in what a cpu
+ * that no longer runs the mm does when the IPI reaches it, and in whether
+ * an mm is flushed by INVLPGB.
+ */
+#ifndef TLBSIM_POLICIES_X86_H
+#define TLBSIM_POLICIES_X86_H
+
+#include <stdbool.h>
+
+#include "tlbsim/policy.h"
+
+/* tlb_single_page_flush_ceiling: ranges of more pages become a full flush
+ * ("in units of pages"; 33 caps a flush at about 3 us, CALIBRATION.md 3.1). */
+#define X86_FLUSH_CEILING 33
+
+struct x86_params {
+	unsigned ceiling; /* pages */
+};
+
+/* Parse "ceiling=N" into a struct x86_params (policy init()). */
+int x86_params_init(const char *params, void **state);
+
+/*
+ * flush_tlb_func(): bring this cpu's entries of @info->mm up to date, by
+ * tlb_gen: nothing if already there, the range if exactly one generation
+ * behind, else a full flush.  A cpu that no longer has the mm loaded does
+ * nothing, unless @clear_stale_bit, when it also leaves mm_cpumask (the
+ * lazy-cpumask proposal).  A lazy cpu reached by a flush that frees tables
+ * switches to init_mm.
+ */
+void x86_flush_tlb_func(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info,
+			bool clear_stale_bit);
+
+/*
+ * flush_tlb_mm_range() for IPI-based flushing: apply the ceiling, IPI the
+ * other cpus of mm_cpumask (lazy ones only when tables are freed), flush
+ * locally meanwhile.
+ */
+void x86_flush_tlb_mm_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info);
+
+/* The ceiling applied to @info, in @out. */
+void x86_apply_ceiling(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info,
+		       struct tlbsim_flush_info *out);
+
+#endif

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86-invlpgb: AMD broadcast invalidation with global ASIDs (merged in
+ * Linux 6.15, arch/x86/mm/tlb.c: consider_global_asid(),
+ * use_global_asid(), broadcast_tlb_flush(); CALIBRATION.md 5.8-5.11).
+ *   An mm active on at least min_cpus cpus gets a global ASID, the same
+ *   PCID on every cpu; its flushes are INVLPGB (final-translation-only
+ *   unless page tables were freed, in chunks of invlpgb_max_pages) and one
+ *   TLBSYNC on the same cpu.  Cpus still running it on a per-cpu PCID
+ *   (the transition) also get IPIs.  Other mms are flushed as x86-stock.
+ *   The threshold rises by one each time the pool of free global ASIDs
+ *   halves, as the series' cover letter proposed (the merged code uses a
+ *   fixed "more than 3"; min_cpus=4 with grow=0 gives that).
+ * Parameters: min_cpus=N (default 3), grow=0|1 (default 1), ceiling=N.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/policies.h"
+#include "policies/x86.h"
+#include "tlbsim/error.h"
+
+struct invlpgb_params {
+	struct x86_params x86; /* first: x86_apply_ceiling() reads it */
+	unsigned min_cpus;
+	unsigned grow;
+	unsigned pool; /* free global ASIDs at the first allocation */
+};
+
+static int invlpgb_init(const char *params, void **state)
+{
+	struct invlpgb_params *p = calloc(1, sizeof(*p));
+	const char *s = params;
+
+	if (!p)
+		return -TLBSIM_ENOMEM;
+	p->x86.ceiling = X86_FLUSH_CEILING;
+	p->min_cpus = 3;
+	p->grow = 1;
+	while (*s) {
+		unsigned v;
+		int n = 0;
+
+		if (sscanf(s, "min_cpus=%u%n", &v, &n) == 1 && v >= 1)
+			p->min_cpus = v;
+		else if (sscanf(s, "grow=%u%n", &v, &n) == 1 && v <= 1)
+			p->grow = v;
+		else if (sscanf(s, "ceiling=%u%n", &v, &n) == 1)
+			p->x86.ceiling = v;
+		else
+			n = 0;
+		if (!n || (s[n] && s[n] != ',')) {
+			free(p);
+			return -TLBSIM_EINVAL;
+		}
+		s += n + (s[n] == ',');
+	}
+	*state = p;
+	return 0;
+}
+
+/* The threshold now: min_cpus, plus one per halving of the pool. */
+static unsigned threshold(struct tlbsim_pctx *ctx)
+{
+	struct invlpgb_params *p = ctx->state;
+	unsigned free = ctx->ops->global_asids_free(ctx), t = p->min_cpus, left;
+
+	if (!p->pool)
+		p->pool = free;
+	if (!p->grow)
+		return t;
+	for (left = p->pool / 2; left && free < left; left /= 2)
+		t++;
+	return t;
+}
+
+/* mm_active_cpus_exceeds(): cpus of mm_cpumask that have it loaded. */
+static unsigned active_cpus(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm)
+{
+	unsigned cpu, n = 0;
+
+	tlbsim_for_each_cpu(cpu, &mm->cpumask)
+		if (ctx->ops->cpu(ctx, cpu)->loaded_mm == mm)
+			n++;
+	return n;
+}
+
+static void consider_global_asid(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm)
+{
+	uint16_t asid;
+
+	if (mm->global_asid || !ctx->machine->costs.invlpgb_max_pages)
+		return;
+	if (active_cpus(ctx, mm) >= threshold(ctx) && !ctx->ops->global_asid_alloc(ctx, &asid))
+		mm->global_asid = asid;
+}
+
+static void invlpgb_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev,
+			      struct tlbsim_mm *next)
+{
+	if (prev != next) {
+		if (prev)
+			tlbsim_cpumask_clear(&prev->cpumask, ctx->cpu->id);
+		tlbsim_cpumask_set(&next->cpumask, ctx->cpu->id);
+	}
+	consider_global_asid(ctx, next);
+	ctx->ops->load_mm(ctx, next);
+}
+
+static void invlpgb_flush_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *req)
+{
+	struct tlbsim_flush_info info;
+	struct tlbsim_cpumask transition;
+	unsigned cpu;
+
+	consider_global_asid(ctx, req->mm);
+	if (!req->mm->global_asid) {
+		x86_flush_tlb_mm_range(ctx, req);
+		return;
+	}
+	x86_apply_ceiling(ctx, req, &info);
+	/* broadcast_tlb_flush(): every cpu, whatever it runs. */
+	ctx->ops->invlpgb(ctx, &info, info.mm->global_asid);
+	/* finish_asid_transition(): cpus still on a per-cpu PCID. */
+	tlbsim_cpumask_zero(&transition);
+	tlbsim_for_each_cpu(cpu, &info.mm->cpumask) {
+		struct tlbsim_cpu *c = ctx->ops->cpu(ctx, cpu);
+
+		if (cpu != ctx->cpu->id && c->loaded_mm == info.mm &&
+		    c->loaded_asid != info.mm->global_asid)
+			tlbsim_cpumask_set(&transition, cpu);
+	}
+	ctx->ops->send_ipi(ctx, &transition, &info);
+	if (ctx->cpu->loaded_mm == info.mm && ctx->cpu->loaded_asid != info.mm->global_asid)
+		x86_flush_tlb_func(ctx, &info, false);
+	ctx->ops->tlbsync(ctx);
+}
+
+static void invlpgb_ipi_handler(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info)
+{
+	x86_flush_tlb_func(ctx, info, false);
+}
+
+static void invlpgb_exit_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm)
+{
+	/* destroy_context_free_global_asid() */
+	if (mm->global_asid) {
+		ctx->ops->global_asid_free(ctx, mm->global_asid);
+		mm->global_asid = 0;
+	}
+}
+
+const struct tlbsim_policy tlbsim_policy_x86_invlpgb = {
+	.name = "x86-invlpgb",
+	.summary = "mms on >= 3 cpus get a global ASID and INVLPGB+TLBSYNC, others IPIs",
+	.source = "Linux arch/x86/mm/tlb.c (v6.15 AMD broadcast TLB invalidation)",
+	.abi = TLBSIM_POLICY_ABI,
+	.isa_mask = TLBSIM_ISA_BIT(TLBSIM_ISA_X86_64),
+	.init = invlpgb_init,
+	.switch_mm = invlpgb_switch_mm,
+	.flush_range = invlpgb_flush_range,
+	.ipi_handler = invlpgb_ipi_handler,
+	.exit_mm = invlpgb_exit_mm,
+};

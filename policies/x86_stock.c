@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86-stock: Linux's x86 TLB flushing (arch/x86/mm/tlb.c, v6.x without
+ * INVLPGB).
+ *   switch_mm     the cpu leaves prev's mm_cpumask and joins next's, then
+ *                 loads next (PCID slot, tlb_gen check, CR3)
+ *   flush         above the 33-page ceiling a full flush; IPIs to the other
+ *                 cpus of mm_cpumask, skipping lazy ones unless page tables
+ *                 are freed (native_flush_tlb_multi()); local flush
+ *                 meanwhile; wait for the acknowledgements
+ *   IPI handler   flush_tlb_func(): by tlb_gen, partial or full; a lazy cpu
+ *                 switches to init_mm
+ * Tuned for: IPI shootdown cost on Intel and AMD servers (CALIBRATION.md 1).
+ * Parameter: ceiling=N pages.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policies/policies.h"
+#include "policies/x86.h"
+#include "tlbsim/error.h"
+
+int x86_params_init(const char *params, void **state)
+{
+	struct x86_params *p = calloc(1, sizeof(*p));
+	unsigned v;
+	int n = 0;
+
+	if (!p)
+		return -TLBSIM_ENOMEM;
+	p->ceiling = X86_FLUSH_CEILING;
+	if (params[0] && (sscanf(params, "ceiling=%u%n", &v, &n) != 1 || params[n])) {
+		free(p);
+		return -TLBSIM_EINVAL;
+	}
+	if (params[0])
+		p->ceiling = v;
+	*state = p;
+	return 0;
+}
+
+void x86_apply_ceiling(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info,
+		       struct tlbsim_flush_info *out)
+{
+	const struct x86_params *p = ctx->state;
+	unsigned ceiling = p ? p->ceiling : X86_FLUSH_CEILING;
+
+	*out = *info;
+	if (out->end != TLBSIM_FLUSH_ALL && ((out->end - out->start) >> out->stride_shift) > ceiling) {
+		out->start = 0;
+		out->end = TLBSIM_FLUSH_ALL;
+	}
+}
+
+void x86_flush_tlb_func(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info,
+			bool clear_stale_bit)
+{
+	struct tlbsim_cpu *c = ctx->cpu;
+	struct tlbsim_mm *mm = c->loaded_mm;
+	uint64_t local_gen, mm_gen;
+
+	if (mm != info->mm) {
+		/* Switched away since the initiator read mm_cpumask. */
+		if (clear_stale_bit)
+			tlbsim_cpumask_clear_atomic(&info->mm->cpumask, c->id);
+		return;
+	}
+	if (c->is_lazy) {
+		/* Only a flush that frees tables reaches a lazy cpu: stop
+		 * using the mm's tables at all, so no speculative walk can
+		 * reach the freed ones. */
+		tlbsim_cpumask_clear_atomic(&mm->cpumask, c->id);
+		ctx->ops->leave_mm(ctx);
+		return;
+	}
+	if (mm->global_asid) {
+		/* INVLPGB keeps it fresh; a transition IPI flushes fully. */
+		struct tlbsim_flush_info all = *info;
+
+		all.start = 0;
+		all.end = TLBSIM_FLUSH_ALL;
+		ctx->ops->local_flush(ctx, &all);
+		return;
+	}
+	local_gen = c->ctxs[c->loaded_asid].tlb_gen;
+	mm_gen = mm->tlb_gen;
+	if (local_gen == mm_gen)
+		return; /* a later flush already covered this one */
+	/*
+	 * Partial only when this request is the single generation this cpu
+	 * missed: e.g. local 4, request 5, mm 5.  With local 3 and requests
+	 * 4 and 5 both pending, the range of 5 alone is not enough: full.
+	 */
+	if (info->end != TLBSIM_FLUSH_ALL && info->new_tlb_gen == local_gen + 1 &&
+	    info->new_tlb_gen == mm_gen) {
+		ctx->ops->local_flush(ctx, info);
+	} else {
+		struct tlbsim_flush_info all = *info;
+
+		all.start = 0;
+		all.end = TLBSIM_FLUSH_ALL;
+		ctx->ops->local_flush(ctx, &all);
+	}
+	c->ctxs[c->loaded_asid].tlb_gen = mm_gen;
+}
+
+void x86_flush_tlb_mm_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *req)
+{
+	struct tlbsim_flush_info info;
+	struct tlbsim_cpumask targets;
+	unsigned cpu;
+
+	x86_apply_ceiling(ctx, req, &info);
+	tlbsim_cpumask_zero(&targets);
+	tlbsim_for_each_cpu(cpu, &info.mm->cpumask) {
+		if (cpu == ctx->cpu->id)
+			continue;
+		/* should_flush_tlb(): lazy cpus are skipped unless tables go. */
+		if (!info.freed_tables && ctx->ops->cpu(ctx, cpu)->is_lazy)
+			continue;
+		tlbsim_cpumask_set(&targets, cpu);
+	}
+	/* Remote and local flushes run concurrently (Linux >= 5.x). */
+	ctx->ops->send_ipi(ctx, &targets, &info);
+	if (ctx->cpu->loaded_mm == info.mm)
+		x86_flush_tlb_func(ctx, &info, false);
+}
+
+static void stock_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev, struct tlbsim_mm *next)
+{
+	if (prev != next) {
+		if (prev)
+			tlbsim_cpumask_clear(&prev->cpumask, ctx->cpu->id);
+		tlbsim_cpumask_set(&next->cpumask, ctx->cpu->id);
+	}
+	ctx->ops->load_mm(ctx, next);
+}
+
+static void stock_ipi_handler(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info)
+{
+	x86_flush_tlb_func(ctx, info, false);
+}
+
+const struct tlbsim_policy tlbsim_policy_x86_stock = {
+	.name = "x86-stock",
+	.summary = "IPI shootdown to mm_cpumask, lazy cpus skipped unless tables are freed",
+	.source = "Linux arch/x86/mm/tlb.c (v6.x, flush_tlb_mm_range, flush_tlb_func)",
+	.abi = TLBSIM_POLICY_ABI,
+	.isa_mask = TLBSIM_ISA_BIT(TLBSIM_ISA_X86_64),
+	.init = x86_params_init,
+	.switch_mm = stock_switch_mm,
+	.flush_range = x86_flush_tlb_mm_range,
+	.ipi_handler = stock_ipi_handler,
+};

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The mechanisms a flush policy may use (struct tlbsim_policy_ops), built on
+ * the hardware's instructions (src/hw/smp.c), and the OS's flush entry point
+ * (Linux flush_tlb_mm_range()'s common part: bump tlb_gen, hand the request
+ * to the policy).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bug.h"
+#include "os/os.h"
+#include "tlbsim/error.h"
+
+/* Linux arm64 MAX_TLBI_OPS = PTRS_PER_PTE: above it, one ASID-wide TLBI
+ * (CALIBRATION.md 3.10). */
+#define ARM64_MAX_TLBI_OPS 512
+
+static struct os *os_of(struct tlbsim_pctx *ctx)
+{
+	return ctx->os;
+}
+
+static struct hw_cpu *hw_of(struct tlbsim_pctx *ctx)
+{
+	return os_hw(ctx->os, ctx->cpu->id);
+}
+
+static void mark(struct tlbsim_pctx *ctx, unsigned kind)
+{
+	os_cpu_of(hw_of(ctx))->flush_kind |= kind;
+}
+
+void os_pctx(struct os *os, struct hw_cpu *cpu, const struct os_hook *h, struct tlbsim_pctx *ctx)
+{
+	ctx->ops = &os->ops;
+	ctx->os = os;
+	ctx->cpu = &os_cpu_of(cpu)->pub;
+	ctx->machine = os->m;
+	ctx->slot = h->slot;
+	ctx->state = os->pol.state[h->slot];
+}
+
+static uint64_t nr_pages(const struct tlbsim_flush_info *info)
+{
+	if (info->end == TLBSIM_FLUSH_ALL)
+		return UINT64_MAX;
+	return (info->end - info->start) >> info->stride_shift;
+}
+
+static void m_local_flush(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info)
+{
+	struct os *os = os_of(ctx);
+	struct hw_cpu *cpu = hw_of(ctx);
+	struct tlbsim_mm *mm = ctx->cpu->loaded_mm;
+	uint64_t n = nr_pages(info), va;
+
+	if (os->m->isa == TLBSIM_ISA_X86_64 && mm != info->mm)
+		return;
+	mm = info->mm;
+	mark(ctx, OS_FK_LOCAL);
+	if (os->m->isa == TLBSIM_ISA_X86_64) {
+		if (n == UINT64_MAX) {
+			/* flush_tlb_local(): reload CR3 without the no-flush
+			 * bit (a global ASID: INVPCID single context). */
+			uint16_t pcid = mm->global_asid ? mm->global_asid
+					: os->m->asid_bits ? (uint16_t)(ctx->cpu->loaded_asid + 1) : 0;
+
+			if (mm->global_asid)
+				hw_invpcid(&os->smp, cpu, 1, pcid, 0);
+			else
+				hw_write_cr3(&os->smp, cpu, tlbsim_pgtable_root(os_mm_of(mm)->pgt), pcid,
+					     false);
+			return;
+		}
+		for (va = info->start; va < info->end; va += 1ull << info->stride_shift)
+			hw_invlpg(&os->smp, cpu, va);
+		return;
+	}
+	if (n > ARM64_MAX_TLBI_OPS) {
+		hw_tlbi_local(&os->smp, cpu, TLBSIM_TLBI_ASIDE1, 0, mm->asid);
+	} else {
+		enum tlbsim_tlbi_op op = info->freed_tables ? TLBSIM_TLBI_VAE1 : TLBSIM_TLBI_VALE1;
+
+		for (va = info->start; va < info->end; va += 1ull << info->stride_shift)
+			hw_tlbi_local(&os->smp, cpu, op, va, mm->asid);
+	}
+	/* DSB NSH completes a local TLBI; nothing is outstanding. */
+	hw_charge(cpu, os->m->costs.dsb);
+}
+
+static void m_leave_mm(struct tlbsim_pctx *ctx)
+{
+	struct os *os = os_of(ctx);
+
+	if (os->m->isa != TLBSIM_ISA_X86_64 || !ctx->cpu->loaded_mm)
+		return;
+	/* init_mm's tables hold no user mapping: the old PCID's entries
+	 * become unreachable; tlb_gen brings them up to date on return. */
+	hw_write_cr3(&os->smp, hw_of(ctx), tlbsim_pgtable_root(os->init_pgt), 0, true);
+	ctx->cpu->loaded_mm = NULL;
+	ctx->cpu->is_lazy = false;
+}
+
+/* Runs on each IPI target: the policy's handler, as that cpu. */
+static void ipi_trampoline(void *info, struct hw_smp *smp, struct hw_cpu *cpu)
+{
+	struct os *os = container_of_smp(smp);
+	const struct tlbsim_flush_info *fi = info;
+	struct tlbsim_pctx ctx;
+
+	os_pctx(os, cpu, &os->pol.ipi_handler, &ctx);
+	if (os->pol.ipi_handler.p)
+		os->pol.ipi_handler.p->ipi_handler(&ctx, fi);
+	else
+		m_local_flush(&ctx, fi);
+}
+
+static void m_send_ipi(struct tlbsim_pctx *ctx, const struct tlbsim_cpumask *targets,
+		       const struct tlbsim_flush_info *info)
+{
+	struct os *os = os_of(ctx);
+	struct hw_cpu *cpu = hw_of(ctx);
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct tlbsim_cpumask t = *targets;
+
+	tlbsim_cpumask_clear(&t, cpu->id);
+	if (!tlbsim_cpumask_weight(&t))
+		return;
+	/* The targets read the request while the initiator waits. */
+	oc->ipi_info = *info;
+	mark(ctx, OS_FK_IPI);
+	hw_smp_ipi_many(&os->smp, cpu, &t, ipi_trampoline, &oc->ipi_info);
+}
+
+static void m_tlbi_broadcast(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info)
+{
+	struct os *os = os_of(ctx);
+	struct hw_cpu *cpu = hw_of(ctx);
+	uint16_t asid = info->mm->asid;
+	uint64_t n = nr_pages(info), va;
+
+	BUG_ON(os->m->isa != TLBSIM_ISA_ARM64, "TLBI broadcast is arm64's");
+	mark(ctx, OS_FK_BROADCAST);
+	/* DSB ISHST: the PTE stores reach the walkers first. */
+	hw_charge(cpu, os->m->costs.dsb);
+	if (n > ARM64_MAX_TLBI_OPS) {
+		hw_tlbi_is(&os->smp, cpu, TLBSIM_TLBI_ASIDE1, 0, asid);
+	} else {
+		enum tlbsim_tlbi_op op = info->freed_tables ? TLBSIM_TLBI_VAE1 : TLBSIM_TLBI_VALE1;
+
+		for (va = info->start; va < info->end; va += 1ull << info->stride_shift)
+			hw_tlbi_is(&os->smp, cpu, op, va, asid);
+	}
+	hw_dsb(&os->smp, cpu);
+}
+
+static void m_invlpgb(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info, uint16_t pcid)
+{
+	struct os *os = os_of(ctx);
+	struct hw_cpu *cpu = hw_of(ctx);
+	unsigned max = os->m->costs.invlpgb_max_pages;
+	unsigned flags = TLBSIM_INVLPGB_PCID;
+	uint64_t va;
+
+	BUG_ON(os->m->isa != TLBSIM_ISA_X86_64 || !max, "INVLPGB needs an AMD machine with it");
+	mark(ctx, OS_FK_INVLPGB);
+	if (!info->freed_tables)
+		flags |= TLBSIM_INVLPGB_FINAL_ONLY;
+	if (info->end == TLBSIM_FLUSH_ALL) {
+		hw_invlpgb(&os->smp, cpu, 0, 1, 12, pcid, flags);
+		return;
+	}
+	flags |= TLBSIM_INVLPGB_VA;
+	for (va = info->start; va < info->end;) {
+		uint64_t left = (info->end - va) >> info->stride_shift;
+		unsigned n = left > max ? max : (unsigned)left;
+
+		hw_invlpgb(&os->smp, cpu, va, n, info->stride_shift, pcid, flags);
+		va += (uint64_t)n << info->stride_shift;
+	}
+}
+
+static void m_tlbsync(struct tlbsim_pctx *ctx)
+{
+	hw_tlbsync(&os_of(ctx)->smp, hw_of(ctx));
+}
+
+static void m_dsb(struct tlbsim_pctx *ctx)
+{
+	hw_dsb(&os_of(ctx)->smp, hw_of(ctx));
+}
+
+static void m_free_tables(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm, const uint64_t *pfns,
+			  unsigned n)
+{
+	(void)mm;
+	os_free_frames(os_of(ctx), pfns, n);
+}
+
+static void m_call_rcu_free_tables(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm,
+				   const uint64_t *pfns, unsigned n)
+{
+	(void)mm;
+	os_rcu_call(os_of(ctx), hw_of(ctx), pfns, n);
+}
+
+/* ---- x86 global ASIDs (Linux arch/x86/mm/tlb.c, allocate_global_asid()) --- */
+
+static unsigned gasid_limit(const struct os *os)
+{
+	/* PCIDs 1..6 are the dynamic slots; the pool is [7, 2^bits - 1). */
+	return os->m->asid_bits ? (1u << os->m->asid_bits) - 1 : 0;
+}
+
+/* reset_global_asid_space(): freed ASIDs become reusable after every cpu
+ * has dropped their entries: one INVLPGB of all non-global entries. */
+static void gasid_reset(struct os *os, struct hw_cpu *cpu)
+{
+	unsigned a;
+
+	os->st.global_asid_resets++;
+	hw_invlpgb(&os->smp, cpu, 0, 1, 12, 0, 0);
+	hw_tlbsync(&os->smp, cpu);
+	for (a = TLBSIM_X86_DYN_ASIDS + 1; a < gasid_limit(os); a++)
+		if (os->gasid_used[a] == 2) {
+			os->gasid_used[a] = 0;
+			os->gasid_avail++;
+		}
+	os->gasid_next = TLBSIM_X86_DYN_ASIDS + 1;
+}
+
+static int m_global_asid_alloc(struct tlbsim_pctx *ctx, uint16_t *asid)
+{
+	struct os *os = os_of(ctx);
+	unsigned a, pass;
+
+	if (!os->gasid_used)
+		return -TLBSIM_EBUSY;
+	for (pass = 0; pass < 2; pass++) {
+		for (a = os->gasid_next; a < gasid_limit(os); a++)
+			if (!os->gasid_used[a]) {
+				os->gasid_used[a] = 1;
+				os->gasid_avail--;
+				os->gasid_next = a + 1;
+				*asid = (uint16_t)a;
+				return 0;
+			}
+		gasid_reset(os, hw_of(ctx));
+	}
+	return -TLBSIM_EBUSY;
+}
+
+static void m_global_asid_free(struct tlbsim_pctx *ctx, uint16_t asid)
+{
+	struct os *os = os_of(ctx);
+
+	if (os->gasid_used && asid < gasid_limit(os) && os->gasid_used[asid] == 1)
+		os->gasid_used[asid] = 2;
+}
+
+static unsigned m_global_asids_free(struct tlbsim_pctx *ctx)
+{
+	return os_of(ctx)->gasid_avail;
+}
+
+static unsigned m_nr_cpus(struct tlbsim_pctx *ctx)
+{
+	return os_of(ctx)->m->nr_cpus;
+}
+
+static struct tlbsim_cpu *m_cpu(struct tlbsim_pctx *ctx, unsigned id)
+{
+	struct os *os = os_of(ctx);
+
+	return id < os->m->nr_cpus ? &os->cpu[id].pub : NULL;
+}
+
+int os_gasid_init(struct os *os)
+{
+	unsigned limit = gasid_limit(os);
+
+	if (os->m->isa != TLBSIM_ISA_X86_64 || limit <= TLBSIM_X86_DYN_ASIDS + 1)
+		return 0;
+	os->gasid_used = calloc(limit, 1);
+	if (!os->gasid_used)
+		return -TLBSIM_ENOMEM;
+	os->gasid_next = TLBSIM_X86_DYN_ASIDS + 1;
+	os->gasid_avail = limit - (TLBSIM_X86_DYN_ASIDS + 1);
+	return 0;
+}
+
+void os_ops_init(struct tlbsim_policy_ops *ops)
+{
+	memset(ops, 0, sizeof(*ops));
+	ops->load_mm = os_load_mm;
+	ops->leave_mm = m_leave_mm;
+	ops->local_flush = m_local_flush;
+	ops->send_ipi = m_send_ipi;
+	ops->tlbi_broadcast = m_tlbi_broadcast;
+	ops->invlpgb = m_invlpgb;
+	ops->tlbsync = m_tlbsync;
+	ops->dsb = m_dsb;
+	ops->free_tables = m_free_tables;
+	ops->call_rcu_free_tables = m_call_rcu_free_tables;
+	ops->global_asid_alloc = m_global_asid_alloc;
+	ops->global_asid_free = m_global_asid_free;
+	ops->global_asids_free = m_global_asids_free;
+	ops->nr_cpus = m_nr_cpus;
+	ops->cpu = m_cpu;
+}
+
+/* ---- the flush entry point ----------------------------------------------------- */
+
+void os_flush_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t start,
+		    uint64_t end, unsigned stride_shift, bool freed_tables)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct tlbsim_flush_info info;
+	struct tlbsim_pctx ctx;
+
+	/* inc_mm_tlb_gen(): the request's generation. */
+	mm->pub.tlb_gen++;
+	mm->st.flushes++;
+	info = (struct tlbsim_flush_info){.mm = &mm->pub, .start = start, .end = end,
+					  .stride_shift = stride_shift,
+					  .freed_tables = freed_tables,
+					  .new_tlb_gen = mm->pub.tlb_gen, .initiator = cpu->id};
+	oc->flush_kind = 0;
+	os_pctx(os, cpu, &os->pol.flush_range, &ctx);
+	os->pol.flush_range.p->flush_range(&ctx, &info);
+	if (oc->flush_kind & OS_FK_IPI)
+		oc->st.flushes_ipi++;
+	else if (oc->flush_kind & OS_FK_BROADCAST)
+		oc->st.flushes_broadcast++;
+	else if (oc->flush_kind & OS_FK_INVLPGB)
+		oc->st.flushes_invlpgb++;
+	else if (oc->flush_kind & OS_FK_LOCAL)
+		oc->st.flushes_local++;
+	else
+		oc->st.flushes_skipped++;
+	if (end == TLBSIM_FLUSH_ALL) {
+		oc->st.full_flushes++;
+		mm->st.full_flushes++;
+	}
+}

@@ -1,0 +1,737 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Address spaces: VMAs, the memory syscalls, page faults, fork with
+ * copy-on-write, and exit_mmap.  Each follows Linux in the order of its
+ * page-table changes, flushes and frees:
+ *   mmap           mm/mmap.c: a VMA only, pages come by demand faults
+ *   munmap         unmap_region(): zap PTEs, free_pgtables(), then
+ *                  tlb_finish_mmu(): flush, free pages and tables
+ *   mprotect       change_protection(): rewrite PTEs, flush (x86 only
+ *                  when a permission is removed: pte_needs_flush(),
+ *                  arch/x86/include/asm/tlbflush.h; arm64 always)
+ *   madvise        DONTNEED: zap_page_range_single(), tables stay;
+ *                  FREE: madvise_free_pte_range() cleans PTEs, flushes
+ *   mremap         move_page_tables(): PTEs move, old range flushed
+ *   brk            grows the heap VMA or unmaps its tail
+ *   fault          do_anonymous_page(), do_wp_page() (COW copy with
+ *                  ptep_clear_flush(), or reuse), spurious faults
+ *   fork           dup_mmap(): child shares pages read-only, parent
+ *                  write-protected, flush_tlb_mm(parent)
+ *   exit           exit_mmap(): a full-mm gather, every table freed
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bug.h"
+#include "hw/pgtable_internal.h"
+#include "os/os.h"
+#include "tlbsim/error.h"
+
+#define PAGE_SIZE (1ull << TLBSIM_PAGE_SHIFT)
+/* Where anonymous mappings without an address are placed, top-down
+ * (x86-64 mmap_base below the stack; any canonical user VA will do). */
+#define MMAP_BASE 0x7f0000000000ull
+
+/* Highest user address + 1: free_pgtables' last ceiling (pgtable.c's
+ * canonical user range). */
+static uint64_t user_top(const struct os *os)
+{
+	if (os->m->isa == TLBSIM_ISA_ARM64)
+		return 1ull << 48;
+	return os->m->pt_levels == 5 ? 1ull << 56 : 1ull << 47;
+}
+
+static uint64_t page_align_up(uint64_t v, uint64_t size)
+{
+	return (v + size - 1) & ~(size - 1);
+}
+
+/* ---- VMAs ---------------------------------------------------------------- */
+
+/* Index of the first VMA whose end is above @va. */
+static unsigned vma_index(const struct os_mm *mm, uint64_t va)
+{
+	unsigned lo = 0, hi = mm->nr_vma;
+
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+
+		if (mm->vma[mid].end <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+struct os_vma *os_vma_find(struct os_mm *mm, uint64_t va)
+{
+	unsigned i = vma_index(mm, va);
+
+	if (i < mm->nr_vma && mm->vma[i].start <= va)
+		return &mm->vma[i];
+	return NULL;
+}
+
+static int vma_insert_at(struct os_mm *mm, unsigned i, const struct os_vma *v)
+{
+	if (mm->nr_vma == mm->cap_vma) {
+		unsigned cap = mm->cap_vma ? 2 * mm->cap_vma : 16;
+		struct os_vma *n = realloc(mm->vma, cap * sizeof(*n));
+
+		if (!n)
+			return -TLBSIM_ENOMEM;
+		mm->vma = n;
+		mm->cap_vma = cap;
+	}
+	memmove(&mm->vma[i + 1], &mm->vma[i], (mm->nr_vma - i) * sizeof(*v));
+	mm->vma[i] = *v;
+	mm->nr_vma++;
+	return 0;
+}
+
+int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot, unsigned flags)
+{
+	struct os_vma v = {.start = start, .end = end, .prot = prot, .flags = flags};
+
+	return vma_insert_at(mm, vma_index(mm, start), &v);
+}
+
+/* Make @va a VMA boundary, splitting the VMA that straddles it. */
+static int vma_split_at(struct os_mm *mm, uint64_t va)
+{
+	unsigned i = vma_index(mm, va);
+	struct os_vma right;
+
+	if (i == mm->nr_vma || mm->vma[i].start >= va)
+		return 0;
+	right = mm->vma[i];
+	right.start = va;
+	mm->vma[i].end = va;
+	return vma_insert_at(mm, i + 1, &right);
+}
+
+/* VMAs [*first, *last) lie inside [start, end) after splitting at both. */
+static int vma_range(struct os_mm *mm, uint64_t start, uint64_t end, unsigned *first, unsigned *last)
+{
+	int err = vma_split_at(mm, start);
+
+	if (!err)
+		err = vma_split_at(mm, end);
+	if (err)
+		return err;
+	*first = vma_index(mm, start);
+	*last = vma_index(mm, end);
+	return 0;
+}
+
+/* ---- page frames ------------------------------------------------------- */
+
+static int mapcount_grow(struct os *os, uint64_t pfn)
+{
+	uint64_t cap = os->mapcount_cap ? os->mapcount_cap : 4096;
+	uint32_t *n;
+
+	while (cap <= pfn)
+		cap *= 2;
+	n = realloc(os->mapcount, cap * sizeof(*n));
+	if (!n)
+		return -TLBSIM_ENOMEM;
+	memset(n + os->mapcount_cap, 0, (cap - os->mapcount_cap) * sizeof(*n));
+	os->mapcount = n;
+	os->mapcount_cap = cap;
+	return 0;
+}
+
+static int map_page(struct os *os, struct os_mm *mm, uint64_t va, uint64_t pfn, unsigned shift,
+		    unsigned prot)
+{
+	uint64_t n = 1ull << (shift - TLBSIM_PAGE_SHIFT), i;
+	int err;
+
+	if (pfn + n > os->mapcount_cap && mapcount_grow(os, pfn + n))
+		return -TLBSIM_ENOMEM;
+	err = tlbsim_pgtable_map(mm->pgt, va, pfn, shift, prot | TLBSIM_PROT_USER);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		os->mapcount[pfn + i]++;
+	return 0;
+}
+
+void os_free_frames(struct os *os, const uint64_t *pfns, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		BUG_ON(tlbsim_physmem_free(os->pm, pfns[i]) != 0, "freed frames were allocated");
+}
+
+/*
+ * Drop one mapping of the page at @pfn (2^(shift-12) frames): frames no
+ * longer mapped anywhere go to the gather, to be freed after the flush.
+ */
+static void unref_page(struct os *os, struct os_gather *g, uint64_t pfn, unsigned shift)
+{
+	uint64_t n = 1ull << (shift - TLBSIM_PAGE_SHIFT), i;
+
+	for (i = 0; i < n; i++) {
+		BUG_ON(!os->mapcount[pfn + i], "a mapped frame has a map count");
+		if (--os->mapcount[pfn + i] == 0)
+			(void)os_gather_add_page(g, pfn + i);
+	}
+}
+
+/*
+ * Zap every present PTE in [start, end): the leaves go, their pages are
+ * gathered.  A huge page partly inside the range is split the simple way:
+ * zapped whole (Linux would split the PMD; traces rarely unmap part of one).
+ */
+static uint64_t zap_range(struct os *os, struct os_mm *mm, struct os_gather *g, uint64_t start,
+			  uint64_t end)
+{
+	uint64_t va = start, zapped = 0;
+
+	while (va < end) {
+		struct tlbsim_mapping old;
+		uint64_t next = hw_pgtable_next_candidate(mm->pgt, va);
+
+		if (next != va) {
+			va = next;
+			continue;
+		}
+		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, &old) != 0, "a found leaf can be unmapped");
+		{
+			uint64_t pstart = va & ~((1ull << old.size_shift) - 1);
+
+			os_gather_add_range(g, pstart, pstart + (1ull << old.size_shift), old.size_shift);
+			unref_page(os, g, old.pfn, old.size_shift);
+			va = pstart + (1ull << old.size_shift);
+		}
+		zapped++;
+	}
+	return zapped;
+}
+
+/* The gap around [start, end) that no VMA uses: free_pgtables' floor and
+ * ceiling (mm/memory.c free_pgd_range()). */
+static void vma_gap(const struct os_mm *mm, uint64_t top, uint64_t start, uint64_t end,
+		    uint64_t *floor, uint64_t *ceiling)
+{
+	unsigned i = vma_index(mm, start);
+
+	*floor = 0;
+	*ceiling = top;
+	if (i > 0)
+		*floor = mm->vma[i - 1].end;
+	/* vma_index(end) is the first VMA ending above @end. */
+	i = vma_index(mm, end);
+	if (i < mm->nr_vma)
+		*ceiling = mm->vma[i].start > end ? mm->vma[i].start : end;
+}
+
+static void charge(struct hw_cpu *cpu, uint64_t cycles)
+{
+	hw_charge(cpu, cycles);
+}
+
+/* munmap's core, also used by MAP_FIXED over an old mapping and brk. */
+static void unmap_region(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t start,
+			 uint64_t end, bool free_tables)
+{
+	struct os_gather *g = &os_cpu_of(cpu)->gather;
+	unsigned first, last;
+	uint64_t zapped, floor, ceiling;
+
+	if (vma_range(mm, start, end, &first, &last))
+		return;
+	zapped = zap_range(os, mm, g, start, end);
+	charge(cpu, zapped * os->m->costs.pte_update);
+	memmove(&mm->vma[first], &mm->vma[last], (mm->nr_vma - last) * sizeof(*mm->vma));
+	mm->nr_vma -= last - first;
+	if (free_tables) {
+		vma_gap(mm, user_top(os), start, end, &floor, &ceiling);
+		if (ceiling > floor &&
+		    tlbsim_pgtable_free_tables(mm->pgt, floor, ceiling, os_gather_table_cb, g) < 0)
+			BUG_ON(1, "free_pgtables gets a valid range");
+	}
+}
+
+/* ---- syscalls ---------------------------------------------------------- */
+
+static unsigned vma_flags_of(unsigned map_flags)
+{
+	unsigned f = 0;
+
+	if (map_flags & TLBSIM_MAP_SHARED)
+		f |= OS_VMA_SHARED;
+	if (map_flags & TLBSIM_MAP_ANON)
+		f |= OS_VMA_ANON;
+	if (map_flags & (TLBSIM_MAP_HUGETLB | TLBSIM_MAP_THP))
+		f |= OS_VMA_HUGE_2M;
+	if (map_flags & TLBSIM_MAP_HUGETLB_1G)
+		f |= OS_VMA_HUGE_1G;
+	return f;
+}
+
+static uint64_t vma_align(unsigned vflags)
+{
+	if (vflags & OS_VMA_HUGE_1G)
+		return 1ull << 30;
+	if (vflags & OS_VMA_HUGE_2M)
+		return 1ull << 21;
+	return PAGE_SIZE;
+}
+
+static void sys_mmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t addr,
+		     uint64_t len, unsigned prot, unsigned map_flags)
+{
+	unsigned vflags = vma_flags_of(map_flags);
+	/* THP is a hint: the VMA keeps 4 KiB granularity. */
+	uint64_t align = (map_flags & TLBSIM_MAP_THP) ? PAGE_SIZE : vma_align(vflags);
+	uint64_t start, end;
+
+	len = page_align_up(len, align);
+	if (addr == 0) {
+		mm->mmap_base = (mm->mmap_base - len) & ~(align - 1);
+		addr = mm->mmap_base;
+	}
+	start = addr & ~(align - 1);
+	end = start + len;
+	/* A recorded trace names where the mapping went: anything still
+	 * there was replaced (MAP_FIXED semantics). */
+	if (os_vma_find(mm, start) || vma_index(mm, start) != vma_index(mm, end)) {
+		os_gather_init(&os_cpu_of(cpu)->gather, mm, false);
+		unmap_region(os, cpu, mm, start, end, true);
+		(void)os_vma_insert(mm, start, end, prot, vflags);
+		os_gather_finish(os, cpu, NULL);
+		return;
+	}
+	(void)os_vma_insert(mm, start, end, prot, vflags);
+}
+
+static void sys_munmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t addr,
+		       uint64_t len)
+{
+	uint64_t start = addr & ~(PAGE_SIZE - 1), end = page_align_up(addr + len, PAGE_SIZE);
+
+	os_gather_init(&os_cpu_of(cpu)->gather, mm, false);
+	unmap_region(os, cpu, mm, start, end, true);
+	os_gather_finish(os, cpu, NULL);
+}
+
+/*
+ * x86 pte_needs_flush(): only removing a permission (write, exec) or
+ * changing the frame needs a flush; a stale, more restrictive entry just
+ * causes a spurious fault.  arm64 has no such rule: always flush.
+ */
+static bool prot_change_needs_flush(enum tlbsim_isa isa, unsigned old, unsigned new)
+{
+	if (isa != TLBSIM_ISA_X86_64)
+		return old != new;
+	return (old & ~new & (TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC)) != 0;
+}
+
+static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t addr,
+			 uint64_t len, unsigned prot)
+{
+	struct os_gather *g = &os_cpu_of(cpu)->gather;
+	uint64_t start = addr & ~(PAGE_SIZE - 1), end = page_align_up(addr + len, PAGE_SIZE);
+	unsigned first, last, i;
+	uint64_t changed = 0;
+
+	os_gather_init(g, mm, false);
+	if (vma_range(mm, start, end, &first, &last))
+		return;
+	for (i = first; i < last; i++) {
+		struct os_vma *v = &mm->vma[i];
+		uint64_t va = v->start;
+
+		v->prot = prot;
+		while (va < v->end) {
+			struct tlbsim_mapping cur;
+			uint64_t next = hw_pgtable_next_candidate(mm->pgt, va);
+			unsigned newprot = prot | TLBSIM_PROT_USER;
+			uint64_t pstart;
+
+			if (next != va) {
+				va = next;
+				continue;
+			}
+			BUG_ON(tlbsim_pgtable_lookup(mm->pgt, va, &cur), "a found leaf is mapped");
+			pstart = va & ~((1ull << cur.size_shift) - 1);
+			/* A page still shared copy-on-write stays read-only. */
+			if (!(v->flags & OS_VMA_SHARED) && os->mapcount[cur.pfn] > 1)
+				newprot &= ~TLBSIM_PROT_WRITE;
+			if ((cur.prot & ~TLBSIM_PROT_GLOBAL) != newprot) {
+				BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, newprot), "protect a leaf");
+				changed++;
+				if (prot_change_needs_flush(os->m->isa, cur.prot, newprot))
+					os_gather_add_range(g, pstart, pstart + (1ull << cur.size_shift),
+							    cur.size_shift);
+			}
+			va = pstart + (1ull << cur.size_shift);
+		}
+	}
+	charge(cpu, changed * os->m->costs.pte_update);
+	os_gather_finish(os, cpu, NULL);
+}
+
+static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t addr,
+			uint64_t len, unsigned advice)
+{
+	struct os_gather *g = &os_cpu_of(cpu)->gather;
+	uint64_t start = addr & ~(PAGE_SIZE - 1), end = page_align_up(addr + len, PAGE_SIZE);
+	uint64_t va = start, n = 0;
+
+	os_gather_init(g, mm, false);
+	if (advice == TLBSIM_MADV_DONTNEED) {
+		n = zap_range(os, mm, g, start, end);
+	} else {
+		/* MADV_FREE: each present private page is made clean; the
+		 * rewrite needs the old (dirty) entries flushed.  Frames are
+		 * reclaimed only under memory pressure, never here. */
+		while (va < end) {
+			struct tlbsim_mapping cur;
+			uint64_t next = hw_pgtable_next_candidate(mm->pgt, va);
+			uint64_t pstart;
+
+			if (next != va) {
+				va = next;
+				continue;
+			}
+			BUG_ON(tlbsim_pgtable_lookup(mm->pgt, va, &cur), "a found leaf is mapped");
+			pstart = va & ~((1ull << cur.size_shift) - 1);
+			BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, cur.prot), "rewrite a leaf");
+			os_gather_add_range(g, pstart, pstart + (1ull << cur.size_shift), cur.size_shift);
+			va = pstart + (1ull << cur.size_shift);
+			n++;
+		}
+	}
+	charge(cpu, n * os->m->costs.pte_update);
+	os_gather_finish(os, cpu, NULL);
+}
+
+static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
+		       const struct tlbsim_event *ev)
+{
+	uint64_t old_start = ev->mremap.old_addr & ~(PAGE_SIZE - 1);
+	uint64_t old_len = page_align_up(ev->mremap.old_len, PAGE_SIZE);
+	uint64_t new_len = page_align_up(ev->mremap.new_len, PAGE_SIZE);
+	uint64_t new_start = ev->mremap.new_addr & ~(PAGE_SIZE - 1);
+	struct os_gather *g = &os_cpu_of(cpu)->gather;
+	struct os_vma *v = os_vma_find(mm, old_start);
+	struct os_vma keep;
+	uint64_t va, moved = 0;
+
+	if (!v) {
+		os_cpu_of(cpu)->st.segv++;
+		return;
+	}
+	keep = *v;
+	if (new_start == old_start) {
+		if (new_len < old_len) {
+			sys_munmap(os, cpu, mm, old_start + new_len, old_len - new_len);
+		} else if (new_len > old_len) {
+			/* Grow in place: the VMA's end moves, nothing else. */
+			unsigned first, last;
+
+			if (!vma_range(mm, old_start, old_start + old_len, &first, &last) &&
+			    last > first)
+				mm->vma[last - 1].end = old_start + new_len;
+		}
+		return;
+	}
+	/* Move: a new VMA, every present PTE relinked to the new address
+	 * with the same frame, the old range unmapped and flushed. */
+	os_gather_init(g, mm, false);
+	if (os_vma_find(mm, new_start))
+		unmap_region(os, cpu, mm, new_start, new_start + new_len, false);
+	for (va = old_start; va < old_start + (old_len < new_len ? old_len : new_len);) {
+		struct tlbsim_mapping old;
+		uint64_t next = hw_pgtable_next_candidate(mm->pgt, va);
+
+		if (next != va) {
+			va = next;
+			continue;
+		}
+		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, &old), "a found leaf can be unmapped");
+		va &= ~((1ull << old.size_shift) - 1);
+		os_gather_add_range(g, va, va + (1ull << old.size_shift), old.size_shift);
+		if (tlbsim_pgtable_map(mm->pgt, new_start + (va - old_start), old.pfn, old.size_shift,
+				       old.prot))
+			unref_page(os, g, old.pfn, old.size_shift);
+		va += 1ull << old.size_shift;
+		moved++;
+	}
+	charge(cpu, moved * os->m->costs.pte_update);
+	unmap_region(os, cpu, mm, old_start, old_start + old_len, true);
+	(void)os_vma_insert(mm, new_start, new_start + new_len, keep.prot, keep.flags);
+	os_gather_finish(os, cpu, NULL);
+}
+
+static void sys_brk(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t end)
+{
+	end = page_align_up(end, PAGE_SIZE);
+	if (!mm->brk_start) {
+		/* The first brk names the initial break. */
+		mm->brk_start = mm->brk_end = end;
+		return;
+	}
+	if (end > mm->brk_end) {
+		struct os_vma *v = mm->brk_end > mm->brk_start ? os_vma_find(mm, mm->brk_end - 1) : NULL;
+
+		if (v && (v->flags & OS_VMA_HEAP))
+			v->end = end;
+		else
+			(void)os_vma_insert(mm, mm->brk_end, end,
+					    TLBSIM_PROT_READ | TLBSIM_PROT_WRITE,
+					    OS_VMA_HEAP | OS_VMA_ANON);
+	} else if (end < mm->brk_end && end >= mm->brk_start) {
+		sys_munmap(os, cpu, mm, end, mm->brk_end - end);
+	}
+	mm->brk_end = end < mm->brk_start ? mm->brk_start : end;
+}
+
+void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct os_mm *mm = oc->curr->mm;
+
+	charge(cpu, os->m->costs.syscall);
+	oc->st.syscalls++;
+	switch (ev->kind) {
+	case TLBSIM_EV_MMAP:
+		sys_mmap(os, cpu, mm, ev->mmap.addr, ev->mmap.len, ev->mmap.prot, ev->mmap.flags);
+		break;
+	case TLBSIM_EV_MUNMAP:
+		sys_munmap(os, cpu, mm, ev->munmap.addr, ev->munmap.len);
+		break;
+	case TLBSIM_EV_MPROTECT:
+		sys_mprotect(os, cpu, mm, ev->mprotect.addr, ev->mprotect.len, ev->mprotect.prot);
+		break;
+	case TLBSIM_EV_MADVISE:
+		sys_madvise(os, cpu, mm, ev->madvise.addr, ev->madvise.len, ev->madvise.advice);
+		break;
+	case TLBSIM_EV_MREMAP:
+		sys_mremap(os, cpu, mm, ev);
+		break;
+	case TLBSIM_EV_BRK:
+		sys_brk(os, cpu, mm, ev->brk.end);
+		break;
+	default:
+		BUG_ON(1, "memory syscalls only");
+	}
+}
+
+/* ---- faults -------------------------------------------------------------- */
+
+static unsigned access_prot(enum tlbsim_access access)
+{
+	return access == TLBSIM_ACCESS_STORE	? TLBSIM_PROT_WRITE
+	       : access == TLBSIM_ACCESS_FETCH ? TLBSIM_PROT_EXEC
+					       : TLBSIM_PROT_READ;
+}
+
+/* A new zeroed page for @va in @v: a huge page where the VMA asks and the
+ * aligned block fits, else 4 KiB (do_anonymous_page, do_huge_pmd_anonymous_page). */
+static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struct os_vma *v,
+		       uint64_t va)
+{
+	unsigned shift = 12;
+	uint64_t pfn;
+
+	if (v->flags & (OS_VMA_HUGE_2M | OS_VMA_HUGE_1G)) {
+		unsigned s = (v->flags & OS_VMA_HUGE_1G) ? 30 : 21;
+		uint64_t base = va & ~((1ull << s) - 1);
+
+		if (base >= v->start && base + (1ull << s) <= v->end &&
+		    !tlbsim_physmem_alloc_block(os->pm, s - TLBSIM_PAGE_SHIFT, &pfn)) {
+			if (!map_page(os, mm, base, pfn, s, v->prot)) {
+				/* Zeroing the whole huge page. */
+				charge(cpu, (uint64_t)os->m->costs.page_copy << (s - 12));
+				return 0;
+			}
+			/* A 4 KiB table is in the way (THP after small
+			 * pages): give the block back, fall back. */
+			for (uint64_t i = 0; i < (1ull << (s - 12)); i++)
+				BUG_ON(tlbsim_physmem_free(os->pm, pfn + i), "free an unused block");
+		}
+	}
+	if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn))
+		return -TLBSIM_ENOMEM;
+	if (map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot)) {
+		BUG_ON(tlbsim_physmem_free(os->pm, pfn), "free an unused frame");
+		return -TLBSIM_ENOMEM;
+	}
+	charge(cpu, os->m->costs.page_copy);
+	return 0;
+}
+
+bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
+	      enum tlbsim_access access)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct os_vma *v = os_vma_find(mm, va);
+	unsigned need = access_prot(access);
+	struct tlbsim_mapping cur;
+
+	charge(cpu, os->m->costs.page_fault);
+	oc->st.faults++;
+	mm->st.faults++;
+	if (!v || (v->prot & need) != need) {
+		oc->st.segv++;
+		return false;
+	}
+	if (tlbsim_pgtable_lookup(mm->pgt, va, &cur))
+		return demand_page(os, cpu, mm, v, va) == 0;
+	if ((cur.prot & need) == need)
+		return true; /* spurious: a stale entry, already dropped */
+	if (access == TLBSIM_ACCESS_STORE && !(v->flags & OS_VMA_SHARED)) {
+		uint64_t page = va & ~((1ull << cur.size_shift) - 1);
+
+		if (cur.size_shift == 12 && os->mapcount[cur.pfn] > 1) {
+			/* wp_page_copy(): a private copy; the old translation
+			 * is cleared and flushed before the new one is set
+			 * (ptep_clear_flush()). */
+			uint64_t pfn;
+
+			if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn))
+				return false;
+			BUG_ON(tlbsim_pgtable_unmap(mm->pgt, page, NULL), "unmap the shared page");
+			os->mapcount[cur.pfn]--;
+			if (map_page(os, mm, page, pfn, 12, v->prot))
+				return false;
+			charge(cpu, os->m->costs.page_copy);
+			mm->st.cow_copies++;
+			os_flush_range(os, cpu, mm, page, page + PAGE_SIZE, 12, false);
+			return true;
+		}
+		/* wp_page_reuse(): the only user: make it writable; an
+		 * upgrade needs no flush. */
+		BUG_ON(tlbsim_pgtable_protect(mm->pgt, page, v->prot | TLBSIM_PROT_USER), "reuse");
+		return true;
+	}
+	oc->st.segv++;
+	return false;
+}
+
+/* ---- fork and exit --------------------------------------------------------- */
+
+struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent, uint32_t pid)
+{
+	struct os_mm *child = os_mm_create(os, pid);
+	uint64_t copied = 0;
+	unsigned i;
+
+	if (!child)
+		return NULL;
+	child->mmap_base = parent->mmap_base;
+	child->brk_start = parent->brk_start;
+	child->brk_end = parent->brk_end;
+	for (i = 0; i < parent->nr_vma; i++) {
+		struct os_vma *v = &parent->vma[i];
+		uint64_t va = v->start;
+
+		(void)os_vma_insert(child, v->start, v->end, v->prot, v->flags);
+		while (va < v->end) {
+			struct tlbsim_mapping cur;
+			uint64_t next = hw_pgtable_next_candidate(parent->pgt, va);
+			unsigned prot;
+
+			if (next != va) {
+				va = next;
+				continue;
+			}
+			BUG_ON(tlbsim_pgtable_lookup(parent->pgt, va, &cur), "a found leaf is mapped");
+			va &= ~((1ull << cur.size_shift) - 1);
+			prot = cur.prot & ~TLBSIM_PROT_GLOBAL;
+			/* copy_present_pte(): private writable pages become
+			 * read-only on both sides. */
+			if (!(v->flags & OS_VMA_SHARED) && (prot & TLBSIM_PROT_WRITE)) {
+				prot &= ~TLBSIM_PROT_WRITE;
+				BUG_ON(tlbsim_pgtable_protect(parent->pgt, va, prot), "write-protect");
+			}
+			if (!map_page(os, child, va, cur.pfn, cur.size_shift, prot))
+				copied++;
+			va += 1ull << cur.size_shift;
+		}
+	}
+	charge(cpu, copied * os->m->costs.pte_update);
+	/* dup_mmap() ends with flush_tlb_mm(oldmm): the parent's writable
+	 * entries are stale now. */
+	if (copied)
+		os_flush_range(os, cpu, parent, 0, TLBSIM_FLUSH_ALL, 12, false);
+	return child;
+}
+
+void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, os_cont_fn then)
+{
+	struct os_gather *g = &os_cpu_of(cpu)->gather;
+	uint64_t zapped = 0;
+	unsigned i;
+
+	os_gather_init(g, mm, true);
+	for (i = 0; i < mm->nr_vma; i++)
+		zapped += zap_range(os, mm, g, mm->vma[i].start, mm->vma[i].end);
+	charge(cpu, zapped * os->m->costs.pte_update);
+	mm->nr_vma = 0;
+	if (tlbsim_pgtable_free_tables(mm->pgt, 0, user_top(os), os_gather_table_cb, g) < 0)
+		BUG_ON(1, "free_pgtables gets a valid range");
+	mm->dead = true;
+	os_gather_finish(os, cpu, then);
+}
+
+/* ---- life cycle -------------------------------------------------------------- */
+
+struct os_mm *os_mm_create(struct os *os, uint32_t pid)
+{
+	struct os_mm *mm;
+	unsigned s;
+
+	if (os->nr_mms == os->cap_mms) {
+		uint32_t cap = os->cap_mms ? 2 * os->cap_mms : 16;
+		struct os_mm **n = realloc(os->mms, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		os->mms = n;
+		os->cap_mms = cap;
+	}
+	mm = calloc(1, sizeof(*mm));
+	if (!mm)
+		return NULL;
+	mm->pgt = tlbsim_pgtable_create(os->pm, os->m->isa, os->m->pt_levels);
+	if (!mm->pgt) {
+		free(mm);
+		return NULL;
+	}
+	for (s = 0; s < os->pol.nr; s++) {
+		if (!os->pol.part[s]->mm_priv_size)
+			continue;
+		mm->pub.priv[s] = calloc(1, os->pol.part[s]->mm_priv_size);
+		if (!mm->pub.priv[s]) {
+			os_mm_destroy(os, mm);
+			return NULL;
+		}
+	}
+	mm->pub.id = ++os->next_mm_id;
+	mm->pid = pid;
+	mm->mmap_base = MMAP_BASE;
+	os->mms[os->nr_mms++] = mm;
+	return mm;
+}
+
+void os_mm_destroy(struct os *os, struct os_mm *mm)
+{
+	unsigned s;
+
+	(void)os;
+	if (!mm)
+		return;
+	tlbsim_pgtable_destroy(mm->pgt);
+	for (s = 0; s < TLBSIM_POLICY_SLOTS; s++)
+		free(mm->pub.priv[s]);
+	free(mm->vma);
+	free(mm);
+}

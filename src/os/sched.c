@@ -1,0 +1,327 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Threads, processes and the scheduler.
+ *
+ * Placement: a thread placed by a SWITCH event stays on that cpu; others go
+ * to the cpu they last ran on if it is idle, else to the least loaded cpu
+ * (running + queued), lowest number first.  Each cpu has a FIFO runqueue
+ * and preempts at the end of a time slice when others wait (a round-robin
+ * stand-in for CFS; the point here is when switch_mm runs and which cpus
+ * hold which mm).  A cpu with nothing to run goes idle in lazy TLB mode,
+ * keeping the last mm loaded (Linux enter_lazy_tlb(), kernel/sched/core.c
+ * context_switch()).
+ *
+ * Lifecycle: PROC_CREATE starts a process with an empty address space;
+ * THREAD_CREATE a thread sharing the creator's; FORK a process whose
+ * address space is a copy-on-write copy; EXIT ends a thread, and its
+ * process's address space with the last one (exit_mmap()).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bug.h"
+#include "os/os.h"
+#include "tlbsim/error.h"
+
+/* ---- event queues ----------------------------------------------------------- */
+
+bool os_evq_push(struct os_evq *q, const struct tlbsim_event *ev)
+{
+	if (q->n == q->cap) {
+		uint32_t cap = q->cap ? 2 * q->cap : 256, i;
+		struct tlbsim_event *n = malloc(cap * sizeof(*n));
+
+		if (!n)
+			return false;
+		for (i = 0; i < q->n; i++)
+			n[i] = q->ev[(q->head + i) % q->cap];
+		free(q->ev);
+		q->ev = n;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->ev[(q->head + q->n) % q->cap] = *ev;
+	q->n++;
+	return true;
+}
+
+void os_evq_pop(struct os_thread *t)
+{
+	t->q.head = (t->q.head + 1) % t->q.cap;
+	t->q.n--;
+	t->compute_left = 0;
+	t->events_done++;
+}
+
+/* ---- the thread table ------------------------------------------------------ */
+
+static uint32_t tid_hash(uint32_t tid, uint32_t cap)
+{
+	return (tid * 2654435761u) & (cap - 1);
+}
+
+static int threads_grow(struct os *os)
+{
+	uint32_t cap = os->threads_cap ? 2 * os->threads_cap : 64, i;
+	struct os_thread **n = calloc(cap, sizeof(*n));
+
+	if (!n)
+		return -TLBSIM_ENOMEM;
+	for (i = 0; i < os->threads_cap; i++) {
+		struct os_thread *t = os->threads[i];
+		uint32_t h;
+
+		if (!t)
+			continue;
+		for (h = tid_hash(t->tid, cap); n[h]; h = (h + 1) & (cap - 1))
+			;
+		n[h] = t;
+	}
+	free(os->threads);
+	os->threads = n;
+	os->threads_cap = cap;
+	return 0;
+}
+
+struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool create)
+{
+	struct os_thread *t;
+	uint32_t h;
+
+	if (os->threads_cap) {
+		for (h = tid_hash(tid, os->threads_cap); os->threads[h];
+		     h = (h + 1) & (os->threads_cap - 1))
+			if (os->threads[h]->tid == tid)
+				return os->threads[h];
+	}
+	if (!create)
+		return NULL;
+	if (2 * (os->nr_threads + 1) > os->threads_cap && threads_grow(os))
+		return NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->cpu = -1;
+	t->pinned = -1;
+	for (h = tid_hash(tid, os->threads_cap); os->threads[h]; h = (h + 1) & (os->threads_cap - 1))
+		;
+	os->threads[h] = t;
+	os->nr_threads++;
+	return t;
+}
+
+/* ---- context switches ------------------------------------------------------ */
+
+static void rq_push(struct os_cpu *oc, struct os_thread *t)
+{
+	t->rq_next = NULL;
+	if (oc->rq_tail)
+		oc->rq_tail->rq_next = t;
+	else
+		oc->rq_head = t;
+	oc->rq_tail = t;
+	oc->rq_len++;
+}
+
+static struct os_thread *rq_pop(struct os_cpu *oc)
+{
+	struct os_thread *t = oc->rq_head;
+
+	if (!t)
+		return NULL;
+	oc->rq_head = t->rq_next;
+	if (!oc->rq_head)
+		oc->rq_tail = NULL;
+	oc->rq_len--;
+	t->rq_next = NULL;
+	return t;
+}
+
+/* Run @next on @cpu now (kernel/sched/core.c context_switch()). */
+static void switch_to(struct os *os, struct hw_cpu *cpu, struct os_thread *next)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+
+	hw_charge(cpu, os->m->costs.context_switch);
+	oc->st.context_switches++;
+	oc->curr = next;
+	next->state = OS_T_RUNNING;
+	next->cpu = (int)cpu->id;
+	oc->slice_end = os->m->costs.sched_slice ? cpu->core->now + os->m->costs.sched_slice
+						 : ENG_NEVER;
+	if (&next->mm->pub != oc->pub.loaded_mm || oc->pub.is_lazy) {
+		if (&next->mm->pub != oc->pub.loaded_mm)
+			oc->st.mm_switches++;
+		os_switch_mm(os, cpu, next->mm);
+	}
+	os_rcu_qs(os, cpu);
+	cpu->core->state = ENG_RUNNING;
+}
+
+void os_schedule(struct os *os, struct hw_cpu *cpu)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct os_thread *next = rq_pop(oc);
+
+	if (next) {
+		switch_to(os, cpu, next);
+		return;
+	}
+	oc->curr = NULL;
+	os_enter_lazy(os, cpu);
+	os_rcu_qs(os, cpu);
+	if (cpu->core->state == ENG_PARKED || cpu->core->state == ENG_RUNNING)
+		cpu->core->state = ENG_IDLE;
+}
+
+static unsigned load_of(const struct os_cpu *oc)
+{
+	return (oc->curr ? 1 : 0) + oc->rq_len;
+}
+
+static unsigned place(struct os *os, struct os_thread *t)
+{
+	unsigned i, best = 0;
+
+	if (t->pinned >= 0)
+		return (unsigned)t->pinned;
+	if (t->cpu >= 0 && !load_of(&os->cpu[t->cpu]))
+		return (unsigned)t->cpu;
+	for (i = 1; i < os->m->nr_cpus; i++)
+		if (load_of(&os->cpu[i]) < load_of(&os->cpu[best]))
+			best = i;
+	return best;
+}
+
+/*
+ * Make @t runnable, from @waker's context (NULL: at the start of the run).
+ * An idle cpu starts it at once, no earlier than the waker's clock.
+ */
+void os_thread_start(struct os *os, struct hw_cpu *waker, struct os_thread *t)
+{
+	unsigned id = place(os, t);
+	struct hw_cpu *cpu = os_hw(os, id);
+	struct os_cpu *oc = os_cpu_of(cpu);
+
+	t->state = OS_T_RUNNABLE;
+	if (!oc->curr && cpu->core->state == ENG_IDLE && !oc->cont) {
+		uint64_t now = waker ? waker->core->now : cpu->core->now;
+
+		if (cpu->core->now < now) {
+			cpu->core->st.idle += now - cpu->core->now;
+			cpu->core->now = now;
+		}
+		switch_to(os, cpu, t);
+		return;
+	}
+	rq_push(oc, t);
+}
+
+void os_preempt(struct os *os, struct hw_cpu *cpu)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+
+	if (!oc->rq_len)
+		return;
+	oc->curr->state = OS_T_RUNNABLE;
+	rq_push(oc, oc->curr);
+	os_schedule(os, cpu);
+}
+
+/* ---- lifecycle and scheduling events --------------------------------------- */
+
+struct os_thread *os_thread_new(struct os *os, uint32_t tid, uint32_t pid, struct os_mm *mm)
+{
+	struct os_thread *t = os_thread_get(os, tid, true);
+
+	if (!t || t->state != OS_T_NEW)
+		return NULL;
+	t->pid = pid;
+	t->mm = mm;
+	mm->pub.users++;
+	return t;
+}
+
+static void after_exit(struct os *os, struct hw_cpu *cpu)
+{
+	os_schedule(os, cpu);
+}
+
+void os_thread_exit(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
+{
+	struct os_mm *mm = t->mm;
+
+	t->state = OS_T_EXITED;
+	if (--mm->pub.users == 0) {
+		/* exit_mm(): the cpu keeps the mm loaded, lazily, while
+		 * exit_mmap() tears it down. */
+		os_enter_lazy(os, cpu);
+		os_exit_mm(os, cpu, mm, after_exit);
+		return;
+	}
+	os_schedule(os, cpu);
+}
+
+void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct os_thread *self = oc->curr, *t;
+
+	switch (ev->kind) {
+	case TLBSIM_EV_PROC_CREATE: {
+		struct os_mm *mm = os_mm_create(os, ev->proc_create.pid);
+
+		t = mm ? os_thread_new(os, ev->proc_create.tid, ev->proc_create.pid, mm) : NULL;
+		if (t)
+			os_thread_start(os, cpu, t);
+		break;
+	}
+	case TLBSIM_EV_THREAD_CREATE:
+		t = os_thread_new(os, ev->thread_create.tid, self->pid, self->mm);
+		if (t)
+			os_thread_start(os, cpu, t);
+		break;
+	case TLBSIM_EV_FORK: {
+		struct os_mm *mm = os_fork_mm(os, cpu, self->mm, ev->fork.pid);
+
+		t = mm ? os_thread_new(os, ev->fork.tid, ev->fork.pid, mm) : NULL;
+		if (t)
+			os_thread_start(os, cpu, t);
+		break;
+	}
+	case TLBSIM_EV_EXIT:
+		os_thread_exit(os, cpu, self);
+		break;
+	case TLBSIM_EV_SLEEP:
+		if (self->wake_tokens) {
+			self->wake_tokens--;
+			break;
+		}
+		self->state = OS_T_SLEEPING;
+		os_schedule(os, cpu);
+		break;
+	case TLBSIM_EV_WAKE:
+		t = os_thread_get(os, ev->wake.tid, false);
+		if (!t || t->state == OS_T_EXITED)
+			break;
+		if (t->state == OS_T_SLEEPING)
+			os_thread_start(os, cpu, t);
+		else
+			t->wake_tokens++;
+		break;
+	case TLBSIM_EV_YIELD:
+		os_preempt(os, cpu);
+		break;
+	case TLBSIM_EV_SWITCH:
+		self->pinned = ev->cpu;
+		if (ev->cpu != cpu->id) {
+			/* Migrate: leave this cpu, start on the other. */
+			os_schedule(os, cpu);
+			os_thread_start(os, cpu, self);
+		}
+		break;
+	default:
+		BUG_ON(1, "lifecycle and scheduling events only");
+	}
+}

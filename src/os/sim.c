@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A whole simulation (include/tlbsim/sim.h): the OS model on the engine.
+ * The engine's hooks: a cpu's step runs its thread's accesses and compute
+ * (parallel phase); everything else parks the cpu for serve() (serial
+ * phase): syscalls, faults, lifecycle and scheduling events, reading more
+ * events, and continuations after a flush's wait.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bug.h"
+#include "error_internal.h"
+#include "os/os.h"
+#include "tlbsim/sim.h"
+
+/* Events read ahead for a thread whose queue ran dry. */
+#define REFILL_EVENTS 4096
+/* Faults one access may take before it is given up (a segv). */
+#define MAX_FAULT_RETRIES 4
+
+struct tlbsim_sim {
+	struct os os;
+};
+
+/* ---- reading events ------------------------------------------------------------ */
+
+/* The next event of the source, or false at its end (or on an error). */
+static bool read_one(struct os *os, struct tlbsim_event *ev)
+{
+	int rc;
+
+	if (os->source_ended)
+		return false;
+	if (os->max_events && os->st.events_read >= os->max_events) {
+		os->source_ended = true;
+		os->stopped_early = true;
+		return false;
+	}
+	rc = os->next(os->next_arg, ev, os->err);
+	if (rc <= 0) {
+		os->source_ended = true;
+		if (rc < 0) {
+			os->source_error = rc;
+			os->eng.stop_requested = 1;
+		}
+		return false;
+	}
+	os->st.events_read++;
+	return true;
+}
+
+/* Hand @ev to its thread; a process created by no thread starts now. */
+static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
+{
+	struct os_thread *t;
+
+	if (ev->kind == TLBSIM_EV_PROC_CREATE && ev->tid == TLBSIM_TID_NONE) {
+		struct os_mm *mm = os_mm_create(os, ev->proc_create.pid);
+
+		t = mm ? os_thread_new(os, ev->proc_create.tid, ev->proc_create.pid, mm) : NULL;
+		if (t)
+			os_thread_start(os, reader, t);
+		return;
+	}
+	t = os_thread_get(os, ev->tid, true);
+	if (!t)
+		return;
+	if (t->state == OS_T_NEW && !t->mm && os->nr_mms == 0) {
+		/* A trace that starts without creating its first process:
+		 * the first thread seen is process tid. */
+		struct os_mm *mm = os_mm_create(os, ev->tid);
+
+		if (mm && os_thread_new(os, ev->tid, ev->tid, mm))
+			os_thread_start(os, reader, t);
+	}
+	(void)os_evq_push(&t->q, ev);
+}
+
+static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
+{
+	struct tlbsim_event ev;
+
+	while (t->q.n < REFILL_EVENTS && read_one(os, &ev))
+		route(os, cpu, &ev);
+}
+
+/* Read until some cpu has a thread to run, or the source ends. */
+static void prime(struct os *os)
+{
+	struct tlbsim_event ev;
+	unsigned i;
+
+	for (;;) {
+		for (i = 0; i < os->m->nr_cpus; i++)
+			if (os->cpu[i].curr)
+				return;
+		if (!read_one(os, &ev))
+			return;
+		route(os, NULL, &ev);
+	}
+}
+
+/* ---- engine hooks ------------------------------------------------------------------ */
+
+static void park(struct eng_core *c, struct os_cpu *oc, enum os_park why)
+{
+	oc->park = why;
+	c->state = ENG_PARKED;
+}
+
+static enum tlbsim_access access_of(unsigned kind)
+{
+	return kind == TLBSIM_EV_STORE	 ? TLBSIM_ACCESS_STORE
+	       : kind == TLBSIM_EV_FETCH ? TLBSIM_ACCESS_FETCH
+					 : TLBSIM_ACCESS_LOAD;
+}
+
+static void os_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
+{
+	struct os *os = ctx;
+	struct hw_cpu *cpu = c->priv;
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct os_thread *t = oc->curr;
+
+	(void)e;
+	if (oc->cont) {
+		park(c, oc, OS_PARK_CONT);
+		return;
+	}
+	BUG_ON(!t, "a running cpu has a thread");
+	while (c->now < stop) {
+		const struct tlbsim_event *ev;
+
+		if (c->now >= oc->slice_end) {
+			if (oc->rq_len) {
+				park(c, oc, OS_PARK_RESCHED);
+				return;
+			}
+			/* A tick in user mode is an RCU quiescent state. */
+			os_rcu_qs(os, cpu);
+			oc->slice_end = os->m->costs.sched_slice ? c->now + os->m->costs.sched_slice
+								 : ENG_NEVER;
+		}
+		ev = os_evq_head(t);
+		if (!ev) {
+			park(c, oc, OS_PARK_REFILL);
+			return;
+		}
+		switch (ev->kind) {
+		case TLBSIM_EV_LOAD:
+		case TLBSIM_EV_STORE:
+		case TLBSIM_EV_FETCH: {
+			struct tlbsim_xlate x;
+
+			if (tlbsim_mmu_translate(cpu->mmu, ev->access.va, access_of(ev->kind), &x)) {
+				eng_charge(c, x.cycles);
+				park(c, oc, OS_PARK_EVENT);
+				return;
+			}
+			eng_charge(c, x.cycles);
+			t->fault_retries = 0;
+			os_evq_pop(t);
+			oc->st.events++;
+			break;
+		}
+		case TLBSIM_EV_COMPUTE: {
+			uint64_t n;
+
+			if (!t->compute_left)
+				t->compute_left = ev->compute.count;
+			/* Instructions count at one per cycle. */
+			n = t->compute_left < stop - c->now ? t->compute_left : stop - c->now;
+			eng_charge(c, n);
+			t->compute_left -= n;
+			if (!t->compute_left) {
+				os_evq_pop(t);
+				oc->st.events++;
+			}
+			break;
+		}
+		default:
+			park(c, oc, OS_PARK_EVENT);
+			return;
+		}
+	}
+}
+
+static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct tlbsim_event ev = *os_evq_head(t);
+
+	switch (ev.kind) {
+	case TLBSIM_EV_LOAD:
+	case TLBSIM_EV_STORE:
+	case TLBSIM_EV_FETCH:
+		/* The access stays at the head and is retried, unless it
+		 * cannot succeed. */
+		if (!os_fault(os, cpu, t->mm, ev.access.va, access_of(ev.kind)) ||
+		    ++t->fault_retries > MAX_FAULT_RETRIES) {
+			if (t->fault_retries > MAX_FAULT_RETRIES)
+				oc->st.segv++;
+			os_evq_pop(t);
+			oc->st.events++;
+		}
+		return;
+	case TLBSIM_EV_MMAP:
+	case TLBSIM_EV_MUNMAP:
+	case TLBSIM_EV_MPROTECT:
+	case TLBSIM_EV_MADVISE:
+	case TLBSIM_EV_MREMAP:
+	case TLBSIM_EV_BRK:
+		os_evq_pop(t);
+		oc->st.events++;
+		os_syscall(os, cpu, &ev);
+		return;
+	case TLBSIM_EV_PROC_CREATE:
+	case TLBSIM_EV_THREAD_CREATE:
+	case TLBSIM_EV_FORK:
+	case TLBSIM_EV_EXIT:
+	case TLBSIM_EV_SWITCH:
+	case TLBSIM_EV_SLEEP:
+	case TLBSIM_EV_WAKE:
+	case TLBSIM_EV_YIELD:
+		os_evq_pop(t);
+		oc->st.events++;
+		os_sched_event(os, cpu, &ev);
+		return;
+	default:
+		/* Raw kernel-level events have no meaning for a thread of the
+		 * OS model (they are replayed on cpus by another front end). */
+		os_evq_pop(t);
+		oc->st.events++;
+		oc->st.ignored++;
+		return;
+	}
+}
+
+static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
+{
+	struct os *os = ctx;
+	struct hw_cpu *cpu = c->priv;
+	struct os_cpu *oc = os_cpu_of(cpu);
+	enum os_park why = oc->park;
+
+	(void)e;
+	oc->park = OS_PARK_NONE;
+	os_rcu_advance(os, c->now);
+	switch (why) {
+	case OS_PARK_CONT: {
+		os_cont_fn cont = oc->cont;
+
+		oc->cont = NULL;
+		c->state = ENG_RUNNING;
+		cont(os, cpu);
+		break;
+	}
+	case OS_PARK_REFILL:
+		refill(os, cpu, oc->curr);
+		if (!oc->curr->q.n) {
+			/* The thread's stream ended without an EXIT. */
+			os_thread_exit(os, cpu, oc->curr);
+		}
+		break;
+	case OS_PARK_RESCHED:
+		os_preempt(os, cpu);
+		break;
+	case OS_PARK_EVENT:
+		serve_event(os, cpu, oc->curr);
+		break;
+	default:
+		BUG_ON(1, "a parked cpu has a reason");
+	}
+	if (c->state == ENG_PARKED)
+		c->state = oc->curr ? ENG_RUNNING : ENG_IDLE;
+}
+
+static void os_deliver(void *ctx, struct eng *e, struct eng_core *c, const struct eng_msg *m)
+{
+	struct os *os = ctx;
+
+	(void)e;
+	BUG_ON(m->kind < HW_MSG_BASE || m->kind >= HW_MSG_END, "only hardware messages travel");
+	hw_smp_deliver(&os->smp, c, m);
+}
+
+static void os_fabric(void *ctx, struct eng *e, const struct eng_msg *m)
+{
+	struct os *os = ctx;
+
+	(void)e;
+	hw_smp_fabric(&os->smp, m);
+}
+
+static const struct eng_ops os_eng_ops = {
+	.step = os_step,
+	.deliver = os_deliver,
+	.fabric = os_fabric,
+	.serve = os_serve,
+};
+
+/* ---- public API ------------------------------------------------------------------ */
+
+static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tlbsim_error *err)
+{
+	const struct tlbsim_machine *m = cfg->machine;
+	unsigned i, s;
+	int rc;
+
+	os->m = m;
+	rc = os_policy_resolve(&os->pol, cfg->policy, m->isa, err);
+	if (rc)
+		return rc;
+	os_ops_init(&os->ops);
+	os->max_events = cfg->max_events;
+	os->max_cycles = cfg->max_cycles;
+	os->pm = tlbsim_physmem_create(cfg->memory_frames ? cfg->memory_frames : 1ull << 24);
+	if (!os->pm)
+		return -TLBSIM_ENOMEM;
+	rc = eng_init(&os->eng, m->nr_cpus, hw_smp_window(m), cfg->threads > 0 ? cfg->threads : 1,
+		      &os_eng_ops, os);
+	if (rc)
+		return rc;
+	rc = hw_smp_init(&os->smp, m, os->pm, &os->eng);
+	if (rc)
+		return rc;
+	os->cpu = calloc(m->nr_cpus, sizeof(*os->cpu));
+	if (!os->cpu)
+		return -TLBSIM_ENOMEM;
+	for (i = 0; i < m->nr_cpus; i++) {
+		os->smp.cpu[i].priv = &os->cpu[i];
+		os->cpu[i].pub.id = i;
+		os->cpu[i].slice_end = ENG_NEVER;
+		for (s = 0; s < os->pol.nr; s++) {
+			if (!os->pol.part[s]->cpu_priv_size)
+				continue;
+			os->cpu[i].pub.priv[s] = calloc(1, os->pol.part[s]->cpu_priv_size);
+			if (!os->cpu[i].pub.priv[s])
+				return -TLBSIM_ENOMEM;
+		}
+	}
+	os->init_pgt = tlbsim_pgtable_create(os->pm, m->isa, m->pt_levels);
+	if (!os->init_pgt)
+		return -TLBSIM_ENOMEM;
+	if (m->isa == TLBSIM_ISA_ARM64) {
+		unsigned n = m->asid_bits ? 1u << m->asid_bits : 1;
+
+		os->asid_map = calloc((n + 63) / 64, sizeof(uint64_t));
+		if (!os->asid_map)
+			return -TLBSIM_ENOMEM;
+		os->asid_gen = 1;
+		os->asid_map[0] = 1; /* ASID 0: the kernel's */
+		os->asid_next = 1;
+	}
+	return os_gasid_init(os);
+}
+
+static void os_fini(struct os *os)
+{
+	uint32_t i;
+	unsigned s;
+
+	os_rcu_fini(os);
+	for (i = 0; i < os->threads_cap; i++)
+		if (os->threads && os->threads[i]) {
+			free(os->threads[i]->q.ev);
+			free(os->threads[i]);
+		}
+	free(os->threads);
+	for (i = 0; i < os->nr_mms; i++)
+		os_mm_destroy(os, os->mms[i]);
+	free(os->mms);
+	if (os->cpu)
+		for (i = 0; i < os->m->nr_cpus; i++) {
+			os_pfns_free(&os->cpu[i].gather.pages);
+			os_pfns_free(&os->cpu[i].gather.tables);
+			for (s = 0; s < TLBSIM_POLICY_SLOTS; s++)
+				free(os->cpu[i].pub.priv[s]);
+		}
+	free(os->cpu);
+	tlbsim_pgtable_destroy(os->init_pgt);
+	if (os->smp.cpu)
+		hw_smp_fini(&os->smp);
+	eng_fini(&os->eng);
+	tlbsim_physmem_destroy(os->pm);
+	free(os->mapcount);
+	free(os->asid_map);
+	free(os->gasid_used);
+	os_policy_fini(&os->pol);
+}
+
+int tlbsim_sim_create(const struct tlbsim_sim_config *cfg, tlbsim_sim **out, struct tlbsim_error *err)
+{
+	tlbsim_sim *sim;
+	int rc;
+
+	if (!out)
+		return -TLBSIM_EINVAL;
+	*out = NULL;
+	if (!cfg || !cfg->machine || cfg->threads < 0)
+		return err_set(err, -TLBSIM_EINVAL, "<config>", -1, -1, -1, NULL,
+			       "a simulation needs a machine and threads >= 0");
+	rc = tlbsim_machine_validate(cfg->machine, err);
+	if (rc)
+		return rc;
+	sim = calloc(1, sizeof(*sim));
+	if (!sim)
+		return -TLBSIM_ENOMEM;
+	rc = os_init(&sim->os, cfg, err);
+	if (rc) {
+		tlbsim_sim_destroy(sim);
+		return rc == -TLBSIM_ENOMEM
+			       ? err_set(err, rc, "<config>", -1, -1, -1, NULL, "out of memory")
+			       : rc;
+	}
+	*out = sim;
+	return 0;
+}
+
+int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next, void *arg, struct tlbsim_error *err)
+{
+	struct os *os = &sim->os;
+	uint32_t i;
+	int rc;
+
+	os->next = next;
+	os->next_arg = arg;
+	os->err = err;
+	prime(os);
+	rc = eng_run(&os->eng, os->max_cycles ? os->max_cycles : ENG_NEVER);
+	if (rc < 0)
+		return rc;
+	if (rc > 0)
+		os->stopped_early = true;
+	/* Pages still waiting for a grace period: nothing runs any more. */
+	os_rcu_advance(os, ENG_NEVER - 1);
+	for (i = 0; i < os->threads_cap; i++)
+		if (os->threads[i] && os->threads[i]->state == OS_T_NEW)
+			os->st.unknown_thread_events += os->threads[i]->q.n;
+	if (os->source_error)
+		return os->source_error;
+	return os->stopped_early ? 1 : 0;
+}
+
+void tlbsim_sim_stop(tlbsim_sim *sim)
+{
+	sim->os.eng.stop_requested = 1;
+}
+
+char *tlbsim_sim_stats_json(const tlbsim_sim *sim)
+{
+	return os_stats_json(&sim->os);
+}
+
+void tlbsim_sim_destroy(tlbsim_sim *sim)
+{
+	if (!sim)
+		return;
+	os_fini(&sim->os);
+	free(sim);
+}
+
+struct os *os_of_sim(tlbsim_sim *sim)
+{
+	return &sim->os;
+}
