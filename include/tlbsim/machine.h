@@ -270,6 +270,31 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_validate(const struct tlbsim_mac
 TLBSIM_API void tlbsim_machine_free(struct tlbsim_machine *m);
 
 /**
+ * tlbsim_machine_find() - load a machine by name or path
+ * @name: a path (contains '/' or ends in ".json"), or a name such as
+ *        "emag-32" looked up as machines/NAME.json in $TLBSIM_MODELS, the
+ *        source tree's models/, then the installed share/tlbsim/models
+ * @out: on success, receives a new machine owned by the caller
+ * @err: error report, or NULL
+ *
+ * Returns: as tlbsim_machine_load_file(); -TLBSIM_ENOENT naming the
+ * directories searched when no such machine exists.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_find(const char *name, struct tlbsim_machine **out,
+						     struct tlbsim_error *err);
+
+/**
+ * tlbsim_machine_list() - every machine description that can be found
+ * @fn: called with each name and its file path, sorted by name; a name
+ *      found in several directories is given once, from the first
+ * @arg: passed to @fn
+ *
+ * Returns: the number of machines listed.
+ */
+TLBSIM_API int tlbsim_machine_list(void (*fn)(void *arg, const char *name, const char *path),
+				   void *arg);
+
+/**
  * tlbsim_machine_latency() - one-way latency from one core to another
  * @m: the machine (borrowed)
  * @from: sending core, < nr_cpus

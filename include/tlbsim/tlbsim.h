@@ -15,6 +15,7 @@
 #include "tlbsim/sim.h"
 #include "tlbsim/cpumask.h"
 #include "tlbsim/event.h"
+#include "tlbsim/gen.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* The tlbsim command: shared pieces of its subcommands. */
+#ifndef TLBSIM_CLI_H
+#define TLBSIM_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tlbsim/tlbsim.h"
+#include "tlbsim/trace.h"
+
+/* Exit statuses (documented in every --help). */
+enum {
+	CLI_OK = 0,
+	CLI_HAZARDS = 1, /* the simulation found hazards and --check asked to fail */
+	CLI_USAGE = 2,	 /* bad usage or bad input */
+	CLI_INTERRUPTED = 130,
+};
+
+struct cli_cmd {
+	const char *name;
+	const char *summary;
+	int (*main)(int argc, char **argv);
+};
+
+extern const struct cli_cmd cli_cmds[];
+
+/* Print "tlbsim: " + message to stderr; returns CLI_USAGE. */
+int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print a filled error report as "source:line:col: text"; returns CLI_USAGE. */
+int cli_fail_err(const struct tlbsim_error *err);
+
+/*
+ * Write @len bytes of @data to @path atomically: into a temporary file in
+ * the same directory, then renamed over @path, so an interrupted run never
+ * leaves a half-written file.  "-" writes to standard output.  Returns 0 or
+ * CLI_USAGE after printing why.
+ */
+int cli_write_file(const char *path, const char *data, size_t len);
+
+/* The event source of a run: a trace file or a generator. */
+struct cli_source {
+	tlbsim_trace_reader *trace;
+	void *gen;
+	const char *what; /* for messages */
+	uint64_t events;
+	bool progress;	  /* print progress on stderr (a terminal, long run) */
+	double started;
+	double last_print;
+};
+
+/* Open the trace at @path (format auto), or NULL on error (printed). */
+int cli_source_open_trace(struct cli_source *s, const char *path);
+/* A tlbsim_event_source_fn over a cli_source. */
+int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err);
+void cli_source_close(struct cli_source *s);
+
+/* Seconds since an arbitrary point (CLOCK_MONOTONIC). */
+double cli_now(void);
+
+/* Set by the SIGINT handler: the simulation in progress, to stop. */
+void cli_catch_sigint(tlbsim_sim *sim);
+bool cli_interrupted(void);
+
+#endif
