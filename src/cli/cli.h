@@ -42,7 +42,7 @@ int cli_write_file(const char *path, const char *data, size_t len);
 /* The event source of a run: a trace file or a generator. */
 struct cli_source {
 	tlbsim_trace_reader *trace;
-	void *gen;
+	tlbsim_gen *gen;
 	const char *what; /* for messages */
 	uint64_t events;
 	bool progress;	  /* print progress on stderr (a terminal, long run) */
@@ -50,8 +50,11 @@ struct cli_source {
 	double last_print;
 };
 
-/* Open the trace at @path (format auto), or NULL on error (printed). */
+/* Open the trace at @path (format auto); 0, or CLI_USAGE after printing why. */
 int cli_source_open_trace(struct cli_source *s, const char *path);
+/* Start generator @name with "k=v,..." @params; as above. */
+int cli_source_open_gen(struct cli_source *s, const char *name, const char *params,
+			enum tlbsim_isa isa);
 /* A tlbsim_event_source_fn over a cli_source. */
 int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err);
 void cli_source_close(struct cli_source *s);

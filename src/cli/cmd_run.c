@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tlbsim run: one workload under one policy, a summary table and the full
+ * statistics as JSON.  tlbsim compare: the same workload under several
+ * policies, side by side with ratios to the first, optionally as a chart
+ * drawn by gnuplot.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+struct run_opts {
+	const char *machine;
+	const char *policy;
+	const char *json;
+	const char *gen;
+	const char *params;
+	const char *trace;
+	const char *plot;
+	int threads;
+	uint64_t max_events, max_cycles;
+	bool quiet;
+};
+
+static const char run_help[] =
+	"usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT]\n"
+	"                  [--max-events N] [--max-cycles N] [--quiet] TRACE | --gen NAME [--param K=V,...]\n\n"
+	"Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
+	"events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
+	"flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
+	"default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
+	"writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
+	"--threads runs the cores on N host threads; results do not depend on N.\n"
+	"--max-events/--max-cycles stop early; the statistics are then marked partial.\n\n"
+	"example: tlbsim run --machine emag-32 --policy arm64-nr-active-mm \\\n"
+	"             --gen mprotect-toggle --param procs=4,toggles=100 --json out.json\n";
+
+static const char compare_help[] =
+	"usage: tlbsim compare --machine M --policies P1,P2,... [--threads N] [--json OUT]\n"
+	"                      [--plot FILE.svg|FILE.png] TRACE | --gen NAME [--param K=V,...]\n\n"
+	"Runs the same workload under each policy and prints the key figures side by\n"
+	"side, with the ratio of each to the first policy's.  --json writes every run's\n"
+	"statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
+	"with gnuplot.  Without --policies, every policy of the machine's ISA is run.\n\n"
+	"example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
+	"             traces/samples/sort-parallel.tlbt.zst\n";
+
+enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET };
+
+static int parse(int argc, char **argv, struct run_opts *o, bool compare)
+{
+	static const struct option longopts[] = {
+		{"machine", required_argument, NULL, 'm'},
+		{"policy", required_argument, NULL, 'p'},
+		{"policies", required_argument, NULL, 'P'},
+		{"threads", required_argument, NULL, 't'},
+		{"json", required_argument, NULL, 'j'},
+		{"gen", required_argument, NULL, 'g'},
+		{"param", required_argument, NULL, 'k'},
+		{"plot", required_argument, NULL, 'o'},
+		{"max-events", required_argument, NULL, OPT_MAX_EVENTS},
+		{"max-cycles", required_argument, NULL, OPT_MAX_CYCLES},
+		{"quiet", no_argument, NULL, OPT_QUIET},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->threads = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'm':
+			o->machine = optarg;
+			break;
+		case 'p':
+		case 'P':
+			if ((c == 'P') != compare)
+				return cli_fail("%s: unknown option '%s' (see --help)", argv[0],
+						argv[optind - 1]);
+			o->policy = optarg;
+			break;
+		case 't':
+			o->threads = (int)strtol(optarg, &end, 10);
+			if (*end || o->threads < 1 || o->threads > 256)
+				return cli_fail("%s: --threads expects 1..256, found '%s'", argv[0], optarg);
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
+		case 'g':
+			o->gen = optarg;
+			break;
+		case 'k':
+			o->params = optarg;
+			break;
+		case 'o':
+			if (!compare)
+				return cli_fail("%s: --plot is an option of compare", argv[0]);
+			o->plot = optarg;
+			break;
+		case OPT_MAX_EVENTS:
+		case OPT_MAX_CYCLES:
+			errno = 0;
+			*(c == OPT_MAX_EVENTS ? &o->max_events : &o->max_cycles) =
+				strtoull(optarg, &end, 0);
+			if (errno || *end || optarg[0] == '-')
+				return cli_fail("%s: %s expects a number, found '%s'", argv[0],
+						argv[optind - 1], optarg);
+			break;
+		case OPT_QUIET:
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(compare ? compare_help : run_help, stdout);
+			exit(CLI_OK);
+		default:
+			return cli_fail("%s: unknown or incomplete option '%s' (see --help)", argv[0],
+					argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->trace = argv[optind++];
+	if (optind < argc)
+		return cli_fail("%s: one trace at a time, found also '%s'", argv[0], argv[optind]);
+	if (!o->machine)
+		return cli_fail("%s: --machine is required (see 'tlbsim list machines')", argv[0]);
+	if (!o->trace == !o->gen)
+		return cli_fail("%s: give a TRACE or --gen NAME (one of them)", argv[0]);
+	if (o->params && !o->gen)
+		return cli_fail("%s: --param goes with --gen", argv[0]);
+	return 0;
+}
+
+/* ---- one simulation ------------------------------------------------------------ */
+
+/* Runs the workload of @o under @policy; *stats receives the parsed JSON. */
+static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, const char *policy,
+		    json_t **stats)
+{
+	struct tlbsim_sim_config cfg = {0};
+	struct tlbsim_error err;
+	struct cli_source src;
+	tlbsim_sim *sim = NULL;
+	json_error_t jerr;
+	char *text;
+	int rc;
+
+	*stats = NULL;
+	rc = o->trace ? cli_source_open_trace(&src, o->trace)
+		      : cli_source_open_gen(&src, o->gen, o->params, m->isa);
+	if (rc)
+		return rc;
+	if (o->trace) {
+		const struct tlbsim_trace_info *info = tlbsim_trace_info(src.trace);
+
+		if (info->isa != m->isa) {
+			cli_source_close(&src);
+			return cli_fail("%s: the trace is %s but machine %s is %s", o->trace,
+					tlbsim_isa_name(info->isa), m->name, tlbsim_isa_name(m->isa));
+		}
+	}
+	cfg.machine = m;
+	cfg.policy = policy;
+	cfg.threads = o->threads;
+	cfg.max_events = o->max_events;
+	cfg.max_cycles = o->max_cycles;
+	tlbsim_error_clear(&err);
+	if (tlbsim_sim_create(&cfg, &sim, &err)) {
+		cli_source_close(&src);
+		return cli_fail_err(&err);
+	}
+	cli_catch_sigint(sim);
+	rc = tlbsim_sim_run(sim, cli_source_next, &src, &err);
+	cli_catch_sigint(NULL);
+	cli_source_close(&src);
+	if (rc < 0) {
+		tlbsim_sim_destroy(sim);
+		return cli_fail_err(&err);
+	}
+	text = tlbsim_sim_stats_json(sim);
+	tlbsim_sim_destroy(sim);
+	if (!text)
+		return cli_fail("out of memory");
+	*stats = json_loads(text, 0, &jerr);
+	free(text);
+	if (!*stats)
+		return cli_fail("internal: statistics are not JSON: %s", jerr.text);
+	return 0;
+}
+
+/* ---- tables ---------------------------------------------------------------------- */
+
+static uint64_t u(json_t *o, const char *key)
+{
+	return (uint64_t)json_integer_value(json_object_get(o, key));
+}
+
+static double pct(uint64_t hit, uint64_t miss)
+{
+	return hit + miss ? 100.0 * hit / (hit + miss) : 0.0;
+}
+
+static double pwc_rate(json_t *mmu)
+{
+	json_t *pwc = json_object_get(mmu, "pwc"), *l;
+	uint64_t h = 0, m = 0;
+	size_t i;
+
+	json_array_foreach(pwc, i, l) {
+		h += u(l, "hits");
+		m += u(l, "misses");
+	}
+	return pct(h, m);
+}
+
+static void row(json_t *c, const char *label, json_t *mmu_src)
+{
+	json_t *mmu = mmu_src ? json_object_get(mmu_src, "mmu") : NULL;
+	double l1 = pct(u(c, "tlb_l1d_hits") + u(c, "tlb_l1i_hits"),
+			u(c, "tlb_l1d_misses") + u(c, "tlb_l1i_misses"));
+	double l2 = pct(u(c, "tlb_l2_hits"), u(c, "tlb_l2_misses"));
+
+	printf("%-5s %14llu %11llu %6.2f %6.2f ", label, (unsigned long long)u(c, "cycles"),
+	       (unsigned long long)u(c, "events"), l1, l2);
+	if (mmu)
+		printf("%6.2f ", pwc_rate(mmu));
+	else
+		printf("%6s ", "-");
+	printf("%9llu %7llu %6llu/%llu/%llu/%llu/%llu %8llu %8llu %8llu %12llu %12llu %3s\n",
+	       (unsigned long long)u(c, "walks"), (unsigned long long)u(c, "faults"),
+	       (unsigned long long)u(c, "flushes_local"), (unsigned long long)u(c, "flushes_ipi"),
+	       (unsigned long long)u(c, "flushes_broadcast"),
+	       (unsigned long long)u(c, "flushes_invlpgb"),
+	       (unsigned long long)u(c, "flushes_skipped"), (unsigned long long)u(c, "ipis_sent"),
+	       (unsigned long long)u(c, "ipis_received"),
+	       (unsigned long long)u(c, "tlbi_broadcasts_received"),
+	       (unsigned long long)u(c, "stolen_cycles"), (unsigned long long)u(c, "waiting_cycles"),
+	       "-");
+}
+
+static void print_run_table(json_t *st)
+{
+	json_t *cpus = json_object_get(st, "per_cpu"), *c, *tot = json_object_get(st, "totals");
+	size_t i;
+	char label[16];
+
+	printf("%s on %s (%s, %llu cpus), policy %s%s\n", "tlbsim run",
+	       json_string_value(json_object_get(st, "machine")),
+	       json_string_value(json_object_get(st, "isa")),
+	       (unsigned long long)u(st, "cpus"), json_string_value(json_object_get(st, "policy")),
+	       json_is_true(json_object_get(st, "partial")) ? " [partial]" : "");
+	printf("%-5s %14s %11s %6s %6s %6s %9s %7s %18s %8s %8s %8s %12s %12s %3s\n", "cpu",
+	       "cycles", "events", "L1%", "L2%", "PWC%", "walks", "faults", "flush l/i/b/g/s",
+	       "IPIs-out", "IPIs-in", "bcast-in", "stolen", "waiting", "haz");
+	json_array_foreach(cpus, i, c) {
+		snprintf(label, sizeof(label), "%zu", i);
+		row(c, label, c);
+	}
+	json_object_set_new(tot, "cycles", json_integer((json_int_t)u(st, "cycles")));
+	row(tot, "total", NULL);
+	printf("simulated time %.6f s (%llu cycles at %.2f GHz), %llu events\n",
+	       json_real_value(json_object_get(st, "seconds")), (unsigned long long)u(st, "cycles"),
+	       json_real_value(json_object_get(st, "freq_ghz")),
+	       (unsigned long long)u(st, "events_read"));
+}
+
+static int load_machine(const char *name, struct tlbsim_machine **m)
+{
+	struct tlbsim_error err;
+
+	tlbsim_error_clear(&err);
+	if (tlbsim_machine_find(name, m, &err))
+		return cli_fail_err(&err);
+	return 0;
+}
+
+static int write_json(const char *path, json_t *v)
+{
+	char *text = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	int rc;
+
+	if (!text)
+		return cli_fail("out of memory");
+	rc = cli_write_file(path, text, strlen(text));
+	free(text);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct tlbsim_machine *m = NULL;
+	struct run_opts o;
+	json_t *st = NULL;
+	int rc = parse(argc, argv, &o, false);
+
+	if (rc || (rc = load_machine(o.machine, &m)))
+		return rc;
+	rc = simulate(&o, m, o.policy, &st);
+	tlbsim_machine_free(m);
+	if (rc)
+		return rc;
+	if (!o.quiet)
+		print_run_table(st);
+	if (o.json)
+		rc = write_json(o.json, st);
+	json_decref(st);
+	if (!rc && cli_interrupted())
+		return CLI_INTERRUPTED;
+	return rc;
+}
+
+/* ---- compare ---------------------------------------------------------------------- */
+
+struct metric {
+	const char *label;
+	const char *key; /* in "totals", or NULL for the top level */
+	bool top;
+};
+
+static const struct metric metrics[] = {
+	{"simulated cycles", "cycles", true},
+	{"busy cycles", "busy_cycles", false},
+	{"waiting cycles", "waiting_cycles", false},
+	{"stolen cycles", "stolen_cycles", false},
+	{"idle cycles", "idle_cycles", false},
+	{"flushes, local", "flushes_local", false},
+	{"flushes, IPI", "flushes_ipi", false},
+	{"flushes, broadcast", "flushes_broadcast", false},
+	{"flushes, INVLPGB", "flushes_invlpgb", false},
+	{"flushes, skipped", "flushes_skipped", false},
+	{"IPIs sent", "ipis_sent", false},
+	{"TLBI broadcasts received", "tlbi_broadcasts_received", false},
+	{"INVLPGB received", "invlpgb_received", false},
+	{"page walks", "walks", false},
+	{"walk cycles", "walk_cycles", false},
+	{"page faults", "faults", false},
+	{"context switches", "context_switches", false},
+};
+
+static uint64_t metric(json_t *st, const struct metric *mt)
+{
+	return mt->top ? u(st, mt->key) : u(json_object_get(st, "totals"), mt->key);
+}
+
+/* Where the cycles went, one bar per policy (gnuplot, stacked histogram). */
+static int plot(const char *path, json_t *runs, char **names, unsigned n)
+{
+	char data[] = "/tmp/tlbsim-plot-XXXXXX", tmp[4096];
+	const char *ext = strrchr(path, '.');
+	bool png = ext && !strcmp(ext, ".png");
+	FILE *f, *gp;
+	unsigned i;
+	int fd, rc;
+
+	if (!ext || (strcmp(ext, ".svg") && !png))
+		return cli_fail("--plot: the file must end in .svg or .png: '%s'", path);
+	fd = mkstemp(data);
+	if (fd < 0 || !(f = fdopen(fd, "w")))
+		return cli_fail("--plot: cannot create a data file: %s", strerror(errno));
+	fprintf(f, "policy busy waiting stolen idle\n");
+	for (i = 0; i < n; i++) {
+		json_t *t = json_object_get(json_array_get(runs, i), "totals");
+
+		fprintf(f, "%s %llu %llu %llu %llu\n", names[i], (unsigned long long)u(t, "busy_cycles"),
+			(unsigned long long)u(t, "waiting_cycles"),
+			(unsigned long long)u(t, "stolen_cycles"), (unsigned long long)u(t, "idle_cycles"));
+	}
+	fclose(f);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d%s", path, (int)getpid(), png ? ".png" : ".svg");
+	gp = popen("gnuplot", "w");
+	if (!gp) {
+		unlink(data);
+		return cli_fail("--plot: cannot run gnuplot (scripts/install-deps installs it)");
+	}
+	fprintf(gp,
+		"set terminal %s size 900,500\nset output '%s'\n"
+		"set title 'Where the cycles went (all cpus)'\nset ylabel 'cycles'\n"
+		"set style data histograms\nset style histogram rowstacked\n"
+		"set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key outside\n"
+		"set format y '%%.1s%%c'\n"
+		"plot '%s' using 2:xtic(1) title columnheader, '' using 3 title columnheader, "
+		"'' using 4 title columnheader, '' using 5 title columnheader\n",
+		png ? "pngcairo" : "svg", tmp, data);
+	rc = pclose(gp);
+	unlink(data);
+	if (rc || access(tmp, R_OK) || rename(tmp, path)) {
+		unlink(tmp);
+		return cli_fail("--plot: gnuplot could not draw %s", path);
+	}
+	return 0;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct tlbsim_machine *m = NULL;
+	char *names[16], *list = NULL, *save = NULL, *tok;
+	json_t *runs = json_array();
+	unsigned n = 0, i, k;
+	struct run_opts o;
+	int rc = parse(argc, argv, &o, true);
+
+	if (rc || (rc = load_machine(o.machine, &m)))
+		goto out;
+	if (o.policy) {
+		list = strdup(o.policy);
+	} else {
+		/* Every flush policy of the ISA (table-free strategies alone
+		 * cannot run). */
+		const struct tlbsim_policy *p;
+		size_t len = 0;
+
+		list = calloc(1, 1024);
+		for (i = 0; list && (p = tlbsim_policy_at(i)); i++)
+			if ((p->isa_mask & TLBSIM_ISA_BIT(m->isa)) && p->flush_range)
+				len += (size_t)snprintf(list + len, 1024 - len, "%s%s", len ? "," : "",
+							p->name);
+	}
+	for (tok = strtok_r(list, ",", &save); tok && n < 16; tok = strtok_r(NULL, ",", &save))
+		names[n++] = tok;
+	if (!n) {
+		rc = cli_fail("compare: --policies names no policy");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		json_t *st;
+
+		if (!o.quiet)
+			fprintf(stderr, "running %s...\n", names[i]);
+		rc = simulate(&o, m, names[i], &st);
+		if (rc)
+			goto out;
+		json_array_append_new(runs, st);
+		if (cli_interrupted())
+			break;
+	}
+	n = (unsigned)json_array_size(runs);
+	printf("tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
+	       m->nr_cpus, o.trace ? o.trace : o.gen);
+	printf("%-26s", "");
+	for (i = 0; i < n; i++)
+		printf(" %18s %7s", names[i], i ? "ratio" : "");
+	printf("\n");
+	for (k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
+		uint64_t base = metric(json_array_get(runs, 0), &metrics[k]);
+
+		printf("%-26s", metrics[k].label);
+		for (i = 0; i < n; i++) {
+			uint64_t v = metric(json_array_get(runs, i), &metrics[k]);
+
+			printf(" %18llu", (unsigned long long)v);
+			if (i && base)
+				printf(" %7.3f", (double)v / base);
+			else
+				printf(" %7s", i ? "-" : "");
+		}
+		printf("\n");
+	}
+	printf("%-26s", "simulated seconds");
+	for (i = 0; i < n; i++)
+		printf(" %18.6f %7s", json_real_value(json_object_get(json_array_get(runs, i), "seconds")),
+		       "");
+	printf("\n");
+	if (o.json && (rc = write_json(o.json, runs)))
+		goto out;
+	if (o.plot && (rc = plot(o.plot, runs, names, n)))
+		goto out;
+	if (cli_interrupted())
+		rc = CLI_INTERRUPTED;
+out:
+	free(list);
+	json_decref(runs);
+	tlbsim_machine_free(m);
+	return rc;
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tlbsim command: dispatch to subcommands, and what they share (error
+ * printing, atomic output files, the event source, SIGINT).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+int cli_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tlbsim: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return CLI_USAGE;
+}
+
+int cli_fail_err(const struct tlbsim_error *err)
+{
+	char msg[1024];
+
+	tlbsim_error_format(err, msg, sizeof(msg));
+	fprintf(stderr, "tlbsim: %s\n", msg);
+	return CLI_USAGE;
+}
+
+double cli_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int cli_write_file(const char *path, const char *data, size_t len)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd;
+
+	if (!strcmp(path, "-")) {
+		fwrite(data, 1, len, stdout);
+		return 0;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
+		return cli_fail("%s: path too long", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return cli_fail("%s: cannot create a temporary file: %s", path, strerror(errno));
+	f = fdopen(fd, "w");
+	if (!f || fwrite(data, 1, len, f) != len || fflush(f) || fsync(fd)) {
+		int e = errno;
+
+		if (f)
+			fclose(f);
+		else
+			close(fd);
+		unlink(tmp);
+		return cli_fail("%s: cannot write: %s", path, strerror(e));
+	}
+	if (fclose(f) || rename(tmp, path)) {
+		int e = errno;
+
+		unlink(tmp);
+		return cli_fail("%s: cannot write: %s", path, strerror(e));
+	}
+	return 0;
+}
+
+/* ---- SIGINT ------------------------------------------------------------------ */
+
+static tlbsim_sim *volatile running_sim;
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+	if (running_sim)
+		tlbsim_sim_stop(running_sim);
+}
+
+void cli_catch_sigint(tlbsim_sim *sim)
+{
+	struct sigaction sa;
+
+	running_sim = sim;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+bool cli_interrupted(void)
+{
+	return interrupted;
+}
+
+/* ---- event sources ------------------------------------------------------------ */
+
+int cli_source_open_trace(struct cli_source *s, const char *path)
+{
+	struct tlbsim_error err;
+
+	memset(s, 0, sizeof(*s));
+	tlbsim_error_clear(&err);
+	if (tlbsim_trace_open(path, TLBSIM_TRACE_AUTO, &s->trace, &err))
+		return cli_fail_err(&err);
+	s->what = path;
+	s->started = cli_now();
+	s->progress = isatty(2);
+	return 0;
+}
+
+int cli_source_open_gen(struct cli_source *s, const char *name, const char *params,
+			enum tlbsim_isa isa)
+{
+	struct tlbsim_error err;
+
+	memset(s, 0, sizeof(*s));
+	tlbsim_error_clear(&err);
+	if (tlbsim_gen_create(name, params, isa, &s->gen, &err))
+		return cli_fail_err(&err);
+	s->what = name;
+	s->started = cli_now();
+	s->progress = isatty(2);
+	return 0;
+}
+
+static void progress(struct cli_source *s)
+{
+	double now = cli_now(), el = now - s->started;
+
+	/* Only for runs longer than a second, twice a second. */
+	if (el < 1.0 || now - s->last_print < 0.5)
+		return;
+	s->last_print = now;
+	fprintf(stderr, "\r%s: %llu events, %.2f M events/s, %.0f s", s->what,
+		(unsigned long long)s->events, s->events / el / 1e6, el);
+}
+
+int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
+{
+	struct cli_source *s = arg;
+	int rc = s->trace ? tlbsim_trace_next(s->trace, ev, err) : tlbsim_gen_next(s->gen, ev, err);
+
+	if (rc > 0 && (++s->events & 0xffff) == 0 && s->progress)
+		progress(s);
+	return rc;
+}
+
+void cli_source_close(struct cli_source *s)
+{
+	if (s->progress && s->last_print > 0)
+		fputc('\n', stderr);
+	tlbsim_trace_close(s->trace);
+	tlbsim_gen_destroy(s->gen);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- list, version, help ---------------------------------------------------------- */
+
+static void print_machine(void *arg, const char *name, const char *path)
+{
+	struct tlbsim_machine *m = NULL;
+
+	(void)arg;
+	if (tlbsim_machine_load_file(path, &m, NULL)) {
+		printf("  %-18s (invalid: %s)\n", name, path);
+		return;
+	}
+	printf("  %-18s %-7s %4u cpus %5.2f GHz  %s\n", name, tlbsim_isa_name(m->isa), m->nr_cpus,
+	       m->freq_ghz, path);
+	tlbsim_machine_free(m);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "";
+	unsigned i;
+
+	if (!strcmp(what, "--help") || !strcmp(what, "-h") || argc != 2) {
+		printf("usage: tlbsim list machines|policies|generators\n\n"
+		       "Lists what can be named with --machine, --policy and --gen.\n\n"
+		       "example: tlbsim list policies\n");
+		return argc == 2 ? CLI_OK : CLI_USAGE;
+	}
+	if (!strcmp(what, "machines")) {
+		tlbsim_machine_list(print_machine, NULL);
+	} else if (!strcmp(what, "policies")) {
+		const struct tlbsim_policy *p;
+
+		for (i = 0; (p = tlbsim_policy_at(i)); i++)
+			printf("  %-20s %-12s %s\n", p->name,
+			       p->isa_mask == (TLBSIM_ISA_BIT(TLBSIM_ISA_X86_64) |
+					       TLBSIM_ISA_BIT(TLBSIM_ISA_ARM64))
+				       ? "x86-64,arm64"
+			       : p->isa_mask & TLBSIM_ISA_BIT(TLBSIM_ISA_X86_64) ? "x86-64"
+										 : "arm64",
+			       p->summary);
+	} else if (!strcmp(what, "generators")) {
+		const struct tlbsim_generator *g;
+
+		for (i = 0; (g = tlbsim_generator_at(i)); i++) {
+			unsigned k;
+
+			printf("  %-16s %s\n", g->name, g->summary);
+			for (k = 0; k < g->nr_params; k++)
+				printf("      %-12s default %-10llu %s\n", g->params[k].name,
+				       (unsigned long long)g->params[k].def, g->params[k].help);
+		}
+	} else {
+		return cli_fail("list: unknown list '%s' (machines, policies, generators)", what);
+	}
+	return CLI_OK;
+}
+
+static void usage(FILE *f)
+{
+	unsigned i;
+
+	fprintf(f, "usage: tlbsim [--version] [--help] COMMAND [ARGS]\n\n"
+		   "Simulates the MMUs and TLBs of a multi-core machine with an OS flush policy.\n\n"
+		   "commands:\n");
+	for (i = 0; cli_cmds[i].name; i++)
+		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].summary);
+	fprintf(f, "\n'tlbsim COMMAND --help' describes each, with an example.\n"
+		   "exit status: 0 success, 1 hazards found (run --check), 2 usage or input error,\n"
+		   "130 interrupted\n");
+}
+
+int cmd_run(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+
+const struct cli_cmd cli_cmds[] = {
+	{"run", "simulate a trace or a generator under one policy", cmd_run},
+	{"compare", "the same workload under several policies, side by side", cmd_compare},
+	{"list", "list machines, policies or generators", cmd_list},
+	{NULL, NULL, NULL},
+};
+
+int main(int argc, char **argv)
+{
+	unsigned i;
+
+	if (argc < 2) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("tlbsim %s\n", tlbsim_version());
+		return CLI_OK;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return CLI_OK;
+	}
+	for (i = 0; cli_cmds[i].name; i++)
+		if (!strcmp(argv[1], cli_cmds[i].name))
+			return cli_cmds[i].main(argc - 1, argv + 1);
+	usage(stderr);
+	return cli_fail("unknown command '%s'", argv[1]);
+}
