@@ -87,7 +87,7 @@ enum tlbsim_event_kind {
 #define TLBSIM_EVENT_ENUM(name, val, text) TLBSIM_EV_##name = (val),
 	TLBSIM_EVENT_KINDS(TLBSIM_EVENT_ENUM)
 #undef TLBSIM_EVENT_ENUM
-	TLBSIM_EV_NR_KINDS /* one past the largest value */
+	    TLBSIM_EV_NR_KINDS /* one past the largest value */
 };
 
 /* COMPUTE: what @count counts. */

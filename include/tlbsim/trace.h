@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trace readers and writers: streams of struct tlbsim_event (event.h) in
+ * the formats of traces/FORMAT.md -- the native binary format, compact
+ * (2 to 4 bytes an access), and the human-writable text format.
+ *
+ * Readers stream through a bounded buffer (64 KiB of decompressed data, as
+ * much of compressed input): memory does not grow with the trace.  The
+ * format and the compression (zstd, xz) are recognised by their magic
+ * bytes, never by the file name.  Every error names the file and the line
+ * and column (text) or byte offset (binary), with what was expected and
+ * what was found; truncated input, compressed or not, is an error.
+ *
+ * Writers write to "path.tmp.XXXXXX" in the destination's directory and
+ * rename it onto the path when closed, so no half-written trace is ever
+ * left under the final name.
+ */
+#ifndef TLBSIM_TRACE_H
+#define TLBSIM_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tlbsim/error.h"
+#include "tlbsim/event.h"
+#include "tlbsim/export.h"
+#include "tlbsim/machine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Trace formats.  Later readers (lackey, ChampSim, ...) add values here. */
+enum tlbsim_trace_format {
+	TLBSIM_TRACE_AUTO = 0,	 /* readers: recognise by magic bytes */
+	TLBSIM_TRACE_TEXT = 1,	 /* "tlbsim-trace 1 ..." lines */
+	TLBSIM_TRACE_BINARY = 2, /* native binary, magic "TLBSIMTR" */
+};
+
+/* Compression of a trace file (readers detect it by magic bytes). */
+enum tlbsim_trace_compression {
+	TLBSIM_COMPRESS_NONE = 0,
+	TLBSIM_COMPRESS_ZSTD = 1, /* zstd frames (RFC 8878), level 3 when writing */
+	TLBSIM_COMPRESS_XZ = 2,	  /* .xz container (liblzma), preset 6 when writing */
+};
+
+/* Version of the native formats written by this library (both formats). */
+#define TLBSIM_TRACE_VERSION 1
+/* Bytes of tlbsim_trace_info.source, NUL included. */
+#define TLBSIM_TRACE_SOURCE_LEN 256
+
+/**
+ * struct tlbsim_trace_info - what a trace's header says
+ * @version: format version read (readers fill it; writers ignore it)
+ * @isa: ISA of the traced system; addresses and kernel events follow it
+ * @page_shift: log2 of the traced system's base page size in bytes: 12,
+ *              14 or 16
+ * @nr_threads: threads the producer declared, 0 when unknown; advisory,
+ *              the events themselves create threads
+ * @source: free-form producer description ("valgrind-lackey 3.19 ls -l"),
+ *          printable characters only, may be empty
+ * @format: the format read (readers fill it; writers ignore it)
+ * @compression: the compression read (readers fill it; writers ignore it)
+ */
+struct tlbsim_trace_info {
+	unsigned version;
+	enum tlbsim_isa isa;
+	unsigned page_shift;
+	uint32_t nr_threads;
+	char source[TLBSIM_TRACE_SOURCE_LEN];
+	enum tlbsim_trace_format format;
+	enum tlbsim_trace_compression compression;
+};
+
+typedef struct tlbsim_trace_reader tlbsim_trace_reader;
+typedef struct tlbsim_trace_writer tlbsim_trace_writer;
+
+/**
+ * tlbsim_trace_open() - open a trace file for streaming
+ * @path: file to read (borrowed)
+ * @format: the format, or TLBSIM_TRACE_AUTO to recognise it
+ * @out: on success, receives a reader owned by the caller
+ * @err: error report, or NULL; names @path
+ *
+ * Reads the header (tlbsim_trace_info() then returns it); events come from
+ * tlbsim_trace_next().  zstd and xz compression are undone transparently.
+ *
+ * Returns: 0; -TLBSIM_ENOENT / -TLBSIM_EIO when @path cannot be read;
+ * -TLBSIM_EPARSE for a bad or unknown header or magic; -TLBSIM_ENOTSUP for
+ * an unsupported version or compression; -TLBSIM_ETRUNC for a truncated
+ * header; -TLBSIM_ENOMEM.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_open(const char *path,
+						   enum tlbsim_trace_format format,
+						   tlbsim_trace_reader **out,
+						   struct tlbsim_error *err);
+
+/**
+ * tlbsim_trace_open_file() - open a trace from an open stream
+ * @f: stream positioned at the start of the trace (borrowed: it is not
+ *     closed by tlbsim_trace_close(); it may be a pipe)
+ * @name: name for error reports, e.g. "<stdin>" (borrowed, copied)
+ * @format, @out, @err: as tlbsim_trace_open()
+ *
+ * Returns: as tlbsim_trace_open().
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_open_file(FILE *f, const char *name,
+							enum tlbsim_trace_format format,
+							tlbsim_trace_reader **out,
+							struct tlbsim_error *err);
+
+/**
+ * tlbsim_trace_open_mem() - open a trace held in memory
+ * @buf: the trace's bytes, possibly compressed (borrowed: must outlive the
+ *       reader)
+ * @size: bytes in @buf
+ * @name: name for error reports, or NULL for "<memory>" (copied)
+ * @format, @out, @err: as tlbsim_trace_open()
+ *
+ * Returns: as tlbsim_trace_open().
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_open_mem(const void *buf, size_t size,
+						       const char *name,
+						       enum tlbsim_trace_format format,
+						       tlbsim_trace_reader **out,
+						       struct tlbsim_error *err);
+
+/**
+ * tlbsim_trace_next() - read the next event
+ * @r: the reader
+ * @ev: receives the event, zeroed and then filled; valid
+ *      (tlbsim_event_validate()) whenever 1 is returned
+ * @err: error report, or NULL
+ *
+ * An error is sticky: once it returned one, the reader returns the same
+ * code (and report) again.
+ *
+ * Returns: 1 when an event was read; 0 at the clean end of the trace;
+ * -TLBSIM_EPARSE for malformed input; -TLBSIM_EINVAL for an event that
+ * breaks its kind's rules; -TLBSIM_ERANGE for a value too large for its
+ * field; -TLBSIM_ETRUNC for truncated input (a binary trace without its
+ * end record, a cut compressed stream); -TLBSIM_EIO on a read error.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_next(tlbsim_trace_reader *r, struct tlbsim_event *ev,
+						   struct tlbsim_error *err);
+
+/**
+ * tlbsim_trace_info() - the header of an open trace
+ * @r: the reader (borrowed)
+ *
+ * Returns: a pointer into @r, valid until it is closed.
+ */
+TLBSIM_API const struct tlbsim_trace_info *tlbsim_trace_info(const tlbsim_trace_reader *r);
+
+/**
+ * tlbsim_trace_nr_events() - events returned so far by tlbsim_trace_next()
+ * @r: the reader (borrowed)
+ *
+ * Returns: a count; the index of the last event returned is this minus 1.
+ */
+TLBSIM_API uint64_t tlbsim_trace_nr_events(const tlbsim_trace_reader *r);
+
+/**
+ * tlbsim_trace_close() - release a reader
+ * @r: the reader, or NULL (then nothing happens)
+ */
+TLBSIM_API void tlbsim_trace_close(tlbsim_trace_reader *r);
+
+/**
+ * tlbsim_trace_format_name() - "text" or "binary"
+ * @format: a format
+ *
+ * Returns: a static string: the name the format has in its reader table,
+ * "auto" for TLBSIM_TRACE_AUTO, or "unknown".
+ */
+TLBSIM_API const char *tlbsim_trace_format_name(enum tlbsim_trace_format format);
+
+/**
+ * tlbsim_trace_format_find() - the format of a name, for command lines
+ * @name: "text", "binary" or "auto" (borrowed)
+ * @out: receives the format
+ *
+ * Returns: 0, or -TLBSIM_ENOENT for an unknown name.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_format_find(const char *name,
+							  enum tlbsim_trace_format *out);
+
+/**
+ * tlbsim_trace_writer_open() - start writing a trace file
+ * @path: final path (borrowed); the data goes to "@path.tmp.XXXXXX" until
+ *        tlbsim_trace_writer_close()
+ * @format: TLBSIM_TRACE_TEXT or TLBSIM_TRACE_BINARY
+ * @compression: how to compress the whole file
+ * @info: the header to write (borrowed): @isa, @page_shift, @nr_threads
+ *        and @source are used
+ * @out: on success, receives a writer owned by the caller
+ * @err: error report, or NULL
+ *
+ * Returns: 0; -TLBSIM_EINVAL for a bad @format, @compression or @info
+ * (unknown ISA, page shift not 12, 14 or 16, non-printable source);
+ * -TLBSIM_EIO when the temporary file cannot be created; -TLBSIM_ENOMEM.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_writer_open(
+    const char *path, enum tlbsim_trace_format format, enum tlbsim_trace_compression compression,
+    const struct tlbsim_trace_info *info, tlbsim_trace_writer **out, struct tlbsim_error *err);
+
+/**
+ * tlbsim_trace_writer_write() - append one event
+ * @w: the writer
+ * @ev: the event (borrowed); must pass tlbsim_event_validate()
+ * @err: error report, or NULL; the text says which event (0-based index)
+ *
+ * Returns: 0; -TLBSIM_EINVAL for an invalid event (nothing is written,
+ * and the writer stays usable); -TLBSIM_EIO on a write error (the writer
+ * is then failed: only close or abort remain).
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_writer_write(tlbsim_trace_writer *w,
+							   const struct tlbsim_event *ev,
+							   struct tlbsim_error *err);
+
+/**
+ * tlbsim_trace_writer_close() - finish the trace and publish it
+ * @w: the writer, or NULL (then nothing happens and 0 is returned);
+ *     always released
+ * @err: error report, or NULL
+ *
+ * Writes the end record (binary), ends the compressed stream, flushes and
+ * fsyncs the temporary file and renames it onto the final path.  On any
+ * failure, or when an earlier write failed, the temporary file is removed
+ * and the final path is left as it was.
+ *
+ * Returns: 0, or -TLBSIM_EIO.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_writer_close(tlbsim_trace_writer *w,
+							   struct tlbsim_error *err);
+
+/**
+ * tlbsim_trace_writer_abort() - discard a trace being written
+ * @w: the writer, or NULL (then nothing happens); always released
+ *
+ * Removes the temporary file; the final path is left as it was.
+ */
+TLBSIM_API void tlbsim_trace_writer_abort(tlbsim_trace_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TLBSIM_TRACE_H */

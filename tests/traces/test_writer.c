@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trace writers (traces/writer.c, trace_out.c, write_native.c): the
+ * temp-file protocol (nothing half-written under the final name, no temp
+ * file left behind), refusal of invalid events and headers, the exact
+ * bytes of the binary format against the trace worked out by hand in
+ * trace_test.h, and truncation of big compressed traces being an error.
+ */
+#include "trace_test.h"
+
+static const struct tlbsim_trace_info x86_info = {
+    .isa = TLBSIM_ISA_X86_64,
+    .page_shift = 12,
+    .nr_threads = 1,
+    .source = "test_writer",
+};
+
+static struct tlbsim_event load(uint32_t tid, uint64_t va)
+{
+	struct tlbsim_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TLBSIM_EV_LOAD;
+	ev.tid = tid;
+	ev.cpu = TLBSIM_CPU_ANY;
+	ev.access.va = va;
+	ev.access.size = 8;
+	return ev;
+}
+
+/* The only entry of @dir, or NULL if it has none; fails if it has more. */
+static char *only_file(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *name = NULL;
+
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		assert_null(name);
+		name = strdup(de->d_name);
+	}
+	closedir(d);
+	return name;
+}
+
+static tlbsim_trace_writer *open_with_one_event(const char *path)
+{
+	tlbsim_trace_writer *w;
+	struct tlbsim_event ev = load(1, 0x1000);
+
+	assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_BINARY, TLBSIM_COMPRESS_ZSTD,
+						  &x86_info, &w, NULL),
+			 0);
+	assert_int_equal(tlbsim_trace_writer_write(w, &ev, NULL), 0);
+	return w;
+}
+
+static void while_writing_only_a_temp_file_exists_and_abort_removes_it(void **state)
+{
+	char *dir = make_tmpdir(), path[600], *name;
+	tlbsim_trace_writer *w;
+
+	snprintf(path, sizeof(path), "%s/t.bin", dir);
+	w = open_with_one_event(path);
+	name = only_file(dir);
+	/* "t.bin.tmp." and 6 more characters, as mkstemp's XXXXXX */
+	assert_non_null(name);
+	assert_int_equal(strlen(name), strlen("t.bin.tmp.XXXXXX"));
+	assert_memory_equal(name, "t.bin.tmp.", 10);
+	free(name);
+	tlbsim_trace_writer_abort(w);
+	assert_null(only_file(dir));
+	rm_tree(dir);
+}
+
+static void close_publishes_the_trace_and_leaves_no_temp_file(void **state)
+{
+	char *dir = make_tmpdir(), path[600], *name;
+	tlbsim_trace_reader *r;
+	struct tlbsim_event ev;
+
+	snprintf(path, sizeof(path), "%s/t.bin", dir);
+	assert_int_equal(tlbsim_trace_writer_close(open_with_one_event(path), NULL), 0);
+	name = only_file(dir);
+	assert_string_equal(name, "t.bin");
+	free(name);
+	assert_int_equal(tlbsim_trace_open(path, TLBSIM_TRACE_AUTO, &r, NULL), 0);
+	assert_int_equal(tlbsim_trace_info(r)->compression, TLBSIM_COMPRESS_ZSTD);
+	assert_string_equal(tlbsim_trace_info(r)->source, "test_writer");
+	assert_int_equal(tlbsim_trace_next(r, &ev, NULL), 1);
+	assert_int_equal(tlbsim_trace_next(r, &ev, NULL), 0);
+	tlbsim_trace_close(r);
+	rm_tree(dir);
+}
+
+static void abort_keeps_the_previous_file_and_close_replaces_it(void **state)
+{
+	char *dir = make_tmpdir(), path[600], *text;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/t.bin", dir);
+	f = fopen(path, "w");
+	fputs("old", f);
+	fclose(f);
+	tlbsim_trace_writer_abort(open_with_one_event(path));
+	text = read_all(path, NULL);
+	assert_string_equal(text, "old");
+	free(text);
+	assert_int_equal(tlbsim_trace_writer_close(open_with_one_event(path), NULL), 0);
+	text = read_all(path, NULL);
+	/* zstd frame magic, RFC 8878 3.1.1 */
+	assert_memory_equal(text, "\x28\xb5\x2f\xfd", 4);
+	free(text);
+	rm_tree(dir);
+}
+
+static void invalid_events_are_refused_and_the_writer_stays_usable(void **state)
+{
+	char *dir = make_tmpdir(), path[600];
+	tlbsim_trace_writer *w;
+	tlbsim_trace_reader *r;
+	struct tlbsim_event ev = load(TLBSIM_TID_NONE, 0x1000), good = load(1, 0x2000);
+	struct tlbsim_error err;
+
+	snprintf(path, sizeof(path), "%s/t.txt", dir);
+	assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_TEXT, TLBSIM_COMPRESS_NONE,
+						  &x86_info, &w, NULL),
+			 0);
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_trace_writer_write(w, &ev, &err), -TLBSIM_EINVAL);
+	assert_string_equal(err.text, "event 0: load: a thread (T<tid>) expected");
+	assert_string_equal(err.source, path);
+	assert_int_equal(tlbsim_trace_writer_write(w, &good, NULL), 0);
+	assert_int_equal(tlbsim_trace_writer_close(w, NULL), 0);
+	assert_int_equal(tlbsim_trace_open(path, TLBSIM_TRACE_TEXT, &r, NULL), 0);
+	assert_int_equal(tlbsim_trace_next(r, &ev, NULL), 1);
+	assert_memory_equal(&ev, &good, sizeof(ev));
+	assert_int_equal(tlbsim_trace_next(r, &ev, NULL), 0);
+	tlbsim_trace_close(r);
+	rm_tree(dir);
+}
+
+static void bad_headers_are_refused_before_any_file_is_made(void **state)
+{
+	char *dir = make_tmpdir(), path[600];
+	struct tlbsim_trace_info info = x86_info;
+	tlbsim_trace_writer *w;
+	struct tlbsim_error err;
+
+	snprintf(path, sizeof(path), "%s/t.bin", dir);
+	info.page_shift = 13;
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_BINARY, TLBSIM_COMPRESS_NONE,
+						  &info, &w, &err),
+			 -TLBSIM_EINVAL);
+	assert_null(w);
+	assert_non_null(strstr(err.text, "page_shift: 12, 14 or 16 expected, found 13"));
+	info = x86_info;
+	strcpy(info.source, "two\nlines");
+	assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_TEXT, TLBSIM_COMPRESS_NONE,
+						  &info, &w, NULL),
+			 -TLBSIM_EINVAL);
+	assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_AUTO, TLBSIM_COMPRESS_NONE,
+						  &x86_info, &w, NULL),
+			 -TLBSIM_EINVAL);
+	assert_null(only_file(dir));
+	rm_tree(dir);
+}
+
+static void an_unwritable_directory_is_an_io_error_naming_the_path(void **state)
+{
+	tlbsim_trace_writer *w;
+	struct tlbsim_error err;
+
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_trace_writer_open("/nonexistent-dir/t.bin", TLBSIM_TRACE_BINARY,
+						  TLBSIM_COMPRESS_NONE, &x86_info, &w, &err),
+			 -TLBSIM_EIO);
+	assert_string_equal(err.source, "/nonexistent-dir/t.bin");
+	assert_non_null(strstr(err.text, "No such file or directory"));
+}
+
+/* The binary writer produces the hand-encoded bytes of trace_test.h. */
+static void binary_writer_emits_the_documented_bytes(void **state)
+{
+	char *dir = make_tmpdir(), path[600], text[2048] = "", *bytes;
+	tlbsim_trace_reader *r;
+	tlbsim_trace_writer *w;
+	struct tlbsim_event ev;
+	size_t size;
+
+	/* the documented events, as a text trace with the documented header */
+	strcat(text, "tlbsim-trace 1 isa=arm64 page_shift=12 threads=2 source=abc\n");
+	for (size_t i = 0; i < sizeof(documented_events) / sizeof(documented_events[0]); i++) {
+		strcat(text, documented_events[i]);
+		strcat(text, "\n");
+	}
+	snprintf(path, sizeof(path), "%s/t.bin", dir);
+	assert_int_equal(
+	    tlbsim_trace_open_mem(text, strlen(text), NULL, TLBSIM_TRACE_TEXT, &r, NULL), 0);
+	assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_BINARY, TLBSIM_COMPRESS_NONE,
+						  tlbsim_trace_info(r), &w, NULL),
+			 0);
+	while (tlbsim_trace_next(r, &ev, NULL) == 1)
+		assert_int_equal(tlbsim_trace_writer_write(w, &ev, NULL), 0);
+	tlbsim_trace_close(r);
+	assert_int_equal(tlbsim_trace_writer_close(w, NULL), 0);
+	bytes = read_all(path, &size);
+	assert_int_equal(size, sizeof(documented_trace));
+	assert_memory_equal(bytes, documented_trace, size);
+	free(bytes);
+	rm_tree(dir);
+}
+
+/*
+ * A trace bigger than the reader's windows, cut in half: whatever the
+ * compression, the reader returns events and then an error, never a clean
+ * end.  Addresses from a 64-bit LCG (Knuth MMIX constants) so that the
+ * compressed stream is long too.
+ */
+static void cut_traces_end_in_an_error_not_a_short_run(void **state)
+{
+	static const enum tlbsim_trace_compression comps[] = {
+	    TLBSIM_COMPRESS_NONE, TLBSIM_COMPRESS_ZSTD, TLBSIM_COMPRESS_XZ};
+	char *dir = make_tmpdir(), path[600], *bytes;
+	uint64_t x = 1, n;
+	size_t size;
+
+	for (int c = 0; c < 3; c++) {
+		tlbsim_trace_writer *w;
+		tlbsim_trace_reader *r;
+		struct tlbsim_event ev;
+		int rc;
+
+		snprintf(path, sizeof(path), "%s/t%d", dir, c);
+		assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_BINARY, comps[c],
+							  &x86_info, &w, NULL),
+				 0);
+		for (int i = 0; i < 100000; i++) {
+			x = x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+			ev = load(1, (x >> 20) & ~UINT64_C(7));
+			assert_int_equal(tlbsim_trace_writer_write(w, &ev, NULL), 0);
+		}
+		assert_int_equal(tlbsim_trace_writer_close(w, NULL), 0);
+		bytes = read_all(path, &size);
+		/* 100000 random 44-bit addresses cost more than 2 bytes each */
+		assert_true(size > 200000);
+		assert_int_equal(
+		    tlbsim_trace_open_mem(bytes, size / 2, NULL, TLBSIM_TRACE_AUTO, &r, NULL), 0);
+		n = 0;
+		while ((rc = tlbsim_trace_next(r, &ev, NULL)) == 1)
+			n++;
+		assert_int_equal(rc, -TLBSIM_ETRUNC);
+		assert_true(n > 0 && n < 100000);
+		tlbsim_trace_close(r);
+		free(bytes);
+	}
+	rm_tree(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(while_writing_only_a_temp_file_exists_and_abort_removes_it),
+	    cmocka_unit_test(close_publishes_the_trace_and_leaves_no_temp_file),
+	    cmocka_unit_test(abort_keeps_the_previous_file_and_close_replaces_it),
+	    cmocka_unit_test(invalid_events_are_refused_and_the_writer_stays_usable),
+	    cmocka_unit_test(bad_headers_are_refused_before_any_file_is_made),
+	    cmocka_unit_test(an_unwritable_directory_is_an_io_error_naming_the_path),
+	    cmocka_unit_test(binary_writer_emits_the_documented_bytes),
+	    cmocka_unit_test(cut_traces_end_in_an_error_not_a_short_run),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

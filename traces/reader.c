@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace reader API: open an input (trace_in.c undoes compression),
+ * pick the format by magic bytes or by the caller's choice, and hand the
+ * events of the format's reader out, keeping its first error (sticky,
+ * like a FILE's error indicator).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_format.h"
+
+static const struct trace_reader_ops *find_reader(enum tlbsim_trace_format format)
+{
+	for (const struct trace_reader_ops *const *ops = trace_readers; *ops; ops++)
+		if ((*ops)->format == format)
+			return *ops;
+	return NULL;
+}
+
+/* The first bytes of the input as "74 6c 62 ...", for "unknown format". */
+static void hex_prefix(const struct trace_in *in, char *buf, size_t size)
+{
+	size_t n = trace_in_avail(in) < 8 ? trace_in_avail(in) : 8, len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && len + 4 < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%02x", i ? " " : "",
+					in->buf[in->pos + i]);
+}
+
+static const struct trace_reader_ops *detect(const struct trace_in *in, struct tlbsim_error *err)
+{
+	const uint8_t *p = in->buf + in->pos;
+	size_t n = trace_in_avail(in), len = 0;
+	char found[40], known[128] = "";
+
+	for (const struct trace_reader_ops *const *ops = trace_readers; *ops; ops++)
+		if ((*ops)->magic && n >= (*ops)->magic_len &&
+		    memcmp(p, (*ops)->magic, (*ops)->magic_len) == 0)
+			return *ops;
+	for (const struct trace_reader_ops *const *ops = trace_readers; *ops; ops++)
+		if ((*ops)->probe && (*ops)->probe(p, n))
+			return *ops;
+	for (const struct trace_reader_ops *const *ops = trace_readers; *ops; ops++)
+		if (len < sizeof(known))
+			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
+						len ? ", " : "", (*ops)->name);
+	hex_prefix(in, found, sizeof(found));
+	err_set(err, -TLBSIM_EPARSE, in->name, -1, -1, 0, NULL,
+		"a trace format expected (%s), found first bytes [%s]", known, found);
+	return NULL;
+}
+
+static int open_any(const char *path, FILE *f, const void *mem, size_t size, const char *name,
+		    enum tlbsim_trace_format format, tlbsim_trace_reader **out,
+		    struct tlbsim_error *err)
+{
+	tlbsim_trace_reader *r;
+	int rc;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return err_set(err, -TLBSIM_ENOMEM, name ? name : path, -1, -1, -1, NULL,
+			       "out of memory");
+	rc = trace_in_open(&r->in, path, f, mem, size, name, err);
+	if (rc == 0) {
+		r->ops = format == TLBSIM_TRACE_AUTO ? detect(&r->in, err) : find_reader(format);
+		if (!r->ops)
+			rc = err_set(
+			    err, format == TLBSIM_TRACE_AUTO ? -TLBSIM_EPARSE : -TLBSIM_EINVAL,
+			    r->in.name, -1, -1, -1, NULL, "no reader for format %d", (int)format);
+	}
+	if (rc == 0) {
+		r->info.format = r->ops->format;
+		r->info.compression = (enum tlbsim_trace_compression)r->in.codec;
+		rc = r->ops->open(r, err);
+	}
+	if (rc < 0) {
+		tlbsim_trace_close(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int tlbsim_trace_open(const char *path, enum tlbsim_trace_format format, tlbsim_trace_reader **out,
+		      struct tlbsim_error *err)
+{
+	return open_any(path, NULL, NULL, 0, NULL, format, out, err);
+}
+
+int tlbsim_trace_open_file(FILE *f, const char *name, enum tlbsim_trace_format format,
+			   tlbsim_trace_reader **out, struct tlbsim_error *err)
+{
+	return open_any(NULL, f, NULL, 0, name ? name : "<stream>", format, out, err);
+}
+
+int tlbsim_trace_open_mem(const void *buf, size_t size, const char *name,
+			  enum tlbsim_trace_format format, tlbsim_trace_reader **out,
+			  struct tlbsim_error *err)
+{
+	return open_any(NULL, NULL, buf, size, name ? name : "<memory>", format, out, err);
+}
+
+int tlbsim_trace_next(tlbsim_trace_reader *r, struct tlbsim_event *ev, struct tlbsim_error *err)
+{
+	int rc;
+
+	if (!r->failed) {
+		memset(ev, 0, sizeof(*ev));
+		rc = r->ops->next(r, ev, &r->err);
+		if (rc >= 0) {
+			r->nr_events += (uint64_t)rc;
+			return rc;
+		}
+		r->failed = rc;
+	}
+	if (err && !err->code)
+		*err = r->err;
+	return r->failed;
+}
+
+const struct tlbsim_trace_info *tlbsim_trace_info(const tlbsim_trace_reader *r)
+{
+	return &r->info;
+}
+
+uint64_t tlbsim_trace_nr_events(const tlbsim_trace_reader *r)
+{
+	return r->nr_events;
+}
+
+void tlbsim_trace_close(tlbsim_trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->ops && r->ops->close)
+		r->ops->close(r);
+	trace_in_close(&r->in);
+	free(r);
+}
+
+const char *tlbsim_trace_format_name(enum tlbsim_trace_format format)
+{
+	const struct trace_reader_ops *ops = find_reader(format);
+
+	if (format == TLBSIM_TRACE_AUTO)
+		return "auto";
+	return ops ? ops->name : "unknown";
+}
+
+int tlbsim_trace_format_find(const char *name, enum tlbsim_trace_format *out)
+{
+	if (strcmp(name, "auto") == 0) {
+		*out = TLBSIM_TRACE_AUTO;
+		return 0;
+	}
+	for (const struct trace_reader_ops *const *ops = trace_readers; *ops; ops++) {
+		if (strcmp((*ops)->name, name) == 0) {
+			*out = (*ops)->format;
+			return 0;
+		}
+	}
+	return -TLBSIM_ENOENT;
+}
