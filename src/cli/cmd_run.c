@@ -76,7 +76,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 	o->threads = 1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -253,7 +253,7 @@ static void print_run_table(json_t *st)
 {
 	json_t *cpus = json_object_get(st, "per_cpu"), *c, *tot = json_object_get(st, "totals");
 	size_t i;
-	char label[16];
+	char label[24];
 
 	printf("%s on %s (%s, %llu cpus), policy %s%s\n", "tlbsim run",
 	       json_string_value(json_object_get(st, "machine")),
