@@ -242,10 +242,12 @@ static void usage(FILE *f)
 
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_gen(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
 	{"run", "simulate a trace or a generator under one policy", cmd_run},
 	{"compare", "the same workload under several policies, side by side", cmd_compare},
+	{"gen", "write a generator's events to a trace file", cmd_gen},
 	{"list", "list machines, policies or generators", cmd_list},
 	{NULL, NULL, NULL},
 };
