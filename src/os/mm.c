@@ -183,6 +183,34 @@ static void unref_page(struct os *os, struct os_gather *g, uint64_t pfn, unsigne
 }
 
 /*
+ * The next present leaf at or after *@va and below @end: fills @cur and
+ * returns the page's first address (the leaf may start before *@va for a
+ * huge page); the caller continues from that address + the page size.
+ * Returns false when none is left.  Empty tables are skipped whole.
+ */
+static bool next_leaf(tlbsim_pgtable *pgt, uint64_t *va, uint64_t end, struct tlbsim_mapping *cur,
+		      uint64_t *pstart)
+{
+	while (*va < end) {
+		uint64_t next = hw_pgtable_next_candidate(pgt, *va);
+
+		if (next != *va) {
+			*va = next;
+			continue;
+		}
+		BUG_ON(tlbsim_pgtable_lookup(pgt, *va, cur), "a found leaf is mapped");
+		*pstart = *va & ~((1ull << cur->size_shift) - 1);
+		return true;
+	}
+	return false;
+}
+
+static uint64_t page_end(uint64_t pstart, const struct tlbsim_mapping *m)
+{
+	return pstart + (1ull << m->size_shift);
+}
+
+/*
  * Zap every present PTE in [start, end): the leaves go, their pages are
  * gathered.  A huge page partly inside the range is split the simple way:
  * zapped whole (Linux would split the PMD; traces rarely unmap part of one).
@@ -190,24 +218,14 @@ static void unref_page(struct os *os, struct os_gather *g, uint64_t pfn, unsigne
 static uint64_t zap_range(struct os *os, struct os_mm *mm, struct os_gather *g, uint64_t start,
 			  uint64_t end)
 {
-	uint64_t va = start, zapped = 0;
+	struct tlbsim_mapping old;
+	uint64_t va = start, pstart, zapped = 0;
 
-	while (va < end) {
-		struct tlbsim_mapping old;
-		uint64_t next = hw_pgtable_next_candidate(mm->pgt, va);
-
-		if (next != va) {
-			va = next;
-			continue;
-		}
-		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, &old) != 0, "a found leaf can be unmapped");
-		{
-			uint64_t pstart = va & ~((1ull << old.size_shift) - 1);
-
-			os_gather_add_range(g, pstart, pstart + (1ull << old.size_shift), old.size_shift);
-			unref_page(os, g, old.pfn, old.size_shift);
-			va = pstart + (1ull << old.size_shift);
-		}
+	while (next_leaf(mm->pgt, &va, end, &old, &pstart)) {
+		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, NULL) != 0, "a found leaf can be unmapped");
+		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
+		unref_page(os, g, old.pfn, old.size_shift);
+		va = page_end(pstart, &old);
 		zapped++;
 	}
 	return zapped;
@@ -347,19 +365,13 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 		struct os_vma *v = &mm->vma[i];
 		uint64_t va = v->start;
 
-		v->prot = prot;
-		while (va < v->end) {
-			struct tlbsim_mapping cur;
-			uint64_t next = hw_pgtable_next_candidate(mm->pgt, va);
-			unsigned newprot = prot | TLBSIM_PROT_USER;
-			uint64_t pstart;
+		struct tlbsim_mapping cur;
+		uint64_t pstart;
 
-			if (next != va) {
-				va = next;
-				continue;
-			}
-			BUG_ON(tlbsim_pgtable_lookup(mm->pgt, va, &cur), "a found leaf is mapped");
-			pstart = va & ~((1ull << cur.size_shift) - 1);
+		v->prot = prot;
+		while (next_leaf(mm->pgt, &va, v->end, &cur, &pstart)) {
+			unsigned newprot = prot | TLBSIM_PROT_USER;
+
 			/* A page still shared copy-on-write stays read-only. */
 			if (!(v->flags & OS_VMA_SHARED) && os->mapcount[cur.pfn] > 1)
 				newprot &= ~TLBSIM_PROT_WRITE;
@@ -367,10 +379,10 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 				BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, newprot), "protect a leaf");
 				changed++;
 				if (prot_change_needs_flush(os->m->isa, cur.prot, newprot))
-					os_gather_add_range(g, pstart, pstart + (1ull << cur.size_shift),
+					os_gather_add_range(g, pstart, page_end(pstart, &cur),
 							    cur.size_shift);
 			}
-			va = pstart + (1ull << cur.size_shift);
+			va = page_end(pstart, &cur);
 		}
 	}
 	charge(cpu, changed * os->m->costs.pte_update);
@@ -391,20 +403,13 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 		/* MADV_FREE: each present private page is made clean; the
 		 * rewrite needs the old (dirty) entries flushed.  Frames are
 		 * reclaimed only under memory pressure, never here. */
-		while (va < end) {
-			struct tlbsim_mapping cur;
-			uint64_t next = hw_pgtable_next_candidate(mm->pgt, va);
-			uint64_t pstart;
+		struct tlbsim_mapping cur;
+		uint64_t pstart;
 
-			if (next != va) {
-				va = next;
-				continue;
-			}
-			BUG_ON(tlbsim_pgtable_lookup(mm->pgt, va, &cur), "a found leaf is mapped");
-			pstart = va & ~((1ull << cur.size_shift) - 1);
+		while (next_leaf(mm->pgt, &va, end, &cur, &pstart)) {
 			BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, cur.prot), "rewrite a leaf");
-			os_gather_add_range(g, pstart, pstart + (1ull << cur.size_shift), cur.size_shift);
-			va = pstart + (1ull << cur.size_shift);
+			os_gather_add_range(g, pstart, page_end(pstart, &cur), cur.size_shift);
+			va = page_end(pstart, &cur);
 			n++;
 		}
 	}
@@ -421,8 +426,9 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 	uint64_t new_start = ev->mremap.new_addr & ~(PAGE_SIZE - 1);
 	struct os_gather *g = &os_cpu_of(cpu)->gather;
 	struct os_vma *v = os_vma_find(mm, old_start);
+	struct tlbsim_mapping old;
 	struct os_vma keep;
-	uint64_t va, moved = 0;
+	uint64_t va, pstart, moved = 0;
 
 	if (!v) {
 		os_cpu_of(cpu)->st.segv++;
@@ -447,21 +453,15 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 	os_gather_init(g, mm, false);
 	if (os_vma_find(mm, new_start))
 		unmap_region(os, cpu, mm, new_start, new_start + new_len, false);
-	for (va = old_start; va < old_start + (old_len < new_len ? old_len : new_len);) {
-		struct tlbsim_mapping old;
-		uint64_t next = hw_pgtable_next_candidate(mm->pgt, va);
-
-		if (next != va) {
-			va = next;
-			continue;
-		}
-		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, &old), "a found leaf can be unmapped");
-		va &= ~((1ull << old.size_shift) - 1);
-		os_gather_add_range(g, va, va + (1ull << old.size_shift), old.size_shift);
-		if (tlbsim_pgtable_map(mm->pgt, new_start + (va - old_start), old.pfn, old.size_shift,
-				       old.prot))
+	va = old_start;
+	while (next_leaf(mm->pgt, &va, old_start + (old_len < new_len ? old_len : new_len), &old,
+			 &pstart)) {
+		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, NULL), "a found leaf can be unmapped");
+		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
+		if (tlbsim_pgtable_map(mm->pgt, new_start + (pstart - old_start), old.pfn,
+				       old.size_shift, old.prot))
 			unref_page(os, g, old.pfn, old.size_shift);
-		va += 1ull << old.size_shift;
+		va = page_end(pstart, &old);
 		moved++;
 	}
 	charge(cpu, moved * os->m->costs.pte_update);
@@ -631,30 +631,22 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 	child->brk_end = parent->brk_end;
 	for (i = 0; i < parent->nr_vma; i++) {
 		struct os_vma *v = &parent->vma[i];
-		uint64_t va = v->start;
+		struct tlbsim_mapping cur;
+		uint64_t va = v->start, pstart;
 
 		(void)os_vma_insert(child, v->start, v->end, v->prot, v->flags);
-		while (va < v->end) {
-			struct tlbsim_mapping cur;
-			uint64_t next = hw_pgtable_next_candidate(parent->pgt, va);
-			unsigned prot;
+		while (next_leaf(parent->pgt, &va, v->end, &cur, &pstart)) {
+			unsigned prot = cur.prot & ~TLBSIM_PROT_GLOBAL;
 
-			if (next != va) {
-				va = next;
-				continue;
-			}
-			BUG_ON(tlbsim_pgtable_lookup(parent->pgt, va, &cur), "a found leaf is mapped");
-			va &= ~((1ull << cur.size_shift) - 1);
-			prot = cur.prot & ~TLBSIM_PROT_GLOBAL;
 			/* copy_present_pte(): private writable pages become
 			 * read-only on both sides. */
 			if (!(v->flags & OS_VMA_SHARED) && (prot & TLBSIM_PROT_WRITE)) {
 				prot &= ~TLBSIM_PROT_WRITE;
 				BUG_ON(tlbsim_pgtable_protect(parent->pgt, va, prot), "write-protect");
 			}
-			if (!map_page(os, child, va, cur.pfn, cur.size_shift, prot))
+			if (!map_page(os, child, pstart, cur.pfn, cur.size_shift, prot))
 				copied++;
-			va += 1ull << cur.size_shift;
+			va = page_end(pstart, &cur);
 		}
 	}
 	charge(cpu, copied * os->m->costs.pte_update);
