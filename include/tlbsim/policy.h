@@ -231,6 +231,9 @@ struct tlbsim_policy_ops {
  *      free them at once (ops->free_tables).
  * @exit_mm: the address space's last thread has exited and its pages are
  *      gone (Linux destroy_context()); NULL: nothing to do.
+ * @enter_lazy: the cpu has nothing to run and goes idle keeping @mm loaded
+ *      (Linux enter_lazy_tlb() on the switch to the idle task); it leaves
+ *      lazy mode through switch_mm.  NULL: nothing to do.
  *
  * Hooks may be NULL as stated.  In a composition "a+b", each non-NULL hook
  * of b replaces a's (a table-free strategy such as rcu-table-free has only
@@ -251,6 +254,7 @@ struct tlbsim_policy {
 	void (*free_tables)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm, const uint64_t *pfns,
 			    unsigned n);
 	void (*exit_mm)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm);
+	void (*enter_lazy)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm);
 };
 
 /* Bit of @isa for .isa_mask. */

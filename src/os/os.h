@@ -264,7 +264,7 @@ struct os_policy {
 	const struct tlbsim_policy *part[TLBSIM_POLICY_SLOTS];
 	void *state[TLBSIM_POLICY_SLOTS];
 	unsigned nr;
-	struct os_hook switch_mm, flush_range, ipi_handler, free_tables, exit_mm;
+	struct os_hook switch_mm, flush_range, ipi_handler, free_tables, exit_mm, enter_lazy;
 	char name[128];
 };
 
@@ -390,7 +390,10 @@ void os_evq_pop(struct os_thread *t);
 /* context.c: switch_mm core, ASIDs */
 void os_load_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *next);
 void os_switch_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *next);
-void os_enter_lazy(struct os *os, struct hw_cpu *cpu);
+/* The cpu stops running user threads but keeps its mm loaded: @to_idle,
+ * it switches to its idle task (the policy's enter_lazy hook runs);
+ * otherwise a dying task drops its mm (Linux exit_mm()). */
+void os_enter_lazy(struct os *os, struct hw_cpu *cpu, bool to_idle);
 
 /* mech.c: the policy ops, and the flush entry point */
 void os_ops_init(struct tlbsim_policy_ops *ops);

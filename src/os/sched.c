@@ -169,7 +169,7 @@ void os_schedule(struct os *os, struct hw_cpu *cpu)
 		return;
 	}
 	oc->curr = NULL;
-	os_enter_lazy(os, cpu);
+	os_enter_lazy(os, cpu, true);
 	os_rcu_qs(os, cpu);
 	if (cpu->core->state == ENG_PARKED || cpu->core->state == ENG_RUNNING)
 		cpu->core->state = ENG_IDLE;
@@ -256,7 +256,7 @@ void os_thread_exit(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	if (--mm->pub.users == 0) {
 		/* exit_mm(): the cpu keeps the mm loaded, lazily, while
 		 * exit_mmap() tears it down. */
-		os_enter_lazy(os, cpu);
+		os_enter_lazy(os, cpu, false);
 		os_exit_mm(os, cpu, mm, after_exit);
 		return;
 	}
