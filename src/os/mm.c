@@ -665,6 +665,26 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 	return child;
 }
 
+/*
+ * destroy_context(): once exit_mmap()'s flush is complete and its pages and
+ * tables are freed, the policy releases what the mm held (a global ASID);
+ * then the caller's continuation.
+ */
+static void exit_mm_done(struct os *os, struct hw_cpu *cpu)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	os_cont_fn then = oc->exit_then;
+	struct tlbsim_pctx ctx;
+
+	oc->exit_then = NULL;
+	if (os->pol.exit_mm.p) {
+		os_pctx(os, cpu, &os->pol.exit_mm, &ctx);
+		os->pol.exit_mm.p->exit_mm(&ctx, &oc->gather.mm->pub);
+	}
+	if (then)
+		then(os, cpu);
+}
+
 void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, os_cont_fn then)
 {
 	struct os_gather *g = &os_cpu_of(cpu)->gather;
@@ -679,7 +699,8 @@ void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, os_cont_fn 
 	if (tlbsim_pgtable_free_tables(mm->pgt, 0, user_top(os), os_gather_table_cb, g) < 0)
 		BUG_ON(1, "free_pgtables gets a valid range");
 	mm->dead = true;
-	os_gather_finish(os, cpu, then);
+	os_cpu_of(cpu)->exit_then = then;
+	os_gather_finish(os, cpu, exit_mm_done);
 }
 
 /* ---- life cycle -------------------------------------------------------------- */

@@ -208,6 +208,7 @@ struct os_cpu_stats {
  * @park: why the cpu is parked
  * @cont: continuation after a wait, or NULL
  * @cont_then: what the gather's continuation runs after freeing, or NULL
+ * @exit_then: what os_exit_mm() runs after the policy's exit_mm hook
  * @gather: the mmu_gather in progress
  * @flush_kind: mechanisms used by the flush in progress (OS_FK_* bits)
  * @ipi_info: the request this cpu's IPIs carry (read by the targets while
@@ -225,6 +226,7 @@ struct os_cpu {
 	enum os_park park;
 	os_cont_fn cont;
 	os_cont_fn cont_then;
+	os_cont_fn exit_then;
 	struct os_gather gather;
 	unsigned flush_kind;
 	struct tlbsim_flush_info ipi_info;
@@ -358,6 +360,8 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
 bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	      enum tlbsim_access access);
 struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent, uint32_t pid);
+/* exit_mmap() then destroy_context() (the policy's exit_mm hook), then
+ * @then, once the flush's wait is over. */
 void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, os_cont_fn then);
 
 /* gather.c: mmu_gather */
