@@ -588,23 +588,28 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	if ((cur.prot & need) == need)
 		return true; /* spurious: a stale entry, already dropped */
 	if (access == TLBSIM_ACCESS_STORE && !(v->flags & OS_VMA_SHARED)) {
-		uint64_t page = va & ~((1ull << cur.size_shift) - 1);
+		unsigned order = cur.size_shift - TLBSIM_PAGE_SHIFT;
+		uint64_t size = 1ull << cur.size_shift, page = va & ~(size - 1), i;
 
-		if (cur.size_shift == 12 && os->mapcount[cur.pfn] > 1) {
+		if (os->mapcount[cur.pfn] > 1) {
 			/* wp_page_copy(): a private copy; the old translation
 			 * is cleared and flushed before the new one is set
-			 * (ptep_clear_flush()). */
+			 * (ptep_clear_flush()).  A huge page is copied whole,
+			 * as hugetlb_wp() does (a THP would be split and
+			 * copied 4 KiB at a time; not modelled). */
 			uint64_t pfn;
 
-			if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn))
+			if (order ? tlbsim_physmem_alloc_block(os->pm, order, &pfn)
+				  : tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn))
 				return false;
 			BUG_ON(tlbsim_pgtable_unmap(mm->pgt, page, NULL), "unmap the shared page");
-			os->mapcount[cur.pfn]--;
-			if (map_page(os, mm, page, pfn, 12, v->prot))
+			for (i = 0; i < (1ull << order); i++)
+				os->mapcount[cur.pfn + i]--;
+			if (map_page(os, mm, page, pfn, cur.size_shift, v->prot))
 				return false;
-			charge(cpu, os->m->costs.page_copy);
+			charge(cpu, (uint64_t)os->m->costs.page_copy << order);
 			mm->st.cow_copies++;
-			os_flush_range(os, cpu, mm, page, page + PAGE_SIZE, 12, false);
+			os_flush_range(os, cpu, mm, page, page + size, cur.size_shift, false);
 			return true;
 		}
 		/* wp_page_reuse(): the only user: make it writable; an
