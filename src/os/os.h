@@ -55,7 +55,9 @@ struct os_vma {
 /**
  * struct os_mm_stats - per address space
  * @flushes: flush_range requests
- * @full_flushes: of them, for the whole address space
+ * @full_flushes: of them, requests for the whole address space
+ *        (TLBSIM_FLUSH_ALL); a range a policy widens past its flush
+ *        ceiling is not counted
  * @pages_freed: data pages freed after flushes
  * @tables_freed: page-table pages freed
  * @faults: page faults (demand, COW, spurious)
@@ -185,7 +187,8 @@ struct os_gather {
  * @flushes_local/@flushes_ipi/@flushes_broadcast/@flushes_invlpgb/
  * @flushes_skipped: flush requests this cpu initiated, by how they were
  *        carried out (the strongest mechanism used)
- * @full_flushes: initiated requests that flushed the whole address space
+ * @full_flushes: initiated requests for the whole address space
+ *        (TLBSIM_FLUSH_ALL; "full_flush_requests" in the JSON)
  * @syscalls: memory syscalls served
  * @faults: page faults taken
  * @segv: accesses outside any mapping or not permitted (counted, skipped)
