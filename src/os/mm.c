@@ -6,9 +6,9 @@
  *   mmap           mm/mmap.c: a VMA only, pages come by demand faults
  *   munmap         unmap_region(): zap PTEs, free_pgtables(), then
  *                  tlb_finish_mmu(): flush, free pages and tables
- *   mprotect       change_protection(): rewrite PTEs, flush (x86 only
- *                  when a permission is removed: pte_needs_flush(),
- *                  arch/x86/include/asm/tlbflush.h; arm64 always)
+ *   mprotect       change_protection(): rewrite PTEs, flush those whose
+ *                  change needs it (x86 pte_needs_flush(): any change of
+ *                  write, exec or user permission; arm64 every change)
  *   madvise        DONTNEED: zap_page_range_single(), tables stay;
  *                  FREE: madvise_free_pte_range() cleans PTEs, flushes
  *   mremap         move_page_tables(): PTEs move, old range flushed
@@ -321,15 +321,22 @@ static void sys_munmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint
 }
 
 /*
- * x86 pte_needs_flush(): only removing a permission (write, exec) or
- * changing the frame needs a flush; a stale, more restrictive entry just
- * causes a spurious fault.  arm64 has no such rule: always flush.
+ * x86 pte_needs_flush() (arch/x86/include/asm/tlbflush.h): no flush when
+ * the old PTE was not present; otherwise a new frame, or a change in
+ * either direction of a pte_flags_need_flush() "flush_on_change" flag --
+ * _PAGE_RW, _PAGE_NX, _PAGE_USER, _PAGE_GLOBAL among them -- needs one
+ * (only clearing DIRTY/ACCESSED and software bits are treated apart).  So
+ * mprotect(RO -> RW) flushes on x86 too.  arm64 has no pte_needs_flush():
+ * it flushes every changed PTE.
  */
 static bool prot_change_needs_flush(enum tlbsim_isa isa, unsigned old, unsigned new)
 {
+	const unsigned flush_on_change =
+		TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC | TLBSIM_PROT_USER | TLBSIM_PROT_GLOBAL;
+
 	if (isa != TLBSIM_ISA_X86_64)
 		return old != new;
-	return (old & ~new & (TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC)) != 0;
+	return ((old ^ new) & flush_on_change) != 0;
 }
 
 static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t addr,
