@@ -162,13 +162,14 @@ struct tlbsim_pctx {
  *      reload without the no-flush bit; arm64 TLBI ASIDE1).  x86 acts only
  *      if @info->mm is loaded (a PCID slot of another mm is brought up to
  *      date by its tlb_gen at switch-in); arm64 acts on the mm's ASID
- *      whether loaded or not.  No ceiling is applied here, and the cpu's
+ *      whether loaded or not, one TLBI ASIDE1 for 512 pages or more
+ *      (MAX_TLBI_OPS).  No other ceiling is applied here, and the cpu's
  *      flushed tlb_gen is the policy's to update.
  * @send_ipi: run the policy's ipi_handler(@info) on every cpu of @targets
  *      (this cpu excluded); waits for the acknowledgements.
  * @tlbi_broadcast: arm64 __flush_tlb_range(): DSB ISHST; one TLBI
  *      VAE1IS/VALE1IS per page (last level unless freed_tables) or one
- *      ASIDE1IS for TLBSIM_FLUSH_ALL or more than 512 pages (MAX_TLBI_OPS,
+ *      ASIDE1IS for TLBSIM_FLUSH_ALL or 512 pages or more (MAX_TLBI_OPS,
  *      CALIBRATION.md 3.10); DSB ISH.  Waits.
  * @invlpgb: AMD INVLPGB for @info's range in PCID @pcid, in chunks of the
  *      machine's invlpgb_max_pages, final-translation-only unless

@@ -233,6 +233,35 @@ static void arm64_mprotect_flushes_every_changed_pte(void **state)
 }
 
 /*
+ * arm64 __flush_tlb_range(): a range of MAX_TLBI_OPS (512) strides or more
+ * becomes one ASID-wide TLBI (flush_tlb_mm(); CALIBRATION.md 3.10: "ranges
+ * >= MAX_TLBI_OPS x stride").  mprotect(RO) of 511 touched pages: 511 TLBI
+ * VALE1IS; of 512: one TLBI ASIDE1IS.  512 sent in all.
+ */
+static void arm64_range_of_512_pages_is_one_asid_flush(void **state)
+{
+	struct evlist l = {0};
+	struct run r;
+
+	(void)state;
+	ev_proc(&l, 1, 1);
+	ev_mmap(&l, 1, A, 511 * PAGE, RW, 0);
+	populate(&l, A, 511);
+	ev_mprotect(&l, 1, A, 511 * PAGE, TLBSIM_PROT_READ);
+	ev_mmap(&l, 1, B, 512 * PAGE, RW, 0);
+	populate(&l, B, 512);
+	ev_mprotect(&l, 1, B, 512 * PAGE, TLBSIM_PROT_READ);
+	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
+	run_events(&r, TLBSIM_ISA_ARM64, 2, "arm64-stock", &l);
+	assert_int_equal(mm0(&r)->st.flushes, 2);
+	assert_int_equal(os_hw(r.os, 0)->st.tlbi_bcast_sent, 511 + 1);
+	assert_int_equal(inval(&r, 1, TLBSIM_INVAL_TLBI_VALE1), 511);
+	assert_int_equal(inval(&r, 1, TLBSIM_INVAL_TLBI_ASIDE1), 1);
+	run_free(&r);
+	evlist_free(&l);
+}
+
+/*
  * madvise(DONTNEED) on pages 2-5 of 8 touched pages: 4 PTEs cleared, 4
  * pages freed, 4 INVLPG, no table freed (zap_page_range_single() keeps
  * tables and the VMA).  A store to page 2 afterwards is a new demand
@@ -453,6 +482,7 @@ int main(void)
 		cmocka_unit_test(x86_mprotect_flushes_when_write_is_removed_or_added),
 		cmocka_unit_test(store_to_a_read_only_mapping_is_a_segv),
 		cmocka_unit_test(arm64_mprotect_flushes_every_changed_pte),
+		cmocka_unit_test(arm64_range_of_512_pages_is_one_asid_flush),
 		cmocka_unit_test(madvise_dontneed_zaps_and_frees),
 		cmocka_unit_test(madvise_free_cleans_and_flushes_but_frees_nothing),
 		cmocka_unit_test(mremap_moves_ptes_and_flushes_the_old_range),
