@@ -134,12 +134,66 @@ static void global_asid_is_returned_at_exit(void **state)
 	evlist_free(&l);
 }
 
+/*
+ * Reclaiming the pool (reset_global_asid_space(): one INVLPGB of every
+ * non-global entry, TLBSYNC) makes the allocating cpu wait, so it may only
+ * happen where Linux allocates: in flush_tlb_mm_range()
+ * (consider_global_asid() after the flush), never in switch_mm.
+ * A machine with 4-bit PCIDs has global ASIDs 7..14: a pool of 8; grow=0
+ * keeps the threshold at 3 cpus.  A driver thread (cpu 0) starts 9
+ * processes one after the other, 3M cycles apart; each has 3 threads on
+ * cpus 1-3, unmaps a page (its first flush: it takes the next global
+ * ASID) and exits (the ASID goes back, reusable after a reset).  The 9th
+ * also puts a 4th thread on cpu 4 before its flush: that switch_mm sees
+ * the mm active on 3 cpus but must not allocate; the flush then finds the
+ * pool empty: one reset, and ASID 7 again.  At the end ASID 7 is freed
+ * again, the 7 others available: 7 free in the pool.
+ */
+static void pool_is_reset_in_a_flush_never_in_switch_mm(void **state)
+{
+	struct run_opts o = {.asid_bits = 4};
+	struct evlist l = {0};
+	struct run r;
+
+	(void)state;
+	ev_proc(&l, 100, 1000);
+	for (uint32_t k = 1; k <= 9; k++) {
+		uint32_t t1 = 10 * k + 1;
+
+		ev_proc_by(&l, 1000, k, t1);
+		ev_compute(&l, 1000, 3000000);
+		ev_mmap(&l, t1, A, 4 * PAGE, RW, 0);
+		for (unsigned p = 0; p < 4; p++)
+			ev_access(&l, t1, TLBSIM_EV_STORE, A + p * PAGE);
+		for (uint32_t t = t1 + 1; t <= t1 + (k == 9 ? 3 : 2); t++) {
+			ev_thread(&l, t1, t);
+			ev_access(&l, t, TLBSIM_EV_LOAD, A);
+			ev_compute(&l, t, 500000);
+			ev_simple(&l, TLBSIM_EV_EXIT, t);
+			ev_compute(&l, t1, 50000);
+		}
+		ev_munmap(&l, t1, A + PAGE, PAGE);
+		ev_simple(&l, TLBSIM_EV_EXIT, t1);
+	}
+	ev_simple(&l, TLBSIM_EV_SLEEP, 1000);
+	run_opts(&r, TLBSIM_ISA_X86_64, NR_CPUS, "x86-invlpgb:grow=0", &l, &o);
+	assert_int_equal(r.os->nr_mms, 10);
+	for (uint32_t i = 1; i < 10; i++)
+		assert_true(r.os->mms[i]->dead);
+	assert_int_equal(r.os->st.global_asid_resets, 1);
+	assert_int_equal(r.os->gasid_used[FIRST_GLOBAL_ASID], 2);
+	assert_int_equal(r.os->gasid_avail, 7);
+	run_free(&r);
+	evlist_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(three_cpus_use_invlpgb_after_one_transition),
 		cmocka_unit_test(min_cpus_4_keeps_ipis_at_three_cpus),
 		cmocka_unit_test(global_asid_is_returned_at_exit),
+		cmocka_unit_test(pool_is_reset_in_a_flush_never_in_switch_mm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

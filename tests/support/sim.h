@@ -36,6 +36,7 @@ struct run_opts {
 	int threads;		/* OpenMP threads (default 1) */
 	uint64_t max_cycles;	/* stop at this time (default: no cap) */
 	uint64_t sched_slice;	/* the machine's time slice, cycles (default 0: none) */
+	unsigned asid_bits;	/* the machine's ASID/PCID width (default: the ISA's) */
 };
 
 static inline void run_opts(struct run *r, enum tlbsim_isa isa, unsigned cpus, const char *policy,
@@ -46,6 +47,8 @@ static inline void run_opts(struct run *r, enum tlbsim_isa isa, unsigned cpus, c
 
 	r->m = test_machine(isa, cpus);
 	r->m->costs.sched_slice = o->sched_slice;
+	if (o->asid_bits)
+		r->m->asid_bits = o->asid_bits;
 	cfg.machine = r->m;
 	cfg.policy = policy;
 	cfg.threads = o->threads ? o->threads : 1;
