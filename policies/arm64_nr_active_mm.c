@@ -3,19 +3,18 @@
  * arm64-nr-active-mm: skip the TLBI broadcast for an mm active on at most
  * the current cpu (A. Arcangeli, "arm64: tlb: skip tlbi broadcast", 2020;
  * BACKGROUND.md 2).  Each mm counts the cpus on which it is the active mm
- * and which are not idle (nr_active_mm, updated in switch_mm and when a
- * cpu goes idle).  A flush with the count 1 and the
- * current cpu active flushes locally and marks every other cpu stale in a
- * per-mm cpumask; with the count 0 it only marks; otherwise it broadcasts.
- * A cpu switching to an mm in which it is stale flushes that ASID locally
- * first.
- * A cpu that goes idle leaves the count (the patch's enter_lazy_tlb() for
- * the idle task, with cpu_not_lazy_tlb) and rejoins it at its next
- * switch_mm: so a thread that sleeps does not keep its mm's flushes
- * broadcast, the very case of the calibration (CALIBRATION.md 4.2).  The
- * patch also points TTBR0 at the reserved zero page there; that write is
- * not modelled (the idle cpu's walk-cache entries of the ASID stay, as
- * they would).
+ * and which are not idle (nr_active_mm).  A flush with the count 1 and the
+ * current cpu counted flushes locally and marks every other cpu stale in
+ * a per-mm cpumask; with the count 0 it only marks; otherwise it
+ * broadcasts.  A cpu switching to an mm in which it is stale flushes that
+ * ASID locally first.
+ * switch_mm moves the cpu's count to the next mm; a cpu that goes idle
+ * leaves the count (the patch's enter_lazy_tlb() for the idle task, with
+ * cpu_not_lazy_tlb) and rejoins at its next switch_mm.  So a thread that
+ * sleeps does not keep its mm's flushes broadcast: the very case of the
+ * calibration (CALIBRATION.md 4.2).  The patch also points TTBR0 at the
+ * reserved zero page there; that write is not modelled (the idle cpu's
+ * walk-cache entries of the ASID stay, as they would).
  * Known unsafe points (the review of the series): other cpus may keep
  * walk-cache entries of the ASID after a local-only flush, so a freed and
  * reused table can be walked speculatively; and MSR TTBR0; ISB does not
