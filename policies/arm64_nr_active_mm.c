@@ -3,11 +3,18 @@
  * arm64-nr-active-mm: skip the TLBI broadcast for an mm active on at most
  * the current cpu (A. Arcangeli, "arm64: tlb: skip tlbi broadcast", 2020;
  * BACKGROUND.md 2).  Each mm counts the cpus on which it is the active mm
- * (nr_active_mm, updated in switch_mm).  A flush with the count 1 and the
- * current cpu active flushes locally and marks every other cpu stale in a
- * per-mm cpumask; with the count 0 it only marks; otherwise it broadcasts.
- * A cpu switching to an mm in which it is stale flushes that ASID locally
- * first.
+ * and which are not idle (nr_active_mm).  A flush with the count 1 and the
+ * current cpu counted flushes locally and marks every other cpu stale in
+ * a per-mm cpumask; with the count 0 it only marks; otherwise it
+ * broadcasts.  A cpu switching to an mm in which it is stale flushes that
+ * ASID locally first.
+ * switch_mm moves the cpu's count to the next mm; a cpu that goes idle
+ * leaves the count (the patch's enter_lazy_tlb() for the idle task, with
+ * cpu_not_lazy_tlb) and rejoins at its next switch_mm.  So a thread that
+ * sleeps does not keep its mm's flushes broadcast: the very case of the
+ * calibration (CALIBRATION.md 4.2).  The patch also points TTBR0 at the
+ * reserved zero page there; that write is not modelled (the idle cpu's
+ * walk-cache entries of the ASID stay, as they would).
  * Known unsafe points (the review of the series): other cpus may keep
  * walk-cache entries of the ASID after a local-only flush, so a freed and
  * reused table can be walked speculatively; and MSR TTBR0; ISB does not
@@ -22,6 +29,12 @@
 
 struct nr_active_mm_priv {
 	struct tlbsim_cpumask stale;
+};
+
+/* Per cpu: the mm whose nr_active this cpu is counted in, NULL while idle
+ * (the patch's per-cpu cpu_not_lazy_tlb, and the mm it applies to). */
+struct nr_active_cpu_priv {
+	struct tlbsim_mm *counted;
 };
 
 struct nr_active_params {
@@ -51,19 +64,29 @@ static struct nr_active_mm_priv *priv(struct tlbsim_pctx *ctx, struct tlbsim_mm 
 	return mm->priv[ctx->slot];
 }
 
+static struct nr_active_cpu_priv *cpu_priv(struct tlbsim_pctx *ctx)
+{
+	return ctx->cpu->priv[ctx->slot];
+}
+
 static void nr_active_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev,
 				struct tlbsim_mm *next)
 {
 	const struct nr_active_params *p = ctx->state;
+	struct nr_active_cpu_priv *me = cpu_priv(ctx);
 	unsigned cpu = ctx->cpu->id;
 
+	(void)prev; /* me->counted says which mm this cpu leaves, if any */
 	ctx->ops->load_mm(ctx, next);
 	if (p && p->dsb_after_ttbr)
 		ctx->ops->dsb(ctx);
-	if (prev != next) {
-		if (prev)
-			prev->nr_active--;
+	/* Coming back from idle (counted NULL) joins @next only; a switch
+	 * between two mms moves the count. */
+	if (me->counted != next) {
+		if (me->counted)
+			me->counted->nr_active--;
 		next->nr_active++;
+		me->counted = next;
 	}
 	if (tlbsim_cpumask_test(&priv(ctx, next)->stale, cpu)) {
 		struct tlbsim_flush_info all = {.mm = next, .start = 0, .end = TLBSIM_FLUSH_ALL,
@@ -75,22 +98,40 @@ static void nr_active_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev,
 	}
 }
 
+/* enter_lazy_tlb() for the idle task: this cpu no longer runs @mm. */
+static void nr_active_enter_lazy(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm)
+{
+	const struct nr_active_params *p = ctx->state;
+	struct nr_active_cpu_priv *me = cpu_priv(ctx);
+
+	(void)mm;
+	if (!me->counted)
+		return;
+	/* Leaving nr_active_mm: complete the walks in flight first. */
+	if (p && p->dsb_after_ttbr)
+		ctx->ops->dsb(ctx);
+	me->counted->nr_active--;
+	me->counted = NULL;
+}
+
 static void nr_active_flush_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info)
 {
 	struct tlbsim_mm *mm = info->mm;
-	unsigned me = ctx->cpu->id;
-	bool local_only = mm->nr_active == 0 ||
-			  (mm->nr_active == 1 && ctx->cpu->loaded_mm == mm);
+	/* tlb_flush_check(): "local" is current->active_mm == mm on a cpu
+	 * that is not lazy, i.e. this cpu is the one counted. */
+	bool is_local = cpu_priv(ctx)->counted == mm;
 
-	if (!local_only) {
+	if (mm->nr_active > 1 || (mm->nr_active == 1 && !is_local)) {
 		ctx->ops->tlbi_broadcast(ctx, info);
 		return;
 	}
-	/* Every other cpu must flush the ASID before it runs the mm again. */
+	/* Every other cpu must flush the ASID before it runs the mm again;
+	 * with nobody running it (TLB_FLUSH_NO) this cpu too. */
 	tlbsim_cpumask_fill(&priv(ctx, mm)->stale, ctx->ops->nr_cpus(ctx));
-	tlbsim_cpumask_clear(&priv(ctx, mm)->stale, me);
-	if (mm->nr_active)
-		ctx->ops->local_flush(ctx, info);
+	if (!is_local)
+		return;
+	tlbsim_cpumask_clear(&priv(ctx, mm)->stale, ctx->cpu->id);
+	ctx->ops->local_flush(ctx, info);
 }
 
 const struct tlbsim_policy tlbsim_policy_arm64_nr_active_mm = {
@@ -100,7 +141,9 @@ const struct tlbsim_policy tlbsim_policy_arm64_nr_active_mm = {
 	.abi = TLBSIM_POLICY_ABI,
 	.isa_mask = TLBSIM_ISA_BIT(TLBSIM_ISA_ARM64),
 	.mm_priv_size = sizeof(struct nr_active_mm_priv),
+	.cpu_priv_size = sizeof(struct nr_active_cpu_priv),
 	.init = nr_active_init,
 	.switch_mm = nr_active_switch_mm,
 	.flush_range = nr_active_flush_range,
+	.enter_lazy = nr_active_enter_lazy,
 };

@@ -3,8 +3,9 @@
  * x86-invlpgb: AMD broadcast invalidation with global ASIDs (merged in
  * Linux 6.15, arch/x86/mm/tlb.c: consider_global_asid(),
  * use_global_asid(), broadcast_tlb_flush(); CALIBRATION.md 5.8-5.11).
- *   An mm active on at least min_cpus cpus gets a global ASID, the same
- *   PCID on every cpu; its flushes are INVLPGB (final-translation-only
+ *   An mm active on at least min_cpus cpus when it is flushed gets a
+ *   global ASID (consider_global_asid() from flush_tlb_mm_range()), the
+ *   same PCID on every cpu; its flushes are INVLPGB (final-translation-only
  *   unless page tables were freed, in chunks of invlpgb_max_pages) and one
  *   TLBSYNC on the same cpu.  Cpus still running it on a per-cpu PCID
  *   (the transition) also get IPIs.  Other mms are flushed as x86-stock.
@@ -104,7 +105,9 @@ static void invlpgb_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev,
 			tlbsim_cpumask_clear(&prev->cpumask, ctx->cpu->id);
 		tlbsim_cpumask_set(&next->cpumask, ctx->cpu->id);
 	}
-	consider_global_asid(ctx, next);
+	/* No consider_global_asid() here: as in Linux, only a flush
+	 * allocates, since reclaiming the pool (INVLPGB + TLBSYNC) waits,
+	 * and switch_mm must not. */
 	ctx->ops->load_mm(ctx, next);
 }
 

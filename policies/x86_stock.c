@@ -75,12 +75,16 @@ void x86_flush_tlb_func(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info 
 		return;
 	}
 	if (mm->global_asid) {
-		/* INVLPGB keeps it fresh; a transition IPI flushes fully. */
-		struct tlbsim_flush_info all = *info;
-
-		all.start = 0;
-		all.end = TLBSIM_FLUSH_ALL;
-		ctx->ops->local_flush(ctx, &all);
+		/*
+		 * INVLPGB keeps the global ASID up to date.  A cpu still on its
+		 * dynamic PCID (the IPI of finish_asid_transition()) moves to
+		 * the global one, as Linux's "reload the ASID if transitioning
+		 * into or out of a global ASID": the stale entries stay behind
+		 * under a PCID this cpu no longer uses for the mm.  Flushing
+		 * the global PCID instead would leave them in use.
+		 */
+		if (c->loaded_asid != mm->global_asid)
+			ctx->ops->load_mm(ctx, mm);
 		return;
 	}
 	local_gen = c->ctxs[c->loaded_asid].tlb_gen;

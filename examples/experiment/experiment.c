@@ -5,14 +5,160 @@
  * it with a stride twice, and print the MMU's counters as JSON.
  *
  *   experiment MACHINE.json [NR_PAGES] [STRIDE_PAGES]
+ *   experiment --policy-demo MACHINE.json
+ *
+ * With --policy-demo it registers a flush policy of its own (a struct of
+ * hooks, tlbsim_policy_register()) and runs a short simulation with it:
+ * two threads of one process share a buffer, one unmaps part of it, and
+ * the simulation's statistics are printed as JSON.
  *
  * It uses only the public headers (include/tlbsim/), so it is also the
  * smallest example of the library's API.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tlbsim/tlbsim.h>
+
+/* ---- --policy-demo: a policy of our own -------------------------------- */
+
+/* Flush requests the demo policy has seen. */
+static unsigned long demo_flushes;
+
+/* Keep mm_cpumask as Linux x86 does: this cpu leaves @prev, joins @next. */
+static void demo_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev, struct tlbsim_mm *next)
+{
+	if (prev != next) {
+		if (prev)
+			tlbsim_cpumask_clear(&prev->cpumask, ctx->cpu->id);
+		tlbsim_cpumask_set(&next->cpumask, ctx->cpu->id);
+	}
+	ctx->ops->load_mm(ctx, next);
+}
+
+/* IPI every other cpu of mm_cpumask, lazy or not, whatever the ISA; flush
+ * locally meanwhile.  The IPI handler is the default: a local flush. */
+static void demo_flush_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info)
+{
+	demo_flushes++;
+	ctx->ops->send_ipi(ctx, &info->mm->cpumask, info);
+	ctx->ops->local_flush(ctx, info);
+}
+
+static const struct tlbsim_policy demo_policy = {
+	.name = "demo-ipi-mask",
+	.summary = "IPIs to every cpu of mm_cpumask, on any ISA (example)",
+	.source = "examples/experiment/experiment.c",
+	.abi = TLBSIM_POLICY_ABI,
+	.isa_mask = TLBSIM_ISA_BIT(TLBSIM_ISA_X86_64) | TLBSIM_ISA_BIT(TLBSIM_ISA_ARM64),
+	.switch_mm = demo_switch_mm,
+	.flush_range = demo_flush_range,
+};
+
+/* The demo's events, read in order by demo_next(). */
+struct demo_events {
+	struct tlbsim_event ev[64];
+	unsigned n, next;
+};
+
+static struct tlbsim_event *demo_add(struct demo_events *d, unsigned kind, uint32_t tid)
+{
+	struct tlbsim_event *e = &d->ev[d->n++];
+
+	memset(e, 0, sizeof(*e));
+	e->kind = (uint8_t)kind;
+	e->tid = tid;
+	e->cpu = TLBSIM_CPU_ANY;
+	return e;
+}
+
+static int demo_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
+{
+	struct demo_events *d = arg;
+
+	(void)err;
+	if (d->next == d->n)
+		return 0;
+	*ev = d->ev[d->next++];
+	return 1;
+}
+
+/*
+ * Thread 1 maps 16 pages and writes them; thread 2 (on another cpu) reads
+ * them; thread 1 then unmaps the first 8: one flush request, an IPI to
+ * thread 2's cpu.
+ */
+static void demo_build(struct demo_events *d)
+{
+	const uint64_t base = 0x10000000; /* 256 MiB, 2 MiB-aligned */
+	struct tlbsim_event *e;
+	unsigned i;
+
+	e = demo_add(d, TLBSIM_EV_PROC_CREATE, TLBSIM_TID_NONE);
+	e->proc_create.pid = 1;
+	e->proc_create.tid = 1;
+	e = demo_add(d, TLBSIM_EV_MMAP, 1);
+	e->mmap.addr = base;
+	e->mmap.len = 16 << 12;
+	e->mmap.prot = TLBSIM_PROT_READ | TLBSIM_PROT_WRITE;
+	e->mmap.flags = TLBSIM_MAP_PRIVATE | TLBSIM_MAP_ANON;
+	for (i = 0; i < 16; i++) {
+		e = demo_add(d, TLBSIM_EV_STORE, 1);
+		e->access.va = base + ((uint64_t)i << 12);
+		e->access.size = 8;
+	}
+	demo_add(d, TLBSIM_EV_THREAD_CREATE, 1)->thread_create.tid = 2;
+	for (i = 0; i < 16; i++) {
+		e = demo_add(d, TLBSIM_EV_LOAD, 2);
+		e->access.va = base + ((uint64_t)i << 12);
+		e->access.size = 8;
+	}
+	demo_add(d, TLBSIM_EV_COMPUTE, 2)->compute.count = 1000000;
+	demo_add(d, TLBSIM_EV_COMPUTE, 1)->compute.count = 100000;
+	e = demo_add(d, TLBSIM_EV_MUNMAP, 1);
+	e->munmap.addr = base;
+	e->munmap.len = 8 << 12;
+}
+
+static int policy_demo(const struct tlbsim_machine *m)
+{
+	struct tlbsim_sim_config cfg = {0};
+	struct demo_events d = {0};
+	struct tlbsim_error err;
+	tlbsim_sim *sim = NULL;
+	char msg[1024];
+	char *json;
+	int rc;
+
+	if (tlbsim_policy_register(&demo_policy)) {
+		fprintf(stderr, "cannot register policy %s\n", demo_policy.name);
+		return 1;
+	}
+	demo_build(&d);
+	cfg.machine = m;
+	cfg.policy = demo_policy.name;
+	cfg.threads = 1;
+	tlbsim_error_clear(&err);
+	rc = tlbsim_sim_create(&cfg, &sim, &err);
+	if (!rc)
+		rc = tlbsim_sim_run(sim, demo_next, &d, &err);
+	if (rc < 0) {
+		tlbsim_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "%s\n", msg);
+		tlbsim_sim_destroy(sim);
+		return 1;
+	}
+	json = tlbsim_sim_stats_json(sim);
+	tlbsim_sim_destroy(sim);
+	if (!json)
+		return 1;
+	printf("{\"demo_policy_flushes\": %lu,\n \"sim\": %s}\n", demo_flushes, json);
+	free(json);
+	return 0;
+}
+
+/* ---- the MMU walk ----------------------------------------------------------- */
 
 int main(int argc, char **argv)
 {
@@ -21,15 +167,25 @@ int main(int argc, char **argv)
 	tlbsim_physmem *pm = NULL;
 	tlbsim_pgtable *pt = NULL;
 	tlbsim_mmu *mmu = NULL;
-	unsigned long nr_pages = argc > 2 ? strtoul(argv[2], NULL, 0) : 4096;
-	unsigned long stride = argc > 3 ? strtoul(argv[3], NULL, 0) : 1;
+	const char *prog = argv[0];
+	int demo = argc > 1 && !strcmp(argv[1], "--policy-demo");
+	unsigned long nr_pages, stride;
 	const uint64_t base = 0x10000000; /* 256 MiB, page-aligned */
 	unsigned long i, pass;
 	int rc = 1;
 	char *json;
 
-	if (argc < 2 || nr_pages == 0 || stride == 0) {
-		fprintf(stderr, "usage: %s MACHINE.json [NR_PAGES] [STRIDE_PAGES]\n", argv[0]);
+	if (demo) {
+		argv++;
+		argc--;
+	}
+	nr_pages = argc > 2 ? strtoul(argv[2], NULL, 0) : 4096;
+	stride = argc > 3 ? strtoul(argv[3], NULL, 0) : 1;
+	if (argc < 2 || nr_pages == 0 || stride == 0 || (demo && argc > 2)) {
+		fprintf(stderr,
+			"usage: %s MACHINE.json [NR_PAGES] [STRIDE_PAGES]\n"
+			"       %s --policy-demo MACHINE.json\n",
+			prog, prog);
 		return 2;
 	}
 	tlbsim_error_clear(&err);
@@ -39,6 +195,11 @@ int main(int argc, char **argv)
 		tlbsim_error_format(&err, msg, sizeof(msg));
 		fprintf(stderr, "%s\n", msg);
 		return 2;
+	}
+	if (demo) {
+		rc = policy_demo(m);
+		tlbsim_machine_free(m);
+		return rc;
 	}
 	pm = tlbsim_physmem_create(1u << 24);
 	pt = pm ? tlbsim_pgtable_create(pm, m->isa, m->pt_levels) : NULL;

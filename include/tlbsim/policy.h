@@ -162,13 +162,14 @@ struct tlbsim_pctx {
  *      reload without the no-flush bit; arm64 TLBI ASIDE1).  x86 acts only
  *      if @info->mm is loaded (a PCID slot of another mm is brought up to
  *      date by its tlb_gen at switch-in); arm64 acts on the mm's ASID
- *      whether loaded or not.  No ceiling is applied here, and the cpu's
+ *      whether loaded or not, one TLBI ASIDE1 for 512 pages or more
+ *      (MAX_TLBI_OPS).  No other ceiling is applied here, and the cpu's
  *      flushed tlb_gen is the policy's to update.
  * @send_ipi: run the policy's ipi_handler(@info) on every cpu of @targets
  *      (this cpu excluded); waits for the acknowledgements.
  * @tlbi_broadcast: arm64 __flush_tlb_range(): DSB ISHST; one TLBI
  *      VAE1IS/VALE1IS per page (last level unless freed_tables) or one
- *      ASIDE1IS for TLBSIM_FLUSH_ALL or more than 512 pages (MAX_TLBI_OPS,
+ *      ASIDE1IS for TLBSIM_FLUSH_ALL or 512 pages or more (MAX_TLBI_OPS,
  *      CALIBRATION.md 3.10); DSB ISH.  Waits.
  * @invlpgb: AMD INVLPGB for @info's range in PCID @pcid, in chunks of the
  *      machine's invlpgb_max_pages, final-translation-only unless
@@ -231,6 +232,9 @@ struct tlbsim_policy_ops {
  *      free them at once (ops->free_tables).
  * @exit_mm: the address space's last thread has exited and its pages are
  *      gone (Linux destroy_context()); NULL: nothing to do.
+ * @enter_lazy: the cpu has nothing to run and goes idle keeping @mm loaded
+ *      (Linux enter_lazy_tlb() on the switch to the idle task); it leaves
+ *      lazy mode through switch_mm.  NULL: nothing to do.
  *
  * Hooks may be NULL as stated.  In a composition "a+b", each non-NULL hook
  * of b replaces a's (a table-free strategy such as rcu-table-free has only
@@ -251,6 +255,7 @@ struct tlbsim_policy {
 	void (*free_tables)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm, const uint64_t *pfns,
 			    unsigned n);
 	void (*exit_mm)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm);
+	void (*enter_lazy)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm);
 };
 
 /* Bit of @isa for .isa_mask. */

@@ -180,11 +180,16 @@ void os_switch_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *next)
 	BUG_ON(oc->pub.loaded_mm != &next->pub, "switch_mm loads the next mm");
 }
 
-void os_enter_lazy(struct os *os, struct hw_cpu *cpu)
+void os_enter_lazy(struct os *os, struct hw_cpu *cpu, bool to_idle)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
+	struct tlbsim_pctx ctx;
 
-	(void)os;
-	if (oc->pub.loaded_mm)
-		oc->pub.is_lazy = true;
+	if (!oc->pub.loaded_mm)
+		return;
+	oc->pub.is_lazy = true;
+	if (to_idle && os->pol.enter_lazy.p) {
+		os_pctx(os, cpu, &os->pol.enter_lazy, &ctx);
+		os->pol.enter_lazy.p->enter_lazy(&ctx, oc->pub.loaded_mm);
+	}
 }

@@ -12,8 +12,9 @@
 #include "os/os.h"
 #include "tlbsim/error.h"
 
-/* Linux arm64 MAX_TLBI_OPS = PTRS_PER_PTE: above it, one ASID-wide TLBI
- * (CALIBRATION.md 3.10). */
+/* Linux arm64 MAX_TLBI_OPS = PTRS_PER_PTE: a range of that many strides
+ * or more is one ASID-wide TLBI ("(end - start) >= MAX_TLBI_OPS * stride",
+ * __flush_tlb_range(); CALIBRATION.md 3.10). */
 #define ARM64_MAX_TLBI_OPS 512
 
 static struct os *os_of(struct tlbsim_pctx *ctx)
@@ -77,7 +78,7 @@ static void m_local_flush(struct tlbsim_pctx *ctx, const struct tlbsim_flush_inf
 			hw_invlpg(&os->smp, cpu, va);
 		return;
 	}
-	if (n > ARM64_MAX_TLBI_OPS) {
+	if (n >= ARM64_MAX_TLBI_OPS) {
 		hw_tlbi_local(&os->smp, cpu, TLBSIM_TLBI_ASIDE1, 0, mm->asid);
 	} else {
 		enum tlbsim_tlbi_op op = info->freed_tables ? TLBSIM_TLBI_VAE1 : TLBSIM_TLBI_VALE1;
@@ -144,7 +145,7 @@ static void m_tlbi_broadcast(struct tlbsim_pctx *ctx, const struct tlbsim_flush_
 	mark(ctx, OS_FK_BROADCAST);
 	/* DSB ISHST: the PTE stores reach the walkers first. */
 	hw_charge(cpu, os->m->costs.dsb);
-	if (n > ARM64_MAX_TLBI_OPS) {
+	if (n >= ARM64_MAX_TLBI_OPS) {
 		hw_tlbi_is(&os->smp, cpu, TLBSIM_TLBI_ASIDE1, 0, asid);
 	} else {
 		enum tlbsim_tlbi_op op = info->freed_tables ? TLBSIM_TLBI_VAE1 : TLBSIM_TLBI_VALE1;

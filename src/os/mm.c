@@ -6,9 +6,9 @@
  *   mmap           mm/mmap.c: a VMA only, pages come by demand faults
  *   munmap         unmap_region(): zap PTEs, free_pgtables(), then
  *                  tlb_finish_mmu(): flush, free pages and tables
- *   mprotect       change_protection(): rewrite PTEs, flush (x86 only
- *                  when a permission is removed: pte_needs_flush(),
- *                  arch/x86/include/asm/tlbflush.h; arm64 always)
+ *   mprotect       change_protection(): rewrite PTEs, flush those whose
+ *                  change needs it (x86 pte_needs_flush(): any change of
+ *                  write, exec or user permission; arm64 every change)
  *   madvise        DONTNEED: zap_page_range_single(), tables stay;
  *                  FREE: madvise_free_pte_range() cleans PTEs, flushes
  *   mremap         move_page_tables(): PTEs move, old range flushed
@@ -339,15 +339,22 @@ static void sys_munmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint
 }
 
 /*
- * x86 pte_needs_flush(): only removing a permission (write, exec) or
- * changing the frame needs a flush; a stale, more restrictive entry just
- * causes a spurious fault.  arm64 has no such rule: always flush.
+ * x86 pte_needs_flush() (arch/x86/include/asm/tlbflush.h): no flush when
+ * the old PTE was not present; otherwise a new frame, or a change in
+ * either direction of a pte_flags_need_flush() "flush_on_change" flag --
+ * _PAGE_RW, _PAGE_NX, _PAGE_USER, _PAGE_GLOBAL among them -- needs one
+ * (only clearing DIRTY/ACCESSED and software bits are treated apart).  So
+ * mprotect(RO -> RW) flushes on x86 too.  arm64 has no pte_needs_flush():
+ * it flushes every changed PTE.
  */
 static bool prot_change_needs_flush(enum tlbsim_isa isa, unsigned old, unsigned new)
 {
+	const unsigned flush_on_change =
+		TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC | TLBSIM_PROT_USER | TLBSIM_PROT_GLOBAL;
+
 	if (isa != TLBSIM_ISA_X86_64)
 		return old != new;
-	return (old & ~new & (TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC)) != 0;
+	return ((old ^ new) & flush_on_change) != 0;
 }
 
 static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t addr,
@@ -588,23 +595,28 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	if ((cur.prot & need) == need)
 		return true; /* spurious: a stale entry, already dropped */
 	if (access == TLBSIM_ACCESS_STORE && !(v->flags & OS_VMA_SHARED)) {
-		uint64_t page = va & ~((1ull << cur.size_shift) - 1);
+		unsigned order = cur.size_shift - TLBSIM_PAGE_SHIFT;
+		uint64_t size = 1ull << cur.size_shift, page = va & ~(size - 1), i;
 
-		if (cur.size_shift == 12 && os->mapcount[cur.pfn] > 1) {
+		if (os->mapcount[cur.pfn] > 1) {
 			/* wp_page_copy(): a private copy; the old translation
 			 * is cleared and flushed before the new one is set
-			 * (ptep_clear_flush()). */
+			 * (ptep_clear_flush()).  A huge page is copied whole,
+			 * as hugetlb_wp() does (a THP would be split and
+			 * copied 4 KiB at a time; not modelled). */
 			uint64_t pfn;
 
-			if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn))
+			if (order ? tlbsim_physmem_alloc_block(os->pm, order, &pfn)
+				  : tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn))
 				return false;
 			BUG_ON(tlbsim_pgtable_unmap(mm->pgt, page, NULL), "unmap the shared page");
-			os->mapcount[cur.pfn]--;
-			if (map_page(os, mm, page, pfn, 12, v->prot))
+			for (i = 0; i < (1ull << order); i++)
+				os->mapcount[cur.pfn + i]--;
+			if (map_page(os, mm, page, pfn, cur.size_shift, v->prot))
 				return false;
-			charge(cpu, os->m->costs.page_copy);
+			charge(cpu, (uint64_t)os->m->costs.page_copy << order);
 			mm->st.cow_copies++;
-			os_flush_range(os, cpu, mm, page, page + PAGE_SIZE, 12, false);
+			os_flush_range(os, cpu, mm, page, page + size, cur.size_shift, false);
 			return true;
 		}
 		/* wp_page_reuse(): the only user: make it writable; an
@@ -657,6 +669,26 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 	return child;
 }
 
+/*
+ * destroy_context(): once exit_mmap()'s flush is complete and its pages and
+ * tables are freed, the policy releases what the mm held (a global ASID);
+ * then the caller's continuation.
+ */
+static void exit_mm_done(struct os *os, struct hw_cpu *cpu)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	os_cont_fn then = oc->exit_then;
+	struct tlbsim_pctx ctx;
+
+	oc->exit_then = NULL;
+	if (os->pol.exit_mm.p) {
+		os_pctx(os, cpu, &os->pol.exit_mm, &ctx);
+		os->pol.exit_mm.p->exit_mm(&ctx, &oc->gather.mm->pub);
+	}
+	if (then)
+		then(os, cpu);
+}
+
 void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, os_cont_fn then)
 {
 	struct os_gather *g = &os_cpu_of(cpu)->gather;
@@ -671,7 +703,8 @@ void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, os_cont_fn 
 	if (tlbsim_pgtable_free_tables(mm->pgt, 0, user_top(os), os_gather_table_cb, g) < 0)
 		BUG_ON(1, "free_pgtables gets a valid range");
 	mm->dead = true;
-	os_gather_finish(os, cpu, then);
+	os_cpu_of(cpu)->exit_then = then;
+	os_gather_finish(os, cpu, exit_mm_done);
 }
 
 /* ---- life cycle -------------------------------------------------------------- */

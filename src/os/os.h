@@ -55,7 +55,9 @@ struct os_vma {
 /**
  * struct os_mm_stats - per address space
  * @flushes: flush_range requests
- * @full_flushes: of them, for the whole address space
+ * @full_flushes: of them, requests for the whole address space
+ *        (TLBSIM_FLUSH_ALL); a range a policy widens past its flush
+ *        ceiling is not counted
  * @pages_freed: data pages freed after flushes
  * @tables_freed: page-table pages freed
  * @faults: page faults (demand, COW, spurious)
@@ -185,7 +187,8 @@ struct os_gather {
  * @flushes_local/@flushes_ipi/@flushes_broadcast/@flushes_invlpgb/
  * @flushes_skipped: flush requests this cpu initiated, by how they were
  *        carried out (the strongest mechanism used)
- * @full_flushes: initiated requests that flushed the whole address space
+ * @full_flushes: initiated requests for the whole address space
+ *        (TLBSIM_FLUSH_ALL; "full_flush_requests" in the JSON)
  * @syscalls: memory syscalls served
  * @faults: page faults taken
  * @segv: accesses outside any mapping or not permitted (counted, skipped)
@@ -208,6 +211,7 @@ struct os_cpu_stats {
  * @park: why the cpu is parked
  * @cont: continuation after a wait, or NULL
  * @cont_then: what the gather's continuation runs after freeing, or NULL
+ * @exit_then: what os_exit_mm() runs after the policy's exit_mm hook
  * @gather: the mmu_gather in progress
  * @flush_kind: mechanisms used by the flush in progress (OS_FK_* bits)
  * @ipi_info: the request this cpu's IPIs carry (read by the targets while
@@ -225,6 +229,7 @@ struct os_cpu {
 	enum os_park park;
 	os_cont_fn cont;
 	os_cont_fn cont_then;
+	os_cont_fn exit_then;
 	struct os_gather gather;
 	unsigned flush_kind;
 	struct tlbsim_flush_info ipi_info;
@@ -264,7 +269,7 @@ struct os_policy {
 	const struct tlbsim_policy *part[TLBSIM_POLICY_SLOTS];
 	void *state[TLBSIM_POLICY_SLOTS];
 	unsigned nr;
-	struct os_hook switch_mm, flush_range, ipi_handler, free_tables, exit_mm;
+	struct os_hook switch_mm, flush_range, ipi_handler, free_tables, exit_mm, enter_lazy;
 	char name[128];
 };
 
@@ -358,6 +363,8 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
 bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	      enum tlbsim_access access);
 struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent, uint32_t pid);
+/* exit_mmap() then destroy_context() (the policy's exit_mm hook), then
+ * @then, once the flush's wait is over. */
 void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, os_cont_fn then);
 
 /* gather.c: mmu_gather */
@@ -390,7 +397,10 @@ void os_evq_pop(struct os_thread *t);
 /* context.c: switch_mm core, ASIDs */
 void os_load_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *next);
 void os_switch_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *next);
-void os_enter_lazy(struct os *os, struct hw_cpu *cpu);
+/* The cpu stops running user threads but keeps its mm loaded: @to_idle,
+ * it switches to its idle task (the policy's enter_lazy hook runs);
+ * otherwise a dying task drops its mm (Linux exit_mm()). */
+void os_enter_lazy(struct os *os, struct hw_cpu *cpu, bool to_idle);
 
 /* mech.c: the policy ops, and the flush entry point */
 void os_ops_init(struct tlbsim_policy_ops *ops);

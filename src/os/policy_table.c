@@ -64,7 +64,7 @@ int tlbsim_policy_register(const struct tlbsim_policy *p)
 	if (!p || !p->name || !p->name[0] || p->abi != TLBSIM_POLICY_ABI ||
 	    strpbrk(p->name, "+:,") ||
 	    (!p->switch_mm && !p->flush_range && !p->ipi_handler && !p->free_tables &&
-	     !p->exit_mm))
+	     !p->exit_mm && !p->enter_lazy))
 		return -TLBSIM_EINVAL;
 	if (find_len(p->name, strlen(p->name)))
 		return -TLBSIM_EEXIST;
@@ -103,6 +103,8 @@ static void take_hooks(struct os_policy *pol, unsigned slot)
 		pol->free_tables = (struct os_hook){p, slot};
 	if (p->exit_mm)
 		pol->exit_mm = (struct os_hook){p, slot};
+	if (p->enter_lazy)
+		pol->enter_lazy = (struct os_hook){p, slot};
 }
 
 int os_policy_resolve(struct os_policy *pol, const char *spec, enum tlbsim_isa isa,

@@ -2,7 +2,8 @@
 /*
  * Threads, processes and the scheduler.
  *
- * Placement: a thread placed by a SWITCH event stays on that cpu; others go
+ * Placement: a thread placed by a SWITCH event stays on that cpu (cpu
+ * numbers beyond the machine's are taken modulo its size); others go
  * to the cpu they last ran on if it is idle, else to the least loaded cpu
  * (running + queued), lowest number first.  Each cpu has a FIFO runqueue
  * and preempts at the end of a time slice when others wait (a round-robin
@@ -169,7 +170,7 @@ void os_schedule(struct os *os, struct hw_cpu *cpu)
 		return;
 	}
 	oc->curr = NULL;
-	os_enter_lazy(os, cpu);
+	os_enter_lazy(os, cpu, true);
 	os_rcu_qs(os, cpu);
 	if (cpu->core->state == ENG_PARKED || cpu->core->state == ENG_RUNNING)
 		cpu->core->state = ENG_IDLE;
@@ -256,7 +257,7 @@ void os_thread_exit(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	if (--mm->pub.users == 0) {
 		/* exit_mm(): the cpu keeps the mm loaded, lazily, while
 		 * exit_mmap() tears it down. */
-		os_enter_lazy(os, cpu);
+		os_enter_lazy(os, cpu, false);
 		os_exit_mm(os, cpu, mm, after_exit);
 		return;
 	}
@@ -314,8 +315,11 @@ void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event
 		os_preempt(os, cpu);
 		break;
 	case TLBSIM_EV_SWITCH:
-		self->pinned = ev->cpu;
-		if (ev->cpu != cpu->id) {
+		/* A trace recorded on a larger machine names cpus this one
+		 * lacks: fold them onto it, keeping distinct cpus apart as
+		 * far as it can. */
+		self->pinned = (int)(ev->cpu % os->m->nr_cpus);
+		if ((unsigned)self->pinned != cpu->id) {
 			/* Migrate: leave this cpu, start on the other. */
 			os_schedule(os, cpu);
 			os_thread_start(os, cpu, self);

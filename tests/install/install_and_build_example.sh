@@ -18,6 +18,12 @@ out=$(LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/exp/experiment" "$machine" 512 1)
 # generic x86-64 L2 TLB (1536 entries) holds all 512, so the second pass
 # has no walk at all: 512 walks in total.
 grep -q '"walks": 512' <<<"$out" || { echo "unexpected output (find_package build):"; echo "$out"; exit 1; }
+# --policy-demo registers a policy of its own with the installed library
+# and simulates with it: its munmap and the process's exit_mmap are its
+# 2 flush requests.
+out=$(LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/exp/experiment" --policy-demo "$machine")
+grep -q '"policy": "demo-ipi-mask"' <<<"$out" && grep -q '"demo_policy_flushes": 2' <<<"$out" ||
+  { echo "unexpected output (--policy-demo):"; echo "$out"; exit 1; }
 
 libdir=$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -n 1)
 cc -std=c11 -o "$tmp/exp-pc" "$src/examples/experiment/experiment.c" \

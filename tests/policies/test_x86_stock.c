@@ -3,51 +3,9 @@
  * x86-stock on hand-built scenarios (Linux arch/x86/mm/tlb.c): who gets a
  * shootdown IPI, lazy cpus, and the tlb_gen rule.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "support/sim.h"
 
-#include <cmocka.h>
-
-#include "os/os.h"
-#include "support/events.h"
-#include "support/machines.h"
-
-#define RW (TLBSIM_PROT_READ | TLBSIM_PROT_WRITE)
 #define A 0x10000000ull /* a 2 MiB-aligned region */
-#define PAGE 4096ull
-
-struct run {
-	struct tlbsim_machine *m;
-	tlbsim_sim *sim;
-	struct os *os;
-};
-
-static void run_events(struct run *r, enum tlbsim_isa isa, unsigned cpus, const char *policy,
-		       struct evlist *l)
-{
-	struct tlbsim_sim_config cfg = {0};
-	struct tlbsim_error err;
-
-	r->m = test_machine(isa, cpus);
-	cfg.machine = r->m;
-	cfg.policy = policy;
-	cfg.threads = 1;
-	tlbsim_error_clear(&err);
-	assert_int_equal(tlbsim_sim_create(&cfg, &r->sim, &err), 0);
-	r->os = os_of_sim(r->sim);
-	assert_int_equal(tlbsim_sim_run(r->sim, evlist_next, l, &err), 0);
-}
-
-static void run_free(struct run *r)
-{
-	tlbsim_sim_destroy(r->sim);
-	tlbsim_machine_free(r->m);
-}
 
 /*
  * One process, threads 1-4 pinned to cpus 0-3; thread 1 populates the 4
@@ -87,7 +45,6 @@ static void lazy_cpu_gets_no_ipi_unless_tables_are_freed(void **state)
 	ev_compute(&l, 1, 1000000);
 	ev_munmap(&l, 1, A, 4 * PAGE);
 	run_events(&r, TLBSIM_ISA_X86_64, 4, "x86-stock", &l);
-	if (getenv("DUMP")) { char *j = tlbsim_sim_stats_json(r.sim); FILE *f = fopen(getenv("DUMP"), "w"); fputs(j, f); fclose(f); free(j); }
 	assert_int_equal(os_hw(r.os, 0)->st.shootdowns, 2);
 	assert_int_equal(os_hw(r.os, 0)->st.ipis_sent, 5);
 	assert_int_equal(os_hw(r.os, 1)->st.ipis_received, 2);
