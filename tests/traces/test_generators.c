@@ -1,0 +1,973 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The workload generators (traces/gen_*.c): exact event counts by kind for
+ * small parameters, worked out by hand from each generator's documented
+ * event sequence (the comments below); every event valid; the stream a
+ * function of parameters and seed; parameter errors; and every generator
+ * run through a simulation to its end on x86-stock and arm64-stock.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "os/os.h"
+#include "support/machines.h"
+#include "tlbsim/gen.h"
+#include "traces/workload.h"
+
+/*
+ * tlbsim_event_validate() is implemented on the traces branch
+ * (traces/event_layout.c); until that is merged, a weak reference lets this
+ * test link and check the rules with check_event() alone.  Once it is
+ * there, every event goes through both.
+ */
+#pragma weak tlbsim_event_validate
+
+#define RW (TLBSIM_PROT_READ | TLBSIM_PROT_WRITE)
+#define KB 1024ull
+/* Threads a test stream may have, tids 1..MAX_TID - 1. */
+#define MAX_TID 4096
+
+/* What a stream held. */
+struct counts {
+	uint64_t n[TLBSIM_EV_NR_KINDS];
+	uint64_t total;
+	uint64_t hash; /* FNV-1a of every event's bytes */
+};
+
+/* Thread states the stream must respect (check_stream). */
+enum { T_UNSEEN = 0, T_CREATED, T_EXITED };
+
+/*
+ * The rules of include/tlbsim/event.h for the kinds generators emit:
+ * user-level kinds only, performed by a thread (PROC_CREATE by none), cpu
+ * given for SWITCH only, non-empty accesses and ranges below 2^64, known
+ * flags.
+ */
+static void check_event(const struct tlbsim_event *ev)
+{
+	assert_true(ev->kind >= TLBSIM_EV_LOAD && ev->kind <= TLBSIM_EV_BRK);
+	if (ev->kind == TLBSIM_EV_PROC_CREATE) {
+		assert_int_equal(ev->tid, TLBSIM_TID_NONE);
+		assert_true(ev->proc_create.pid >= 1 && ev->proc_create.tid >= 1);
+	} else {
+		assert_int_not_equal(ev->tid, TLBSIM_TID_NONE);
+	}
+	if (ev->kind == TLBSIM_EV_SWITCH)
+		assert_int_not_equal(ev->cpu, TLBSIM_CPU_ANY);
+	else
+		assert_int_equal(ev->cpu, TLBSIM_CPU_ANY);
+	switch (ev->kind) {
+	case TLBSIM_EV_LOAD:
+	case TLBSIM_EV_STORE:
+		assert_true(ev->access.size >= 1);
+		assert_true(ev->access.va <= UINT64_MAX - (ev->access.size - 1));
+		break;
+	case TLBSIM_EV_COMPUTE:
+		assert_int_equal(ev->compute.unit, TLBSIM_COMPUTE_CYCLES);
+		break;
+	case TLBSIM_EV_MMAP:
+		assert_true(ev->mmap.len >= 1);
+		assert_int_equal(ev->mmap.prot & ~RW, 0);
+		assert_true((ev->mmap.flags & (TLBSIM_MAP_SHARED | TLBSIM_MAP_PRIVATE)) ==
+				TLBSIM_MAP_SHARED ||
+			    (ev->mmap.flags & (TLBSIM_MAP_SHARED | TLBSIM_MAP_PRIVATE)) ==
+				TLBSIM_MAP_PRIVATE);
+		break;
+	case TLBSIM_EV_MUNMAP:
+		assert_true(ev->munmap.len >= 1);
+		break;
+	case TLBSIM_EV_MPROTECT:
+		assert_int_equal(ev->mprotect.prot & ~RW, 0);
+		break;
+	case TLBSIM_EV_MADVISE:
+		assert_int_equal(ev->madvise.advice, TLBSIM_MADV_DONTNEED);
+		break;
+	case TLBSIM_EV_THREAD_CREATE:
+		assert_true(ev->thread_create.tid >= 1);
+		break;
+	case TLBSIM_EV_FORK:
+		assert_true(ev->fork.pid >= 1 && ev->fork.tid >= 1);
+		break;
+	case TLBSIM_EV_WAKE:
+		assert_true(ev->wake.tid >= 1);
+		break;
+	default:
+		break;
+	}
+	if (tlbsim_event_validate) {
+		char why[256];
+
+		if (tlbsim_event_validate(ev, why, sizeof(why)))
+			fail_msg("invalid event: %s", why);
+	}
+}
+
+/*
+ * Stream order (what traces/workload.h promises): a thread's events come
+ * after its creation and none after its EXIT; every thread created exits.
+ */
+static void check_stream(uint8_t *state, const struct tlbsim_event *ev)
+{
+	uint32_t born = 0;
+
+	if (ev->kind == TLBSIM_EV_PROC_CREATE)
+		born = ev->proc_create.tid;
+	else if (ev->kind == TLBSIM_EV_THREAD_CREATE)
+		born = ev->thread_create.tid;
+	else if (ev->kind == TLBSIM_EV_FORK)
+		born = ev->fork.tid;
+	if (born) {
+		assert_true(born < MAX_TID);
+		assert_int_equal(state[born], T_UNSEEN);
+		state[born] = T_CREATED;
+	}
+	if (ev->tid != TLBSIM_TID_NONE) {
+		assert_true(ev->tid < MAX_TID);
+		assert_int_equal(state[ev->tid], T_CREATED);
+		if (ev->kind == TLBSIM_EV_EXIT)
+			state[ev->tid] = T_EXITED;
+	}
+}
+
+/* Run generator @name with @params to its end: count, check, hash. */
+static void run_gen(const char *name, const char *params, struct counts *c)
+{
+	uint8_t *state = calloc(MAX_TID, 1);
+	struct tlbsim_error err;
+	struct tlbsim_event ev;
+	tlbsim_gen *g;
+	unsigned t;
+
+	memset(c, 0, sizeof(*c));
+	c->hash = 14695981039346656037ull;
+	tlbsim_error_clear(&err);
+	if (tlbsim_gen_create(name, params, TLBSIM_ISA_X86_64, &g, &err))
+		fail_msg("%s: %s", name, err.text);
+	while (tlbsim_gen_next(g, &ev, NULL) == 1) {
+		const unsigned char *b = (const unsigned char *)&ev;
+		size_t i;
+
+		check_event(&ev);
+		check_stream(state, &ev);
+		c->n[ev.kind]++;
+		c->total++;
+		for (i = 0; i < sizeof(ev); i++)
+			c->hash = (c->hash ^ b[i]) * 1099511628211ull;
+	}
+	for (t = 0; t < MAX_TID; t++)
+		assert_int_not_equal(state[t], T_CREATED);
+	tlbsim_gen_destroy(g);
+	free(state);
+}
+
+/* The events of thread @tid (PROC_CREATE counts as its first), in order,
+ * into @out (at most @max); returns how many. */
+static size_t events_of(const char *name, const char *params, uint32_t tid,
+			struct tlbsim_event *out, size_t max)
+{
+	struct tlbsim_event ev;
+	tlbsim_gen *g;
+	size_t n = 0;
+
+	assert_int_equal(tlbsim_gen_create(name, params, TLBSIM_ISA_ARM64, &g, NULL), 0);
+	while (tlbsim_gen_next(g, &ev, NULL) == 1) {
+		bool mine = ev.tid == tid ||
+			    (ev.kind == TLBSIM_EV_PROC_CREATE && ev.proc_create.tid == tid);
+
+		if (mine) {
+			assert_true(n < max);
+			out[n++] = ev;
+		}
+	}
+	tlbsim_gen_destroy(g);
+	return n;
+}
+
+#define N(k) c.n[TLBSIM_EV_##k]
+
+/* ---- exact counts ------------------------------------------------------------------ */
+
+/*
+ * procs=2 threads=3 size=16K (4 pages) loops=5 compute=7, per process:
+ * PROC_CREATE 1, MMAP 1, STORE 4, THREAD_CREATE 2, MPROTECT 2*5 = 10,
+ * COMPUTE 10, SLEEP 2, WAKE 2, EXIT 3 (= 35); two processes: 70.
+ */
+static void mprotect_toggle_counts_by_kind(void **unused)
+{
+	struct counts c;
+
+	(void)unused;
+	run_gen("mprotect-toggle", "procs=2,threads=3,size=16K,loops=5,compute=7", &c);
+	assert_int_equal(N(PROC_CREATE), 2);
+	assert_int_equal(N(MMAP), 2);
+	assert_int_equal(N(STORE), 8);
+	assert_int_equal(N(THREAD_CREATE), 4);
+	assert_int_equal(N(MPROTECT), 20);
+	assert_int_equal(N(COMPUTE), 20);
+	assert_int_equal(N(SLEEP), 4);
+	assert_int_equal(N(WAKE), 4);
+	assert_int_equal(N(EXIT), 6);
+	assert_int_equal(c.total, 70);
+}
+
+/*
+ * procs=1 threads=1 size=5000 (rounded up: 2 pages) loops=3 compute=0: the
+ * single-threaded variant, in this order: PROC_CREATE, MMAP base 8K rw,
+ * STORE base, STORE base+4K, 3 x (MPROTECT r, MPROTECT rw), EXIT: 11.
+ */
+static void mprotect_toggle_single_thread_sequence(void **unused)
+{
+	struct tlbsim_event ev[16];
+	size_t n, i;
+
+	(void)unused;
+	n = events_of("mprotect-toggle", "procs=1,threads=1,size=5000,loops=3", 1, ev, 16);
+	assert_int_equal(n, 11);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_PROC_CREATE);
+	assert_int_equal(ev[0].proc_create.pid, 1);
+	assert_int_equal(ev[1].kind, TLBSIM_EV_MMAP);
+	assert_int_equal(ev[1].mmap.addr, TRACE_VA_BASE);
+	assert_int_equal(ev[1].mmap.len, 8 * KB);
+	assert_int_equal(ev[1].mmap.prot, RW);
+	assert_int_equal(ev[2].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[2].access.va, TRACE_VA_BASE);
+	assert_int_equal(ev[3].access.va, TRACE_VA_BASE + 4 * KB);
+	for (i = 4; i < 10; i++) {
+		assert_int_equal(ev[i].kind, TLBSIM_EV_MPROTECT);
+		assert_int_equal(ev[i].mprotect.len, 8 * KB);
+		assert_int_equal(ev[i].mprotect.prot, i % 2 ? RW : TLBSIM_PROT_READ);
+	}
+	assert_int_equal(ev[10].kind, TLBSIM_EV_EXIT);
+}
+
+/*
+ * threads=2 size=16K (4 pages) pages=3 (groups [0,3) and [3,4)) loops=2:
+ * harness PROC_CREATE 1, THREAD_CREATE 2, SWITCH 2, SLEEP 2, WAKE 2,
+ * EXIT 3 (= 12); per worker and round MMAP 1, STORE 4, MADVISE 2, LOAD 4,
+ * MUNMAP 1, times 2 workers x 2 rounds: 4, 16, 8, 16, 4 (= 48); 60.
+ */
+static void madvise_threads_counts_by_kind(void **unused)
+{
+	struct counts c;
+
+	(void)unused;
+	run_gen("madvise-threads", "threads=2,size=16K,pages=3,loops=2", &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(THREAD_CREATE), 2);
+	assert_int_equal(N(SWITCH), 2);
+	assert_int_equal(N(SLEEP), 2);
+	assert_int_equal(N(WAKE), 2);
+	assert_int_equal(N(EXIT), 3);
+	assert_int_equal(N(MMAP), 4);
+	assert_int_equal(N(STORE), 16);
+	assert_int_equal(N(MADVISE), 8);
+	assert_int_equal(N(LOAD), 16);
+	assert_int_equal(N(MUNMAP), 4);
+	assert_int_equal(c.total, 60);
+}
+
+/*
+ * Worker 1 (tid 3) of threads=2 size=16K pages=3 loops=1 cpus=1: SWITCH
+ * cpu 1 % 1 = 0; MMAP at base + 16K; STORE pages 0, 1, 2; MADVISE 3 pages;
+ * LOAD 0, 1, 2; STORE 3; MADVISE 1 page at +12K; LOAD 3; MUNMAP; WAKE 1;
+ * EXIT: 15 events.
+ */
+static void madvise_threads_worker_sequence(void **unused)
+{
+	struct tlbsim_event ev[32];
+	uint64_t r = TRACE_VA_BASE + 16 * KB;
+	size_t n;
+
+	(void)unused;
+	n = events_of("madvise-threads", "threads=2,size=16K,pages=3,loops=1,cpus=1", 3, ev, 32);
+	assert_int_equal(n, 15);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_SWITCH);
+	assert_int_equal(ev[0].cpu, 0);
+	assert_int_equal(ev[1].mmap.addr, r);
+	assert_int_equal(ev[4].access.va, r + 8 * KB);
+	assert_int_equal(ev[5].kind, TLBSIM_EV_MADVISE);
+	assert_int_equal(ev[5].madvise.addr, r);
+	assert_int_equal(ev[5].madvise.len, 12 * KB);
+	assert_int_equal(ev[6].kind, TLBSIM_EV_LOAD);
+	assert_int_equal(ev[6].access.va, r);
+	assert_int_equal(ev[9].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[9].access.va, r + 12 * KB);
+	assert_int_equal(ev[10].madvise.addr, r + 12 * KB);
+	assert_int_equal(ev[10].madvise.len, 4 * KB);
+	assert_int_equal(ev[11].kind, TLBSIM_EV_LOAD);
+	assert_int_equal(ev[12].kind, TLBSIM_EV_MUNMAP);
+	assert_int_equal(ev[13].kind, TLBSIM_EV_WAKE);
+	assert_int_equal(ev[13].wake.tid, 1);
+	assert_int_equal(ev[14].kind, TLBSIM_EV_EXIT);
+}
+
+/*
+ * threads=2 size=16K (n = 4 pages) touch=3 (touches = ceil(4/3) = 2)
+ * loops=3: per worker and round MMAP 20K (16K + the chunk header's page),
+ * STORE header + 2 touches = 3, MUNMAP; 6 rounds: MMAP 6, STORE 18,
+ * MUNMAP 6; harness 12 as above; 42.  touch=0 (malloc1 itself): 1 STORE
+ * per round, 6 in all.
+ */
+static void munmap_churn_counts_by_kind(void **unused)
+{
+	struct tlbsim_event ev[16];
+	struct counts c;
+
+	(void)unused;
+	run_gen("munmap-churn", "threads=2,size=16K,touch=3,loops=3", &c);
+	assert_int_equal(N(MMAP), 6);
+	assert_int_equal(N(STORE), 18);
+	assert_int_equal(N(MUNMAP), 6);
+	assert_int_equal(
+	    N(PROC_CREATE) + N(THREAD_CREATE) + N(SWITCH) + N(SLEEP) + N(WAKE) + N(EXIT), 12);
+	assert_int_equal(c.total, 42);
+	run_gen("munmap-churn", "threads=2,size=16K,touch=0,loops=3", &c);
+	assert_int_equal(N(STORE), 6);
+	assert_int_equal(c.total, 30);
+	/* Worker 0 (tid 2), touch=3: SWITCH, MMAP base 20K, STORE base (16
+	 * bytes: the header), STORE base+16, STORE base+16+12K, MUNMAP 20K. */
+	assert_int_equal(events_of("munmap-churn", "threads=1,size=16K,touch=3,loops=1", 2, ev, 16),
+			 8);
+	assert_int_equal(ev[1].mmap.len, 20 * KB);
+	assert_int_equal(ev[2].access.va, TRACE_VA_BASE);
+	assert_int_equal(ev[2].access.size, 16);
+	assert_int_equal(ev[3].access.va, TRACE_VA_BASE + 16);
+	assert_int_equal(ev[4].access.va, TRACE_VA_BASE + 16 + 12 * KB);
+	assert_int_equal(ev[5].munmap.len, 20 * KB);
+}
+
+/*
+ * loops=3 procs=1 pages=2 compute=50: PROC_CREATE 1, SWITCH 2, FORK 1,
+ * MMAP 2, LOAD 2 sides x 3 turns x 2 pages = 12, COMPUTE 6, WAKE 6,
+ * SLEEP 6, EXIT 2: 38.  loops=4 thread mode, no pages, no compute:
+ * PROC_CREATE 1, SWITCH 2, THREAD_CREATE 1, WAKE 8, SLEEP 8, EXIT 2: 22;
+ * B (tid 2) is SWITCH cpu 5, 4 x (SLEEP, WAKE 1), EXIT.
+ */
+static void ctx_switch_counts_by_kind(void **unused)
+{
+	struct tlbsim_event ev[16];
+	struct counts c;
+	size_t i;
+
+	(void)unused;
+	run_gen("ctx-switch", "loops=3,procs=1,pages=2,compute=50", &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(SWITCH), 2);
+	assert_int_equal(N(FORK), 1);
+	assert_int_equal(N(MMAP), 2);
+	assert_int_equal(N(LOAD), 12);
+	assert_int_equal(N(COMPUTE), 6);
+	assert_int_equal(N(WAKE), 6);
+	assert_int_equal(N(SLEEP), 6);
+	assert_int_equal(N(EXIT), 2);
+	assert_int_equal(c.total, 38);
+	run_gen("ctx-switch", "loops=4", &c);
+	assert_int_equal(N(THREAD_CREATE), 1);
+	assert_int_equal(N(WAKE), 8);
+	assert_int_equal(N(SLEEP), 8);
+	assert_int_equal(c.total, 22);
+	assert_int_equal(events_of("ctx-switch", "loops=4,cpu=5", 2, ev, 16), 10);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_SWITCH);
+	assert_int_equal(ev[0].cpu, 5);
+	for (i = 1; i < 9; i++)
+		assert_int_equal(ev[i].kind, i % 2 ? TLBSIM_EV_SLEEP : TLBSIM_EV_WAKE);
+	assert_int_equal(ev[2].wake.tid, 1);
+	assert_int_equal(ev[9].kind, TLBSIM_EV_EXIT);
+}
+
+/*
+ * groups=1 senders=2 receivers=2 loops=3 compute=10, processes: tasks =
+ * 4, messages m = 1*2*2*3 = 12, buffer 2*2*128 = 512 bytes (1 page).
+ * PROC_CREATE 1, MMAP 1 (shared), STORE 1 + 2m = 25, LOAD 2m = 24,
+ * COMPUTE 2m = 24, FORK 4, SLEEP 4 + 12 = 16, WAKE 12 + 4 = 16, EXIT 5:
+ * 116.  Threads, groups=2 senders=1 receivers=1 loops=2 compute=0: tasks
+ * 4, m = 4, buffer 256 bytes: PROC_CREATE 1, MMAP 1, STORE 1 + 8, LOAD 8,
+ * THREAD_CREATE 4, SLEEP 4 + 4, WAKE 4 + 4, EXIT 5: 44.
+ */
+static void hackbench_counts_by_kind(void **unused)
+{
+	struct counts c;
+
+	(void)unused;
+	run_gen("hackbench", "groups=1,senders=2,receivers=2,loops=3,compute=10", &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(MMAP), 1);
+	assert_int_equal(N(STORE), 25);
+	assert_int_equal(N(LOAD), 24);
+	assert_int_equal(N(COMPUTE), 24);
+	assert_int_equal(N(FORK), 4);
+	assert_int_equal(N(SLEEP), 16);
+	assert_int_equal(N(WAKE), 16);
+	assert_int_equal(N(EXIT), 5);
+	assert_int_equal(c.total, 116);
+	run_gen("hackbench", "groups=2,senders=1,receivers=1,loops=2,threads=1,compute=0", &c);
+	assert_int_equal(N(STORE), 9);
+	assert_int_equal(N(LOAD), 8);
+	assert_int_equal(N(THREAD_CREATE), 4);
+	assert_int_equal(N(FORK), 0);
+	assert_int_equal(N(SLEEP), 8);
+	assert_int_equal(N(WAKE), 8);
+	assert_int_equal(N(EXIT), 5);
+	assert_int_equal(c.total, 44);
+}
+
+/*
+ * Sender 0 of group 0 (task 2 with receivers first: tid 4) of groups=1
+ * senders=2 receivers=2 loops=1 compute=0 in process mode: slot (g 0, r,
+ * s 0) = base + (r*2 + 0) * 128: STORE base 64, STORE base+64 36, WAKE
+ * tid 2 (receiver 0), STORE base+256, STORE base+320, WAKE tid 3, WAKE 1,
+ * EXIT: 8.
+ */
+static void hackbench_sender_sequence(void **unused)
+{
+	struct tlbsim_event ev[16];
+
+	(void)unused;
+	assert_int_equal(
+	    events_of("hackbench", "groups=1,senders=2,receivers=2,loops=1,compute=0", 4, ev, 16),
+	    8);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[0].access.va, TRACE_VA_BASE);
+	assert_int_equal(ev[0].access.size, 64);
+	assert_int_equal(ev[1].access.va, TRACE_VA_BASE + 64);
+	assert_int_equal(ev[1].access.size, 36);
+	assert_int_equal(ev[2].wake.tid, 2);
+	assert_int_equal(ev[3].access.va, TRACE_VA_BASE + 256);
+	assert_int_equal(ev[5].wake.tid, 3);
+	assert_int_equal(ev[6].wake.tid, 1);
+	assert_int_equal(ev[7].kind, TLBSIM_EV_EXIT);
+}
+
+/*
+ * loops=2 procs=3 accesses=5 heap=8K compute=4, per shell: PROC_CREATE 1,
+ * MMAP 1, STORE 16 (its pages) + 3 children x floor(5/2) = 22, LOAD
+ * 3 x ceil(5/2) = 9, FORK 3, SLEEP 3, MUNMAP 3, BRK 6, COMPUTE 15, WAKE 3,
+ * EXIT 4 (= 70); two shells: 140.  The children are pids 3..8.
+ */
+static void short_procs_counts_by_kind(void **unused)
+{
+	struct counts c;
+
+	(void)unused;
+	run_gen("short-procs", "loops=2,procs=3,accesses=5,heap=8K,compute=4", &c);
+	assert_int_equal(N(PROC_CREATE), 2);
+	assert_int_equal(N(MMAP), 2);
+	assert_int_equal(N(STORE), 44);
+	assert_int_equal(N(LOAD), 18);
+	assert_int_equal(N(FORK), 6);
+	assert_int_equal(N(SLEEP), 6);
+	assert_int_equal(N(MUNMAP), 6);
+	assert_int_equal(N(BRK), 12);
+	assert_int_equal(N(COMPUTE), 30);
+	assert_int_equal(N(WAKE), 6);
+	assert_int_equal(N(EXIT), 8);
+	assert_int_equal(c.total, 140);
+}
+
+/*
+ * Shell 2 (tid 2) of loops=2 procs=3 forks pids 2 + 1 + 1*3 + k = 6, 7, 8;
+ * its child 7 runs MUNMAP of the shell's 64K, BRK 0x555556000000, BRK +8K,
+ * then loads and stores alternating inside the heap, WAKE 2, EXIT.
+ */
+static void short_procs_child_sequence(void **unused)
+{
+	const char *p = "loops=2,procs=3,accesses=5,heap=8K,compute=0";
+	struct tlbsim_event ev[32];
+	size_t n, i;
+
+	(void)unused;
+	n = events_of("short-procs", p, 2, ev, 32);
+	/* PROC_CREATE, MMAP, 16 STORE, 3 x (FORK, SLEEP), EXIT */
+	assert_int_equal(n, 25);
+	assert_int_equal(ev[18].fork.pid, 6);
+	assert_int_equal(ev[20].fork.pid, 7);
+	assert_int_equal(ev[22].fork.tid, 8);
+	n = events_of("short-procs", p, 7, ev, 32);
+	assert_int_equal(n, 10);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_MUNMAP);
+	assert_int_equal(ev[0].munmap.len, 64 * KB);
+	assert_int_equal(ev[1].brk.end, 0x555556000000ull);
+	assert_int_equal(ev[2].brk.end, 0x555556000000ull + 8 * KB);
+	for (i = 3; i < 8; i++) {
+		assert_int_equal(ev[i].kind, i % 2 ? TLBSIM_EV_LOAD : TLBSIM_EV_STORE);
+		assert_true(ev[i].access.va >= 0x555556000000ull &&
+			    ev[i].access.va + 8 <= 0x555556000000ull + 8 * KB);
+	}
+	assert_int_equal(ev[8].wake.tid, 2);
+	assert_int_equal(ev[9].kind, TLBSIM_EV_EXIT);
+}
+
+/*
+ * threads=3 size=12K (3 pages) loops=2: harness PROC_CREATE 1,
+ * THREAD_CREATE 3, SWITCH 3, SLEEP 3, WAKE 3, EXIT 4 (= 17); 6 rounds of
+ * MMAP, 3 STORE, MUNMAP (= 30); 47.
+ */
+static void page_faults_counts_by_kind(void **unused)
+{
+	struct counts c;
+
+	(void)unused;
+	run_gen("page-faults", "threads=3,size=12K,loops=2", &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(THREAD_CREATE), 3);
+	assert_int_equal(N(SWITCH), 3);
+	assert_int_equal(N(SLEEP), 3);
+	assert_int_equal(N(WAKE), 3);
+	assert_int_equal(N(EXIT), 4);
+	assert_int_equal(N(MMAP), 6);
+	assert_int_equal(N(STORE), 18);
+	assert_int_equal(N(MUNMAP), 6);
+	assert_int_equal(c.total, 47);
+}
+
+/*
+ * cpus=3 noise_cpu=0 noise_cpus=1: 2 workers (cpus 1, 2); grid=8 (rows of
+ * 64 bytes, one 8-point segment), rows 0-3 and 4-7; sweeps=2,
+ * point_cycles=2; noise_threads=2 noise_size=4K noise_loops=3.
+ *   main: PROC_CREATE, 2 MMAP, 2 THREAD_CREATE, 2 x 2 SLEEP, 1 x 2 WAKE,
+ *         EXIT (= 12)
+ *   workers: 2 SWITCH; init: each a page of A and of B: 4 STORE; a sweep:
+ *         8 rows x (3 LOAD, STORE, COMPUTE); two: 48 LOAD, 16 STORE,
+ *         16 COMPUTE; WAKE main 2 x 2 = 4; SLEEP 2 x 1 = 2; EXIT 2 (= 94)
+ *   noise: PROC_CREATE, 2 SWITCH, MMAP 8K, 2 STORE, THREAD_CREATE,
+ *         2 x 3 x 2 = 12 MPROTECT, 2 EXIT (= 21)
+ * Totals: PROC_CREATE 2, MMAP 3, THREAD_CREATE 3, SWITCH 4, STORE 22,
+ * LOAD 48, COMPUTE 16, SLEEP 6, WAKE 6, MPROTECT 12, EXIT 5: 127.
+ */
+static void stencil_noise_counts_by_kind(void **unused)
+{
+	const char *p = "cpus=3,grid=8,sweeps=2,point_cycles=2,noise_cpu=0,noise_cpus=1,"
+			"noise_threads=2,noise_size=4K,noise_loops=3";
+	struct tlbsim_event ev[128];
+	struct counts c;
+
+	(void)unused;
+	run_gen("stencil-noise", p, &c);
+	assert_int_equal(N(PROC_CREATE), 2);
+	assert_int_equal(N(MMAP), 3);
+	assert_int_equal(N(THREAD_CREATE), 3);
+	assert_int_equal(N(SWITCH), 4);
+	assert_int_equal(N(STORE), 22);
+	assert_int_equal(N(LOAD), 48);
+	assert_int_equal(N(COMPUTE), 16);
+	assert_int_equal(N(SLEEP), 6);
+	assert_int_equal(N(WAKE), 6);
+	assert_int_equal(N(MPROTECT), 12);
+	assert_int_equal(N(EXIT), 5);
+	assert_int_equal(c.total, 127);
+	/* Worker 0 (tid 2) on cpu 1: SWITCH, STORE A, STORE B, then row 0:
+	 * LOAD A row 0 (its own row for the one above), LOAD A row 0, LOAD A
+	 * row 1, STORE B row 0 (B = A + 2 MiB), COMPUTE 8 x 2 = 16. */
+	assert_int_equal(events_of("stencil-noise", p, 2, ev, 128), 47);
+	assert_int_equal(ev[0].cpu, 1);
+	assert_int_equal(ev[3].kind, TLBSIM_EV_LOAD);
+	assert_int_equal(ev[3].access.va, TRACE_VA_BASE);
+	assert_int_equal(ev[4].access.va, TRACE_VA_BASE);
+	assert_int_equal(ev[5].access.va, TRACE_VA_BASE + 64);
+	assert_int_equal(ev[6].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[6].access.va, TRACE_VA_BASE + 2 * 1024 * KB);
+	assert_int_equal(ev[7].compute.count, 16);
+	/* Events 3-22 are the first sweep's 4 rows, 23 the WAKE of main, 24
+	 * the SLEEP; the second sweep reads B and writes A. */
+	assert_int_equal(ev[23].kind, TLBSIM_EV_WAKE);
+	assert_int_equal(ev[24].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[25].access.va, TRACE_VA_BASE + 2 * 1024 * KB);
+	assert_int_equal(ev[28].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[28].access.va, TRACE_VA_BASE);
+	assert_int_equal(ev[46].kind, TLBSIM_EV_EXIT);
+	/* Noise thread 1 (tid 5) is pinned to cpu 0 too. */
+	events_of("stencil-noise", p, 5, ev, 128);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_SWITCH);
+	assert_int_equal(ev[0].cpu, 0);
+}
+
+/*
+ * cpus=4 noise_cpu=3 workers=3 grid=2 noise_threads=0 sweeps=2
+ * point_cycles=1: worker 0 has rows [0, 0) (none), 1 row 0, 2 row 1;
+ * workers on cpus 0, 1, 2.
+ *   main: PROC_CREATE, 2 MMAP, 3 THREAD_CREATE, 2 x 3 SLEEP, 3 WAKE,
+ *         EXIT (= 16)
+ *   workers: 3 SWITCH; STORE A and B page 0 by workers 1 and 2: 4; a
+ *         sweep: 2 rows x (3 LOAD, STORE, COMPUTE); two sweeps: 12 LOAD,
+ *         4 STORE, 4 COMPUTE; WAKE 3 x 2; SLEEP 3 x 1; EXIT 3 (= 39)
+ * Totals: PROC_CREATE 1, MMAP 2, THREAD_CREATE 3, SWITCH 3, STORE 8,
+ * LOAD 12, COMPUTE 4, SLEEP 9, WAKE 9, EXIT 4: 55.
+ */
+static void stencil_noise_more_workers_than_rows(void **unused)
+{
+	struct counts c;
+
+	(void)unused;
+	run_gen("stencil-noise",
+		"cpus=4,noise_cpu=3,workers=3,grid=2,noise_threads=0,sweeps=2,point_cycles=1", &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(MMAP), 2);
+	assert_int_equal(N(THREAD_CREATE), 3);
+	assert_int_equal(N(SWITCH), 3);
+	assert_int_equal(N(STORE), 8);
+	assert_int_equal(N(LOAD), 12);
+	assert_int_equal(N(COMPUTE), 4);
+	assert_int_equal(N(SLEEP), 9);
+	assert_int_equal(N(WAKE), 9);
+	assert_int_equal(N(EXIT), 4);
+	assert_int_equal(c.total, 55);
+}
+
+/*
+ * threads=2 ops=5 min=max=8K (2 pages) live=2 compute=100: main
+ * PROC_CREATE, 2 THREAD_CREATE, 2 SLEEP, EXIT; per worker MMAP, 5 x 2
+ * STORE, 5 COMPUTE, 5 - 2 = 3 MADVISE, MUNMAP, WAKE, EXIT (= 22): 50.
+ * Worker 0's arena is (2 + 2) x 8K = 32K; objects at 0, 8K, 16K, 24K,
+ * then 0 again (wrapped); it frees the first three: MADVISE 8K at base,
+ * base + 8K, base + 16K.
+ */
+static void small_free_counts_by_kind(void **unused)
+{
+	const char *p = "threads=2,ops=5,min=8K,max=8K,live=2,compute=100";
+	struct tlbsim_event ev[64];
+	struct counts c;
+	unsigned madv = 0;
+	size_t n, i;
+
+	(void)unused;
+	run_gen("small-free", p, &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(THREAD_CREATE), 2);
+	assert_int_equal(N(SLEEP), 2);
+	assert_int_equal(N(MMAP), 2);
+	assert_int_equal(N(STORE), 20);
+	assert_int_equal(N(COMPUTE), 10);
+	assert_int_equal(N(MADVISE), 6);
+	assert_int_equal(N(MUNMAP), 2);
+	assert_int_equal(N(WAKE), 2);
+	assert_int_equal(N(EXIT), 3);
+	assert_int_equal(c.total, 50);
+	n = events_of("small-free", p, 2, ev, 64);
+	assert_int_equal(n, 22);
+	assert_int_equal(ev[0].mmap.len, 32 * KB);
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind == TLBSIM_EV_COMPUTE)
+			assert_int_equal(ev[i].compute.count, 200);
+		if (ev[i].kind != TLBSIM_EV_MADVISE)
+			continue;
+		assert_int_equal(ev[i].madvise.addr, TRACE_VA_BASE + madv * 8 * KB);
+		assert_int_equal(ev[i].madvise.len, 8 * KB);
+		madv++;
+	}
+	assert_int_equal(madv, 3);
+	/* MMAP, then 3 events per object and a MADVISE from the third on:
+	 * the fifth object's stores are events 15 and 16, at offset 0 again. */
+	assert_int_equal(ev[15].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[15].access.va, TRACE_VA_BASE);
+	assert_int_equal(ev[16].access.va, TRACE_VA_BASE + 4 * KB);
+}
+
+/* ---- the whole set --------------------------------------------------------------- */
+
+/* Small parameters for each generator, and whether it changes mappings
+ * (munmap, mprotect, madvise) so that its run must flush. */
+static const struct {
+	const char *name, *params;
+	bool flushes;
+} small[] = {
+    {"mprotect-toggle", "procs=4,threads=2,size=64K,loops=20,compute=100", true},
+    {"madvise-threads", "threads=4,size=64K,loops=2", true},
+    {"munmap-churn", "threads=4,size=256K,loops=3", true},
+    {"ctx-switch", "loops=50,procs=1,pages=4,cpu=3,compute=200", false},
+    {"ctx-switch", "loops=50,pages=2", false},
+    {"hackbench", "groups=2,senders=3,receivers=3,loops=5", false},
+    {"hackbench", "groups=2,senders=3,receivers=3,loops=5,threads=1", false},
+    {"short-procs", "loops=3,procs=4,accesses=200,heap=32K", true},
+    {"page-faults", "threads=4,size=256K,loops=2", true},
+    {"stencil-noise", "cpus=8,grid=1024,sweeps=2,noise_cpu=7", true},
+    {"stencil-noise", "cpus=8,grid=512,sweeps=2,noise_cpus=2,noise_threads=3", true},
+    {"small-free", "threads=4,ops=50,live=4,max=32K", true},
+};
+
+/* Generators that draw random numbers from the seed. */
+static bool is_random(const char *name)
+{
+	return !strcmp(name, "short-procs") || !strcmp(name, "small-free");
+}
+
+static void every_generator_is_listed_with_sane_parameters(void **unused)
+{
+	const char *names[] = {"mprotect-toggle", "madvise-threads", "munmap-churn",
+			       "ctx-switch",	  "hackbench",	     "short-procs",
+			       "page-faults",	  "stencil-noise",   "small-free"};
+	const struct tlbsim_generator *g;
+	unsigned i, j;
+
+	(void)unused;
+	for (i = 0; (g = tlbsim_generator_at(i)); i++) {
+		assert_true(i < 9);
+		assert_string_equal(g->name, names[i]);
+		assert_true(g->summary && g->summary[0] && g->models && g->models[0]);
+		assert_true(g->nr_params <= TLBSIM_GEN_MAX_PARAMS);
+		for (j = 0; j < g->nr_params; j++) {
+			assert_true(g->params[j].help && g->params[j].help[0]);
+			assert_true(g->params[j].min <= g->params[j].def);
+			assert_true(g->params[j].def <= g->params[j].max);
+		}
+	}
+	assert_int_equal(i, 9);
+}
+
+/* With all defaults each generator starts (its streams are long; only the
+ * first events are read). */
+static void every_generator_starts_with_its_defaults(void **unused)
+{
+	const struct tlbsim_generator *g;
+	struct tlbsim_event ev;
+	unsigned i, k;
+
+	(void)unused;
+	for (i = 0; (g = tlbsim_generator_at(i)); i++) {
+		tlbsim_gen *gen;
+
+		assert_int_equal(tlbsim_gen_create(g->name, NULL, TLBSIM_ISA_ARM64, &gen, NULL), 0);
+		for (k = 0; k < 1000; k++) {
+			assert_int_equal(tlbsim_gen_next(gen, &ev, NULL), 1);
+			check_event(&ev);
+		}
+		tlbsim_gen_destroy(gen);
+	}
+}
+
+static void same_seed_same_stream_another_seed_another(void **unused)
+{
+	char p1[256], p2[256];
+	struct counts a, b;
+	unsigned i;
+
+	(void)unused;
+	for (i = 0; i < sizeof(small) / sizeof(small[0]); i++) {
+		snprintf(p1, sizeof(p1), "%s,seed=7", small[i].params);
+		snprintf(p2, sizeof(p2), "%s,seed=8", small[i].params);
+		run_gen(small[i].name, p1, &a);
+		run_gen(small[i].name, p1, &b);
+		assert_int_equal(a.hash, b.hash);
+		run_gen(small[i].name, p2, &b);
+		if (is_random(small[i].name))
+			assert_int_not_equal(a.hash, b.hash);
+		else
+			assert_int_equal(a.hash, b.hash);
+		/* Only small-free draws sizes; the others' seed changes where,
+		 * never how many. */
+		if (strcmp(small[i].name, "small-free"))
+			assert_int_equal(a.total, b.total);
+	}
+}
+
+static void parameter_errors_are_reported(void **unused)
+{
+	struct tlbsim_error err;
+	tlbsim_gen *g;
+
+	(void)unused;
+	tlbsim_error_clear(&err);
+	assert_int_equal(
+	    tlbsim_gen_create("mprotect-toggle", "procs=2,thread=3", TLBSIM_ISA_ARM64, &g, &err),
+	    -TLBSIM_EINVAL);
+	assert_null(g);
+	assert_string_equal(err.source, "<gen:mprotect-toggle>");
+	assert_non_null(strstr(err.text, "'thread'"));
+	assert_non_null(strstr(err.text, "known: procs, threads, size, loops, compute, seed"));
+
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_gen_create("hackbench", "threads=2", TLBSIM_ISA_X86_64, &g, &err),
+			 -TLBSIM_ERANGE);
+	assert_non_null(strstr(err.text, "threads=2 is out of range [0, 1]"));
+
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_gen_create("page-faults", "size=12Q", TLBSIM_ISA_X86_64, &g, &err),
+			 -TLBSIM_EINVAL);
+	assert_non_null(strstr(err.text, "found '12Q'"));
+
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_gen_create("page-faults", "threads", TLBSIM_ISA_X86_64, &g, &err),
+			 -TLBSIM_EINVAL);
+
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_gen_create("page-fault", NULL, TLBSIM_ISA_X86_64, &g, &err),
+			 -TLBSIM_ENOENT);
+	assert_non_null(strstr(err.text, "page-faults"));
+
+	/* Values each in range, inconsistent together. */
+	tlbsim_error_clear(&err);
+	assert_int_equal(
+	    tlbsim_gen_create("small-free", "min=64K,max=8K", TLBSIM_ISA_X86_64, &g, &err),
+	    -TLBSIM_EINVAL);
+	assert_non_null(strstr(err.text, "small-free cannot start"));
+	/* 64 arenas of (4096 + 2) x 1 GiB (about 4 TiB each): 256 TiB, more
+	 * than the 64 TiB laid out for mappings; 8 of them fit. */
+	assert_int_equal(tlbsim_gen_create("small-free", "threads=64,live=4096,max=1G",
+					   TLBSIM_ISA_X86_64, &g, NULL),
+			 -TLBSIM_ERANGE);
+	assert_int_equal(tlbsim_gen_create("small-free", "threads=8,live=4096,max=1G",
+					   TLBSIM_ISA_X86_64, &g, NULL),
+			 0);
+	tlbsim_gen_destroy(g);
+	assert_int_equal(
+	    tlbsim_gen_create("stencil-noise", "cpus=8,noise_cpu=8", TLBSIM_ISA_ARM64, &g, NULL),
+	    -TLBSIM_ERANGE);
+	assert_int_equal(
+	    tlbsim_gen_create("stencil-noise", "cpus=4,noise_cpus=4", TLBSIM_ISA_ARM64, &g, NULL),
+	    -TLBSIM_ERANGE);
+}
+
+/* ---- through a simulation -------------------------------------------------------- */
+
+struct counting {
+	tlbsim_gen *g;
+	uint64_t n;
+};
+
+static int counting_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
+{
+	struct counting *c = arg;
+	int rc = tlbsim_gen_next(c->g, ev, err);
+
+	c->n += rc == 1;
+	return rc;
+}
+
+/*
+ * Each generator at a small size runs to the end on 8 cpus: every event
+ * read (as many as the generator makes), every thread exited, no access
+ * outside a mapping, and, where the program changes mappings, flushes
+ * done: broadcasts on arm64-stock, local flushes or IPIs on x86-stock.
+ */
+static void run_in_sim(enum tlbsim_isa isa, const char *policy)
+{
+	unsigned i, cpu;
+	uint32_t t;
+
+	for (i = 0; i < sizeof(small) / sizeof(small[0]); i++) {
+		struct tlbsim_machine *m = test_machine(isa, 8);
+		struct tlbsim_sim_config cfg = {0};
+		struct counting src = {0};
+		struct tlbsim_error err;
+		struct counts c;
+		uint64_t flushes = 0, broadcasts = 0;
+		tlbsim_sim *sim;
+		struct os *os;
+
+		run_gen(small[i].name, small[i].params, &c);
+		cfg.machine = m;
+		cfg.policy = policy;
+		cfg.threads = 1;
+		tlbsim_error_clear(&err);
+		assert_int_equal(tlbsim_sim_create(&cfg, &sim, &err), 0);
+		assert_int_equal(
+		    tlbsim_gen_create(small[i].name, small[i].params, isa, &src.g, &err), 0);
+		if (tlbsim_sim_run(sim, counting_next, &src, &err))
+			fail_msg("%s %s: %s", small[i].name, small[i].params, err.text);
+		os = os_of_sim(sim);
+		assert_int_equal(os->st.events_read, c.total);
+		assert_int_equal(src.n, c.total);
+		assert_int_equal(os->st.unknown_thread_events, 0);
+		for (t = 0; t < os->threads_cap; t++)
+			if (os->threads[t])
+				assert_int_equal(os->threads[t]->state, OS_T_EXITED);
+		for (cpu = 0; cpu < 8; cpu++) {
+			const struct os_cpu_stats *st = &os->cpu[cpu].st;
+
+			assert_int_equal(st->segv, 0);
+			flushes += st->flushes_local + st->flushes_ipi + st->flushes_broadcast +
+				   st->flushes_invlpgb;
+			broadcasts += st->flushes_broadcast;
+		}
+		if (small[i].flushes) {
+			if (isa == TLBSIM_ISA_ARM64)
+				assert_true(broadcasts > 0);
+			else
+				assert_true(flushes > 0);
+		}
+		tlbsim_gen_destroy(src.g);
+		tlbsim_sim_destroy(sim);
+		tlbsim_machine_free(m);
+	}
+}
+
+static void every_generator_runs_to_the_end_on_x86_stock(void **unused)
+{
+	(void)unused;
+	run_in_sim(TLBSIM_ISA_X86_64, "x86-stock");
+}
+
+static void every_generator_runs_to_the_end_on_arm64_stock(void **unused)
+{
+	(void)unused;
+	run_in_sim(TLBSIM_ISA_ARM64, "arm64-stock");
+}
+
+/*
+ * madvise-threads pins its 4 workers to cpus 0-3, all in the one mm: on
+ * x86-stock a worker's madvise reaches the others by IPI (shootdowns), on
+ * arm64-stock by broadcast TLBI.
+ */
+static void madvise_threads_shoots_down_remote_cpus(void **unused)
+{
+	struct tlbsim_machine *m = test_machine(TLBSIM_ISA_X86_64, 8);
+	struct tlbsim_sim_config cfg = {0};
+	tlbsim_sim *sim;
+	tlbsim_gen *g;
+	uint64_t ipis = 0;
+	unsigned cpu;
+
+	(void)unused;
+	cfg.machine = m;
+	cfg.policy = "x86-stock";
+	cfg.threads = 1;
+	assert_int_equal(tlbsim_sim_create(&cfg, &sim, NULL), 0);
+	assert_int_equal(tlbsim_gen_create("madvise-threads", "threads=4,size=64K,loops=2",
+					   TLBSIM_ISA_X86_64, &g, NULL),
+			 0);
+	assert_int_equal(tlbsim_sim_run(sim, tlbsim_gen_next, g, NULL), 0);
+	for (cpu = 0; cpu < 4; cpu++) {
+		ipis += os_hw(os_of_sim(sim), cpu)->st.ipis_received;
+		/* Each worker ran where it was pinned. */
+		assert_true(os_of_sim(sim)->cpu[cpu].st.syscalls > 0);
+	}
+	assert_true(ipis > 0);
+	tlbsim_gen_destroy(g);
+	tlbsim_sim_destroy(sim);
+	tlbsim_machine_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(mprotect_toggle_counts_by_kind),
+	    cmocka_unit_test(mprotect_toggle_single_thread_sequence),
+	    cmocka_unit_test(madvise_threads_counts_by_kind),
+	    cmocka_unit_test(madvise_threads_worker_sequence),
+	    cmocka_unit_test(munmap_churn_counts_by_kind),
+	    cmocka_unit_test(ctx_switch_counts_by_kind),
+	    cmocka_unit_test(hackbench_counts_by_kind),
+	    cmocka_unit_test(hackbench_sender_sequence),
+	    cmocka_unit_test(short_procs_counts_by_kind),
+	    cmocka_unit_test(short_procs_child_sequence),
+	    cmocka_unit_test(page_faults_counts_by_kind),
+	    cmocka_unit_test(stencil_noise_counts_by_kind),
+	    cmocka_unit_test(stencil_noise_more_workers_than_rows),
+	    cmocka_unit_test(small_free_counts_by_kind),
+	    cmocka_unit_test(every_generator_is_listed_with_sane_parameters),
+	    cmocka_unit_test(every_generator_starts_with_its_defaults),
+	    cmocka_unit_test(same_seed_same_stream_another_seed_another),
+	    cmocka_unit_test(parameter_errors_are_reported),
+	    cmocka_unit_test(every_generator_runs_to_the_end_on_x86_stock),
+	    cmocka_unit_test(every_generator_runs_to_the_end_on_arm64_stock),
+	    cmocka_unit_test(madvise_threads_shoots_down_remote_cpus),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

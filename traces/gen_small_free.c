@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * small-free: a multi-threaded program on an allocator that returns freed
+ * memory to the kernel page by page with madvise(MADV_DONTNEED), as
+ * jemalloc and tcmalloc purge dirty pages of freed extents: every free of
+ * a page-sized or larger object becomes a small zap of present PTEs, and so
+ * a TLB flush of the process on every cpu it runs on.
+ *
+ * Each of @threads threads (not pinned; created and joined by a main
+ * thread, traces/workload.h harness) maps its own arena once, then
+ * allocates @ops objects of a random whole number of 4 KiB pages between
+ * @min and @max bytes (seeded splitmix64), writes each page of the object
+ * (the first write after a purge faults a fresh page in), works on it for
+ * @compute cycles per page, and keeps the last @live objects: allocating
+ * one more frees the oldest (FIFO), which purges its pages with
+ * madvise(DONTNEED).  Objects are placed one after another in the arena,
+ * wrapping to its start when the next does not fit; the arena,
+ * (live + 2) * max bytes, is large enough that live objects never overlap
+ * (all arenas must fit in TRACE_VA_SPAN).
+ * At the end the thread unmaps its arena.
+ *
+ * Parameters: threads, ops (objects per thread), min, max (bytes per
+ * object, rounded up to 4 KiB), live (objects kept per thread), compute
+ * (cycles per page of an object).
+ *
+ * Events (worker w is tid w + 2; its arena R_w = TRACE_VA_BASE + w *
+ * arena; pages(o) is object o's size in pages):
+ *   main:   PROC_CREATE, THREAD_CREATE x threads, SLEEP x threads, EXIT
+ *   worker: MMAP R_w arena rw, ops x { STORE each page of the object,
+ *           [COMPUTE pages*compute], [MADVISE oldest dontneed if more than
+ *           live objects] }, MUNMAP R_w arena, WAKE main, EXIT
+ * Per worker: 1 MMAP, sum pages(o) STORE, ops COMPUTE if compute,
+ * max(0, ops - live) MADVISE, 1 MUNMAP, 1 WAKE, 1 EXIT.
+ */
+#include <stdlib.h>
+
+#include "hw/tlb.h"
+#include "tlbsim/error.h"
+#include "traces/generators.h"
+#include "traces/workload.h"
+
+enum { P_THREADS, P_OPS, P_MIN, P_MAX, P_LIVE, P_COMPUTE, NR_P };
+
+static const struct tlbsim_gen_param params[NR_P] = {
+    [P_THREADS] = {"threads", "threads allocating and freeing", 8, 1, 1024},
+    [P_OPS] = {"ops", "objects each thread allocates", 1000, 1, 1ull << 40},
+    [P_MIN] = {"min", "smallest object, bytes", 4096, 1, 1ull << 30},
+    [P_MAX] = {"max", "largest object, bytes", 64u << 10, 1, 1ull << 30},
+    [P_LIVE] = {"live", "objects each thread keeps before freeing the oldest", 16, 1, 4096},
+    [P_COMPUTE] = {"compute", "cycles of work per page of an object", 1000, 0, 1u << 30},
+};
+
+/* One live object: its offset in the arena and its size. */
+struct obj {
+	uint64_t off, pages;
+};
+
+/* A worker's allocator: the FIFO of live objects, a ring of live + 1. */
+struct arena {
+	struct obj *ring;
+	unsigned head, n;
+	uint64_t pos;
+};
+
+struct sf {
+	struct trace_sched s;
+	unsigned threads, live;
+	uint64_t ops, min_pages, max_pages, compute, arena_len;
+	uint64_t rng;
+	struct arena *ar;
+};
+
+enum { W_MMAP, W_ALLOC, W_WRITE, W_COMPUTE, W_FREE, W_MUNMAP, W_WAKE, W_EXIT };
+
+/* The newest object. */
+static struct obj *newest(struct sf *m, struct arena *ar)
+{
+	return &ar->ring[(ar->head + ar->n - 1) % (m->live + 1)];
+}
+
+/* After an object's writes and compute: free the oldest if over @live. */
+static unsigned after_use(struct sf *m, struct trace_actor *a, struct arena *ar)
+{
+	if (ar->n > m->live)
+		return W_FREE;
+	return ++a->i == m->ops ? W_MUNMAP : W_ALLOC;
+}
+
+static void worker(struct sf *m, struct trace_actor *a, struct tlbsim_event *ev)
+{
+	unsigned w = (unsigned)(a - m->s.a) - 1;
+	struct arena *ar = &m->ar[w];
+	uint64_t r = TRACE_VA_BASE + w * m->arena_len, pages;
+	struct obj *o;
+
+	switch (a->phase) {
+	case W_MMAP:
+		trace_ev_mmap(ev, a, r, m->arena_len, TRACE_RW, TRACE_ANON);
+		a->phase = W_ALLOC;
+		break;
+	case W_ALLOC:
+		/* Place the object, then write its first page. */
+		pages = m->min_pages + hw_splitmix64(&m->rng) % (m->max_pages - m->min_pages + 1);
+		if (ar->pos + pages * TRACE_PAGE > m->arena_len)
+			ar->pos = 0;
+		ar->n++;
+		o = newest(m, ar);
+		o->off = ar->pos;
+		o->pages = pages;
+		ar->pos += pages * TRACE_PAGE;
+		a->j = 0;
+		/* fall through */
+	case W_WRITE:
+		o = newest(m, ar);
+		trace_ev_access(ev, a, TLBSIM_EV_STORE, r + o->off + a->j * TRACE_PAGE, 8);
+		if (++a->j < o->pages)
+			a->phase = W_WRITE;
+		else
+			a->phase = m->compute ? W_COMPUTE : after_use(m, a, ar);
+		break;
+	case W_COMPUTE:
+		trace_ev_compute(ev, a, newest(m, ar)->pages * m->compute);
+		a->phase = after_use(m, a, ar);
+		break;
+	case W_FREE:
+		o = &ar->ring[ar->head];
+		trace_ev_madvise(ev, a, r + o->off, o->pages * TRACE_PAGE, TLBSIM_MADV_DONTNEED);
+		ar->head = (ar->head + 1) % (m->live + 1);
+		ar->n--;
+		a->phase = ++a->i == m->ops ? W_MUNMAP : W_ALLOC;
+		break;
+	case W_MUNMAP:
+		trace_ev_munmap(ev, a, r, m->arena_len);
+		a->phase = W_WAKE;
+		break;
+	case W_WAKE:
+		trace_ev_wake(ev, a, m->s.a);
+		a->phase = W_EXIT;
+		break;
+	default:
+		trace_ev_exit(&m->s, ev, a);
+		break;
+	}
+}
+
+static void step(void *g, struct trace_actor *a, struct tlbsim_event *ev)
+{
+	struct sf *m = g;
+
+	if (a == m->s.a)
+		trace_harness_main_step(&m->s, a, m->threads, ev);
+	else
+		worker(m, a, ev);
+}
+
+static void fini(void *state)
+{
+	struct sf *m = state;
+	unsigned w;
+
+	if (m->ar)
+		for (w = 0; w < m->threads; w++)
+			free(m->ar[w].ring);
+	free(m->ar);
+	trace_sched_fini(&m->s);
+}
+
+static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa isa)
+{
+	struct sf *m = state;
+	unsigned w;
+	int rc;
+
+	(void)isa;
+	m->threads = (unsigned)v[P_THREADS];
+	m->ops = v[P_OPS];
+	m->min_pages = trace_align_up(v[P_MIN], TRACE_PAGE) / TRACE_PAGE;
+	m->max_pages = trace_align_up(v[P_MAX], TRACE_PAGE) / TRACE_PAGE;
+	if (m->max_pages < m->min_pages)
+		return -TLBSIM_EINVAL;
+	m->live = (unsigned)v[P_LIVE];
+	m->compute = v[P_COMPUTE];
+	m->arena_len = (m->live + 2ull) * m->max_pages * TRACE_PAGE;
+	if (m->arena_len > TRACE_VA_SPAN / m->threads)
+		return -TLBSIM_ERANGE;
+	m->rng = seed;
+	m->ar = calloc(m->threads, sizeof(*m->ar));
+	if (!m->ar)
+		return -TLBSIM_ENOMEM;
+	for (w = 0; w < m->threads; w++) {
+		m->ar[w].ring = calloc(m->live + 1, sizeof(*m->ar[w].ring));
+		if (!m->ar[w].ring)
+			return -TLBSIM_ENOMEM;
+	}
+	rc = trace_sched_init(&m->s, m->threads + 1, step, m);
+	if (!rc)
+		trace_harness_ids(&m->s);
+	return rc;
+}
+
+static int next(void *state, struct tlbsim_event *ev)
+{
+	return trace_sched_next(&((struct sf *)state)->s, ev);
+}
+
+const struct tlbsim_generator trace_gen_small_free = {
+    .name = "small-free",
+    .summary = "threads allocating page-sized objects and purging freed ones with madvise",
+    .models = "a jemalloc/tcmalloc-style allocator purging freed pages (MADV_DONTNEED)",
+    .params = params,
+    .nr_params = NR_P,
+    .state_size = sizeof(struct sf),
+    .init = init,
+    .next = next,
+    .fini = fini,
+};
