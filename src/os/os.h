@@ -282,9 +282,12 @@ struct os_policy {
  * @asid_rollovers: arm64 ASID generation rollovers
  * @global_asid_resets: x86 global ASID pool resets
  * @rcu_batches/@rcu_tables_freed: RCU table free
+ * @switches_folded: SWITCH events naming a cpu the machine lacks, folded
+ *        onto cpu % nr_cpus
  */
 struct os_stats {
 	uint64_t events_read, unknown_thread_events, asid_rollovers, global_asid_resets;
+	uint64_t switches_folded;
 	uint64_t rcu_batches, rcu_tables_freed;
 };
 

@@ -319,6 +319,8 @@ void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event
 		 * lacks: fold them onto it, keeping distinct cpus apart as
 		 * far as it can. */
 		self->pinned = (int)(ev->cpu % os->m->nr_cpus);
+		if (ev->cpu >= os->m->nr_cpus)
+			os->st.switches_folded++;
 		if ((unsigned)self->pinned != cpu->id) {
 			/* Migrate: leave this cpu, start on the other. */
 			os_schedule(os, cpu);

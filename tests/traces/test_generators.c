@@ -21,14 +21,6 @@
 #include "tlbsim/gen.h"
 #include "traces/workload.h"
 
-/*
- * tlbsim_event_validate() is implemented on the traces branch
- * (traces/event_layout.c); until that is merged, a weak reference lets this
- * test link and check the rules with check_event() alone.  Once it is
- * there, every event goes through both.
- */
-#pragma weak tlbsim_event_validate
-
 #define RW (TLBSIM_PROT_READ | TLBSIM_PROT_WRITE)
 #define KB 1024ull
 /* Threads a test stream may have, tids 1..MAX_TID - 1. */
@@ -101,7 +93,7 @@ static void check_event(const struct tlbsim_event *ev)
 	default:
 		break;
 	}
-	if (tlbsim_event_validate) {
+	{
 		char why[256];
 
 		if (tlbsim_event_validate(ev, why, sizeof(why)))
