@@ -25,6 +25,7 @@
 
 #include "error_internal.h"
 #include "json_read.h"
+#include "machine_internal.h"
 #include "tlbsim/machine.h"
 
 /* ---- limits (models/README.md lists them with their reasons) ---- */
@@ -92,7 +93,8 @@ static const struct jr_key walker_keys[] = {{"pte_latency", NULL}, {NULL, NULL}}
 	{                                                                                          \
 		{"name", NULL}, {"isa", NULL}, {"cores", NULL}, {"freq_ghz", NULL},                \
 		    {"page_table", page_table_keys}, {"asid_bits", NULL}, {"tlb", tlb_keys},       \
-		    {"pwc", pwc_keys}, {"walker", walker_keys}, {"sources", NULL}, {NULL, NULL},   \
+		    {"pwc", pwc_keys}, {"walker", walker_keys}, {"topology", mach_topology_keys},  \
+		    {"costs", mach_costs_keys}, {"sources", NULL}, {NULL, NULL},                   \
 	}
 static const struct jr_key root_x86_keys[] = ROOT_KEYS(pwc_x86_keys);
 static const struct jr_key root_arm64_keys[] = ROOT_KEYS(pwc_arm64_keys);
@@ -182,10 +184,15 @@ static const struct isa_info *isa_info(enum tlbsim_isa isa)
 	return NULL;
 }
 
-/* The defaults of @isa for a @levels-deep page table (4, or 5 on x86-64). */
+/*
+ * The defaults of @isa for a @levels-deep page table (4, or 5 on x86-64).
+ * The defaults own no matrix, so the plain copy is safe.
+ */
 static void set_defaults(struct tlbsim_machine *m, enum tlbsim_isa isa, unsigned levels)
 {
 	*m = *isa_info(isa)->defaults;
+	mach_default_topology(&m->topology, m->nr_cpus);
+	mach_default_costs(&m->costs, isa);
 	if (levels == 5) {
 		m->pt_levels = 5;
 		m->pwc[4] = x86_pml5e_default;
@@ -419,6 +426,10 @@ static int check_machine(struct jr_ctx *c, const struct tlbsim_machine *m)
 	}
 	jpath_pop(&c->path);
 	jpath_pop(&c->path);
+	if (!rc)
+		rc = mach_check_topology(c, m);
+	if (!rc)
+		rc = mach_check_costs(c, m);
 	return rc;
 }
 
@@ -561,7 +572,7 @@ static int check_source_path(struct jr_ctx *c, enum tlbsim_isa isa, const char *
 {
 	const struct jr_key *level = isa_info(isa)->root_keys;
 	const char *p = param;
-	char known[192];
+	char known[448]; /* the 31 cost names take ~380 bytes */
 
 	for (;;) {
 		const char *dot = strchr(p, '.');
@@ -698,6 +709,10 @@ static int read_machine(struct jr_ctx *c, const json_t *root, struct tlbsim_mach
 	if (!rc)
 		rc = read_walker(c, root, m);
 	if (!rc)
+		rc = mach_read_topology(c, root, m);
+	if (!rc)
+		rc = mach_read_costs(c, root, m);
+	if (!rc)
 		rc = read_sources(c, m->isa, root);
 	if (!rc)
 		rc = check_machine(c, m);
@@ -723,7 +738,7 @@ static int load_text(const char *text, size_t len, const char *source, struct tl
 	rc = read_machine(&c, root, m);
 	json_decref(root);
 	if (rc) {
-		free(m);
+		tlbsim_machine_free(m); /* with a matrix read before the error */
 		return rc;
 	}
 	*out = m;
@@ -790,8 +805,34 @@ int tlbsim_machine_validate(const struct tlbsim_machine *m, struct tlbsim_error 
 	return check_machine(&c, m);
 }
 
+struct tlbsim_machine *tlbsim_machine_dup(const struct tlbsim_machine *m)
+{
+	struct tlbsim_machine *copy;
+	size_t n;
+
+	if (!m)
+		return NULL;
+	copy = malloc(sizeof(*copy));
+	if (!copy)
+		return NULL;
+	*copy = *m;
+	if (!m->topology.matrix)
+		return copy;
+	/* The matrix is the machine's own: each copy gets its own. */
+	n = (size_t)m->nr_cpus * m->nr_cpus;
+	copy->topology.matrix = malloc(n * sizeof(*copy->topology.matrix));
+	if (!copy->topology.matrix) {
+		free(copy);
+		return NULL;
+	}
+	memcpy(copy->topology.matrix, m->topology.matrix, n * sizeof(*copy->topology.matrix));
+	return copy;
+}
+
 void tlbsim_machine_free(struct tlbsim_machine *m)
 {
+	if (m)
+		free(m->topology.matrix);
 	free(m);
 }
 

@@ -42,9 +42,13 @@ enum tlbsim_errno {
 #undef TLBSIM_ERRNO_ENUM
 };
 
-/* Sizes of the text fields of struct tlbsim_error, in bytes incl. the NUL. */
+/*
+ * Sizes of the text fields of struct tlbsim_error, in bytes incl. the NUL.
+ * The text fits an unknown-key message listing the 31 keys of a machine's
+ * "costs" (~450 bytes).
+ */
 #define TLBSIM_ERROR_SOURCE_LEN 256
-#define TLBSIM_ERROR_TEXT_LEN 320
+#define TLBSIM_ERROR_TEXT_LEN 512
 
 /**
  * struct tlbsim_error - where and why a load failed

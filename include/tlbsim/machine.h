@@ -220,9 +220,8 @@ struct tlbsim_machine {
  * -TLBSIM_ERANGE for out-of-range values; -TLBSIM_ENOMEM; -TLBSIM_EINVAL
  * if @path or @out is NULL.
  */
-TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_load_file(const char *path,
-							  struct tlbsim_machine **out,
-							  struct tlbsim_error *err);
+TLBSIM_API TLBSIM_MUST_CHECK int
+tlbsim_machine_load_file(const char *path, struct tlbsim_machine **out, struct tlbsim_error *err);
 
 /**
  * tlbsim_machine_load_string() - load a machine description from memory
@@ -248,7 +247,8 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_load_string(const char *json, co
  * Returns: a new machine owned by the caller, or NULL for an unknown @isa or
  * when out of memory.
  */
-TLBSIM_API TLBSIM_MUST_CHECK struct tlbsim_machine *tlbsim_machine_create_default(enum tlbsim_isa isa);
+TLBSIM_API TLBSIM_MUST_CHECK struct tlbsim_machine *
+tlbsim_machine_create_default(enum tlbsim_isa isa);
 
 /**
  * tlbsim_machine_validate() - check a machine's fields for consistency
@@ -264,8 +264,23 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_validate(const struct tlbsim_mac
 							 struct tlbsim_error *err);
 
 /**
- * tlbsim_machine_free() - release a machine
- * @m: a machine from a loader, or NULL (then nothing happens)
+ * tlbsim_machine_dup() - a deep copy of a machine
+ * @m: the machine (borrowed), or NULL
+ *
+ * Copies the latency matrix too, so that each machine owns its own: a plain
+ * struct copy (*a = *b) of a machine with a matrix shares it, and freeing
+ * both then frees it twice.
+ *
+ * Returns: a new machine owned by the caller; NULL if @m is NULL or when out
+ * of memory.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK struct tlbsim_machine *
+tlbsim_machine_dup(const struct tlbsim_machine *m);
+
+/**
+ * tlbsim_machine_free() - release a machine and the matrix it owns
+ * @m: a machine from a loader, tlbsim_machine_create_default() or
+ *     tlbsim_machine_dup(), or NULL (then nothing happens)
  */
 TLBSIM_API void tlbsim_machine_free(struct tlbsim_machine *m);
 

@@ -175,20 +175,16 @@ static void core_window(struct eng *e, struct eng_core *c, uint64_t end)
 
 /* ---- boundary: routing and the serial phase ------------------------- */
 
-static void route_merged(struct eng *e)
+/* Fabric messages in (time, src, seq) order: the fabric's hook may keep
+ * state (a FIFO server) that depends on the order it sees them in. */
+static void route_fabric(struct eng *e)
 {
 	uint32_t i;
 
 	qsort(e->merge.m, e->merge.n, sizeof(*e->merge.m), msg_cmp);
-	for (i = 0; i < e->merge.n; i++) {
-		const struct eng_msg *m = &e->merge.m[i];
-
-		if (m->dst == ENG_FABRIC) {
-			if (e->ops->fabric)
-				e->ops->fabric(e->ctx, e, m);
-		} else
-			heap_push(&e->cores[m->dst].inbox, m);
-	}
+	for (i = 0; i < e->merge.n; i++)
+		if (e->ops->fabric)
+			e->ops->fabric(e->ctx, e, &e->merge.m[i]);
 	e->merge.n = 0;
 }
 
@@ -199,19 +195,32 @@ static struct eng_heap *fabric_out(struct eng *e)
 	return &e->cores[e->nr_cores].outbox;
 }
 
+/*
+ * Empty every outbox: messages for cores go straight into their inboxes,
+ * those for the fabric into e->merge.  Returns true if any message was
+ * routed.  The order of insertion into an inbox does not matter: the heap
+ * pops in (time, src, seq) order, a total order, since (src, seq) is
+ * unique; so only the fabric's messages need sorting.
+ */
 static bool collect_outboxes(struct eng *e)
 {
+	bool any = false;
 	uint32_t i;
 
 	for (i = 0; i <= e->nr_cores; i++) {
 		struct eng_heap *o = &e->cores[i].outbox;
 		uint32_t k;
 
-		for (k = 0; k < o->n; k++)
-			vec_push(&e->merge, &o->m[k]);
+		for (k = 0; k < o->n; k++) {
+			if (o->m[k].dst == ENG_FABRIC)
+				vec_push(&e->merge, &o->m[k]);
+			else
+				heap_push(&e->cores[o->m[k].dst].inbox, &o->m[k]);
+		}
+		any |= o->n > 0;
 		o->n = 0;
 	}
-	return e->merge.n > 0;
+	return any;
 }
 
 static int parked_cmp(const void *pa, const void *pb)
@@ -229,7 +238,7 @@ static void boundary(struct eng *e, struct eng_core **parked)
 	uint32_t i, n = 0;
 
 	while (collect_outboxes(e))
-		route_merged(e);
+		route_fabric(e);
 	for (i = 0; i < e->nr_cores; i++)
 		if (e->cores[i].state == ENG_PARKED)
 			parked[n++] = &e->cores[i];
@@ -237,7 +246,7 @@ static void boundary(struct eng *e, struct eng_core **parked)
 	for (i = 0; i < n && e->ops->serve; i++)
 		e->ops->serve(e->ctx, e, parked[i]);
 	while (collect_outboxes(e))
-		route_merged(e);
+		route_fabric(e);
 }
 
 /* Earliest time at which anything happens, or ENG_NEVER. */
@@ -267,6 +276,27 @@ static uint64_t next_activity(const struct eng *e)
 	return t;
 }
 
+/*
+ * Serial: choose the next window, or decide that the run is over (*@done,
+ * with eng_run()'s result in *@result).
+ */
+static void plan_window(struct eng *e, uint64_t max_time, uint64_t *end, bool *done, int *result)
+{
+	uint64_t w = next_activity(e);
+
+	if (e->stop_requested || (max_time != ENG_NEVER && w != ENG_NEVER && w >= max_time)) {
+		*result = 1;
+		*done = true;
+	} else if (w == ENG_NEVER) {
+		*done = true;
+	} else {
+		/* A lagging core can start a window behind the previous one's
+		 * end; the window starts at the earliest activity. */
+		e->now = w;
+		*end = w + e->window;
+	}
+}
+
 int eng_run(struct eng *e, uint64_t max_time)
 {
 	struct eng_core **parked = malloc(e->nr_cores * sizeof(*parked));
@@ -278,27 +308,17 @@ int eng_run(struct eng *e, uint64_t max_time)
 		return -TLBSIM_ENOMEM;
 	/* Parked cores from set-up are served before the first window. */
 	boundary(e, parked);
+	plan_window(e, max_time, &end, &finished, &result);
+	/*
+	 * Two barriers per window: the one closing the parallel loop (every
+	 * core has reached the window's end before the boundary routes its
+	 * messages) and the one closing the serial part (the boundary and
+	 * the next window's plan are visible before any core runs again).
+	 * Every thread reads @finished after the second, so all leave
+	 * together.
+	 */
 #pragma omp parallel num_threads(e->threads) default(shared)
-	for (;;) {
-#pragma omp single
-		{
-			uint64_t w = next_activity(e);
-
-			if (e->stop_requested || (max_time != ENG_NEVER && w != ENG_NEVER && w >= max_time)) {
-				result = 1;
-				finished = true;
-			} else if (w == ENG_NEVER) {
-				finished = true;
-			} else {
-				/* A lagging core can start a window behind
-				 * the previous one's end; the window starts
-				 * at the earliest activity. */
-				e->now = w;
-				end = w + e->window;
-			}
-		}
-		if (finished)
-			break;
+	while (!finished) {
 #pragma omp for schedule(dynamic, 4)
 		for (uint32_t i = 0; i < e->nr_cores; i++)
 			core_window(e, &e->cores[i], end);
@@ -306,6 +326,7 @@ int eng_run(struct eng *e, uint64_t max_time)
 		{
 			boundary(e, parked);
 			e->windows++;
+			plan_window(e, max_time, &end, &finished, &result);
 		}
 	}
 	free(parked);

@@ -13,9 +13,10 @@
  *    until its clock reaches the window end, it blocks, or it parks for the
  *    serial phase.  It touches only its own state and its outbox, and
  *    reads shared state that no one writes during the phase.
- *  - Boundary: outboxes are merged and sorted by (time, sender, sequence),
- *    fabric messages are handled in that order (they may emit more), and
- *    the rest go to their receivers' inboxes; then every parked core is
+ *  - Boundary: messages for cores go to their receivers' inboxes, which
+ *    hand them out in (time, sender, sequence) order; messages for the
+ *    fabric are sorted in that order and handled so (they may emit more);
+ *    then every parked core is
  *    served, one at a time, in (clock, id) order: the only place shared
  *    state (page tables, cpumasks, allocators) changes.
  *  - A core takes a message when its clock reaches the arrival time (a
@@ -159,7 +160,7 @@ struct eng_ops {
  * @now: start of the current window
  * @stop_requested: set (e.g. by a signal handler) to stop at the next window
  * @fabric_seq: sequence of messages the fabric sends
- * @merge: scratch for merging outboxes
+ * @merge: scratch: the fabric's messages of one batch
  */
 struct eng {
 	struct eng_core *cores;

@@ -57,6 +57,11 @@ static void make_machine(struct tlbsim_machine *m, enum tlbsim_isa isa, bool wit
 		m->pwc[k] = geom(8, 8, 0, k + 1);
 	for (k = 0; k < 4; k++)
 		m->pte_latency_cycles[k] = 10 * (k + 1);
+	/* One core: one group of each kind; latencies unused but valid. */
+	m->topology = (struct tlbsim_topology){.sockets = 1, .nodes_per_socket = 1,
+					       .clusters_per_node = 1, .cores_per_cluster = 1,
+					       .lat_cluster = 1, .lat_node = 1,
+					       .lat_socket = 1, .lat_remote = 1};
 }
 
 struct rig {
