@@ -115,13 +115,13 @@ static void run_op(struct world *w, struct hw_cpu *cpu, struct prog *p)
 		hw_tlbi_is(&w->smp, cpu, TLBSIM_TLBI_VAE1, page_va(r % PAGES_PER_PROC), p->asid);
 		hw_dsb(&w->smp, cpu);
 	} else if (phase % IPI_EVERY == IPI_EVERY / 2) {
-		struct cpumask targets;
+		struct tlbsim_cpumask targets;
 		unsigned first = p->proc * CORES_PER_PROC, k;
 
-		cpumask_clear_all(&targets);
+		tlbsim_cpumask_zero(&targets);
 		for (k = first; k < first + CORES_PER_PROC; k++)
 			if (k != cpu->id)
-				cpumask_set(&targets, k);
+				tlbsim_cpumask_set(&targets, k);
 		p->ipi.va = page_va(r % PAGES_PER_PROC);
 		p->ipi.asid = p->asid;
 		p->ipis++;
