@@ -236,6 +236,10 @@ int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned
 			plru_path(t->ways, w, &t->plru[t->nr_sets + 2 * w],
 				  &t->plru[t->nr_sets + 2 * w + 1]);
 	}
+	/* One bit per possible ASID (16 bits): see hw_tlb_invalidate(). */
+	t->asid_seen = calloc(HW_ASID_WORDS, sizeof(*t->asid_seen));
+	if (!t->asid_seen)
+		goto nomem;
 	return 0;
 
 nomem:
@@ -248,6 +252,7 @@ void hw_tlb_fini(struct hw_tlb *t)
 	free(t->e);
 	free(t->stamp);
 	free(t->plru);
+	free(t->asid_seen);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -313,6 +318,8 @@ bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb
 fill:
 	t->e[base + way] = *e;
 	t->e[base + way].flags |= HW_TLBE_VALID;
+	if (!(e->flags & HW_TLBE_GLOBAL))
+		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
 	touch(t, set, base + way);
 	return evicted;
 }
@@ -343,8 +350,26 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 
 	if (t->nr_sets == 0)
 		return 0;
-	if (!sel->by_va)
-		return invalidate_range(t->e, t->nr_sets * t->ways, sel, 0);
+	if (!sel->by_va) {
+		/*
+		 * A by-ASID invalidation (TLBI ASIDE1 on every cpu, for each
+		 * broadcast) need not scan a structure that never held that
+		 * ASID since its last full scan: @asid_seen keeps a bit per
+		 * ASID, set by inserts, cleared by the scans that remove all
+		 * of an ASID's non-global entries.  Exact, and it turns most
+		 * remote ASID flushes into one bit test.
+		 */
+		uint64_t bit = 1ull << (sel->asid % 64);
+
+		if (sel->asid_match == HW_ASID_EQ && !(t->asid_seen[sel->asid / 64] & bit))
+			return 0;
+		removed = invalidate_range(t->e, t->nr_sets * t->ways, sel, 0);
+		if (sel->asid_match == HW_ASID_EQ)
+			t->asid_seen[sel->asid / 64] &= ~bit;
+		else if (sel->asid_match == HW_ASID_ANY || sel->asid_match == HW_ASID_NONGLOBAL)
+			memset(t->asid_seen, 0, HW_ASID_WORDS * sizeof(*t->asid_seen));
+		return removed;
+	}
 	/* An entry of size s covering va can only sit in the set va >> s indexes. */
 	for (unsigned i = 0; i < t->nr_shifts; i++) {
 		unsigned shift = t->shifts[i];

@@ -91,6 +91,7 @@ struct hw_tlb_sel {
  *        from it (2 * @ways words), so a hit updates the tree without a loop
  * @tick: LRU clock
  * @rng: splitmix64 state for RANDOM
+ * @asid_seen: a bit per ASID that may have non-global entries here
  */
 struct hw_tlb {
 	unsigned nr_sets;
@@ -106,7 +107,11 @@ struct hw_tlb {
 	uint64_t *plru;
 	uint64_t tick;
 	uint64_t rng;
+	uint64_t *asid_seen;
 };
+
+/* Words of the @asid_seen bitmap: 2^16 ASIDs. */
+#define HW_ASID_WORDS (65536 / 64)
 
 /*
  * Set up @t from @geom.  @pwc_shift is 0 for a TLB (sizes from
