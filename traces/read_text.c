@@ -53,31 +53,19 @@ static int bad(struct tlbsim_trace_reader *r, struct tlbsim_error *err, int code
 static int get_line(struct tlbsim_trace_reader *r, struct tlbsim_error *err)
 {
 	struct text_reader *tr = r->priv;
-	struct trace_in *in = &r->in;
-	const uint8_t *nl;
+	const char *line;
 	size_t n;
-	int rc;
+	int rc, terminated;
 
-	for (;;) {
-		nl = memchr(in->buf + in->pos, '\n', trace_in_avail(in));
-		if (nl || in->eof)
-			break;
-		if (trace_in_avail(in) > TEXT_LINE_MAX)
-			break;
-		if ((rc = trace_in_fill(in, err)) < 0)
-			return rc;
-	}
-	if (!nl && trace_in_avail(in) == 0)
-		return 0;
+	tr->line_offset = trace_in_offset(&r->in);
+	if ((rc = trace_in_line(&r->in, TEXT_LINE_MAX, &line, &n, &terminated, err)) <= 0)
+		return rc;
 	tr->line_no++;
-	tr->line_offset = trace_in_offset(in);
-	n = nl ? (size_t)(nl - (in->buf + in->pos)) : trace_in_avail(in);
 	if (n > TEXT_LINE_MAX)
 		return bad(r, err, -TLBSIM_EPARSE, TEXT_LINE_MAX + 1,
 			   "a line of at most %d bytes expected, found a longer one",
 			   TEXT_LINE_MAX);
-	memcpy(tr->line, in->buf + in->pos, n);
-	in->pos += n + (nl != NULL);
+	memcpy(tr->line, line, n);
 	if (n && tr->line[n - 1] == '\r')
 		n--;
 	tr->line[n] = '\0';

@@ -42,10 +42,15 @@ static const struct trace_reader_ops *detect(const struct trace_in *in, struct t
 	for (const struct trace_reader_ops *const *ops = trace_readers; *ops; ops++)
 		if ((*ops)->probe && (*ops)->probe(p, n))
 			return *ops;
+	/* Name the formats tried, then those never guessed (ChampSim: no magic). */
 	for (const struct trace_reader_ops *const *ops = trace_readers; *ops; ops++)
-		if (len < sizeof(known))
+		if (len < sizeof(known) && ((*ops)->magic || (*ops)->probe))
 			len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
 						len ? ", " : "", (*ops)->name);
+	for (const struct trace_reader_ops *const *ops = trace_readers; *ops; ops++)
+		if (len < sizeof(known) && !(*ops)->magic && !(*ops)->probe)
+			len += (size_t)snprintf(known + len, sizeof(known) - len,
+						"; %s only when named", (*ops)->name);
 	hex_prefix(in, found, sizeof(found));
 	err_set(err, -TLBSIM_EPARSE, in->name, -1, -1, 0, NULL,
 		"a trace format expected (%s), found first bytes [%s]", known, found);
@@ -130,6 +135,28 @@ const struct tlbsim_trace_info *tlbsim_trace_info(const tlbsim_trace_reader *r)
 uint64_t tlbsim_trace_nr_events(const tlbsim_trace_reader *r)
 {
 	return r->nr_events;
+}
+
+void tlbsim_trace_stats(const tlbsim_trace_reader *r, struct tlbsim_trace_stats *out)
+{
+	*out = r->stats;
+	out->events = r->nr_events;
+}
+
+void trace_note_unknown(struct tlbsim_trace_reader *r, uint64_t line_no, const char *text,
+			size_t len)
+{
+	struct tlbsim_trace_stats *st = &r->stats;
+
+	if (st->unknown_lines++ == 0) {
+		st->first_unknown_line = line_no;
+		if (len > sizeof(st->first_unknown) - 1)
+			len = sizeof(st->first_unknown) - 1;
+		for (size_t i = 0; i < len; i++)
+			st->first_unknown[i] =
+			    (unsigned char)text[i] < 0x20 || text[i] == 0x7f ? '?' : text[i];
+		st->first_unknown[len] = '\0';
+	}
 }
 
 void tlbsim_trace_close(tlbsim_trace_reader *r)

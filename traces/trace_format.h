@@ -25,10 +25,15 @@ struct tlbsim_trace_reader {
 	struct trace_in in;
 	struct tlbsim_trace_info info;
 	uint64_t nr_events;
-	int failed;		 /* the sticky error code, or 0 */
-	struct tlbsim_error err; /* ... and its report */
-	void *priv;		 /* the format's state */
+	int failed;			 /* the sticky error code, or 0 */
+	struct tlbsim_error err;	 /* ... and its report */
+	struct tlbsim_trace_stats stats; /* skipped and implied (events: see nr_events) */
+	void *priv;			 /* the format's state */
 };
+
+/* Count the skipped line @line_no, [@text, +@len), in @r's stats. */
+void trace_note_unknown(struct tlbsim_trace_reader *r, uint64_t line_no, const char *text,
+			size_t len);
 
 /**
  * struct trace_reader_ops - one readable format
@@ -93,6 +98,7 @@ extern const struct trace_reader_ops *const trace_readers[];
 extern const struct trace_writer_ops *const trace_writers[];
 
 extern const struct trace_reader_ops trace_read_text, trace_read_native;
+extern const struct trace_reader_ops trace_read_lackey, trace_read_champsim;
 extern const struct trace_writer_ops trace_write_text, trace_write_native;
 
 /* ISA names of headers: "x86-64", "arm64" (the machine JSON's names). */

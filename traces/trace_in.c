@@ -164,6 +164,34 @@ int trace_in_fill(struct trace_in *in, struct tlbsim_error *err)
 	return rc;
 }
 
+int trace_in_line(struct trace_in *in, size_t max, const char **line, size_t *len, int *terminated,
+		  struct tlbsim_error *err)
+{
+	const uint8_t *nl;
+	size_t n;
+	int rc;
+
+	for (;;) {
+		nl = memchr(in->buf + in->pos, '\n', trace_in_avail(in));
+		if (nl || in->eof || trace_in_avail(in) > max)
+			break;
+		if ((rc = trace_in_fill(in, err)) < 0)
+			return rc;
+	}
+	if (!nl && trace_in_avail(in) == 0)
+		return 0;
+	n = nl ? (size_t)(nl - (in->buf + in->pos)) : trace_in_avail(in);
+	*line = (const char *)in->buf + in->pos;
+	if (n > max) {
+		*len = max + 1;
+		return 1;
+	}
+	*len = n;
+	*terminated = nl != NULL;
+	in->pos += n + (nl != NULL);
+	return 1;
+}
+
 static int starts_with(const struct trace_in *in, const uint8_t *magic, size_t n)
 {
 	return in->raw_len >= n && memcmp(in->raw, magic, n) == 0;

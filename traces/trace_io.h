@@ -76,6 +76,17 @@ void trace_in_close(struct trace_in *in);
  */
 int trace_in_fill(struct trace_in *in, struct tlbsim_error *err);
 
+/*
+ * The next line of a text input, for the text and lackey readers: on 1,
+ * [*@line, + *@len) is the line in the window, without its "\n" (a "\r"
+ * before it is kept), valid until the next call; *@terminated is 0 for a
+ * last line the input ends inside of.  A line longer than @max bytes
+ * (@max < TRACE_IN_BUF_SIZE) is not consumed: *@len is then @max + 1.
+ * Returns 1, 0 at the end of the input, or a negative code (reported).
+ */
+int trace_in_line(struct trace_in *in, size_t max, const char **line, size_t *len, int *terminated,
+		  struct tlbsim_error *err);
+
 static inline size_t trace_in_avail(const struct trace_in *in)
 {
 	return in->len - in->pos;

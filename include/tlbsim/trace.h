@@ -2,14 +2,17 @@
 /*
  * Trace readers and writers: streams of struct tlbsim_event (event.h) in
  * the formats of traces/FORMAT.md -- the native binary format, compact
- * (2 to 4 bytes an access), and the human-writable text format.
+ * (2 to 4 bytes an access), and the human-writable text format -- and
+ * readers of foreign formats: valgrind lackey logs and ChampSim traces.
  *
  * Readers stream through a bounded buffer (64 KiB of decompressed data, as
  * much of compressed input): memory does not grow with the trace.  The
  * format and the compression (zstd, xz) are recognised by their magic
- * bytes, never by the file name.  Every error names the file and the line
- * and column (text) or byte offset (binary), with what was expected and
- * what was found; truncated input, compressed or not, is an error.
+ * bytes (lackey logs, which have none, by their first line), never by the
+ * file name; ChampSim traces have neither and must be asked for.  Every
+ * error names the file and the line and column (text) or byte offset
+ * (binary), with what was expected and what was found; truncated input,
+ * compressed or not, is an error.
  *
  * Writers write to "path.tmp.XXXXXX" in the destination's directory and
  * rename it onto the path when closed, so no half-written trace is ever
@@ -30,11 +33,14 @@
 extern "C" {
 #endif
 
-/* Trace formats.  Later readers (lackey, ChampSim, ...) add values here. */
+/* Trace formats (traces/FORMAT.md).  Only TEXT and BINARY can be written. */
 enum tlbsim_trace_format {
-	TLBSIM_TRACE_AUTO = 0,	 /* readers: recognise by magic bytes */
-	TLBSIM_TRACE_TEXT = 1,	 /* "tlbsim-trace 1 ..." lines */
-	TLBSIM_TRACE_BINARY = 2, /* native binary, magic "TLBSIMTR" */
+	TLBSIM_TRACE_AUTO = 0,	   /* readers: recognise by magic bytes or first line */
+	TLBSIM_TRACE_TEXT = 1,	   /* "tlbsim-trace 1 ..." lines */
+	TLBSIM_TRACE_BINARY = 2,   /* native binary, magic "TLBSIMTR" */
+	TLBSIM_TRACE_LACKEY = 3,   /* valgrind --tool=lackey --trace-mem=yes log, with
+				    * --trace-syscalls=yes --trace-sched=yes lines */
+	TLBSIM_TRACE_CHAMPSIM = 4, /* ChampSim input_instr records; never auto-detected */
 };
 
 /* Compression of a trace file (readers detect it by magic bytes). */
@@ -139,7 +145,10 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_open_mem(const void *buf, size_t s
  * -TLBSIM_EPARSE for malformed input; -TLBSIM_EINVAL for an event that
  * breaks its kind's rules; -TLBSIM_ERANGE for a value too large for its
  * field; -TLBSIM_ETRUNC for truncated input (a binary trace without its
- * end record, a cut compressed stream); -TLBSIM_EIO on a read error.
+ * end record, a cut compressed stream, a lackey log ending inside a line,
+ * a ChampSim record cut short); -TLBSIM_ENOTSUP for input the events
+ * cannot represent (a lackey log of a program that forks, or of another
+ * architecture); -TLBSIM_EIO on a read error; -TLBSIM_ENOMEM.
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_next(tlbsim_trace_reader *r, struct tlbsim_event *ev,
 						   struct tlbsim_error *err);
@@ -161,13 +170,47 @@ TLBSIM_API const struct tlbsim_trace_info *tlbsim_trace_info(const tlbsim_trace_
 TLBSIM_API uint64_t tlbsim_trace_nr_events(const tlbsim_trace_reader *r);
 
 /**
+ * struct tlbsim_trace_stats - what a reader skipped or added
+ * @events: events returned so far (as tlbsim_trace_nr_events())
+ * @unknown_lines: input lines of no shape the format knows, skipped
+ *                 (lackey logs: valgrind messages other than the scheduler's
+ *                 and the syscalls'); always 0 for formats that fail on
+ *                 anything unknown (text, binary, ChampSim)
+ * @first_unknown_line: line number of the first of them, 0 when none
+ * @first_unknown: its first bytes (at most 63, control characters as '?'),
+ *                 for messages; empty when none
+ * @implied_mmaps: MMAP events the reader made up for memory the input uses
+ *                 but never maps (a lackey log's program image and stack; a
+ *                 ChampSim trace's every 1 GiB region); traces/FORMAT.md
+ *                 says when
+ */
+struct tlbsim_trace_stats {
+	uint64_t events;
+	uint64_t unknown_lines;
+	uint64_t first_unknown_line;
+	char first_unknown[64];
+	uint64_t implied_mmaps;
+};
+
+/**
+ * tlbsim_trace_stats() - what the reader skipped or added so far
+ * @r: the reader (borrowed)
+ * @out: receives the counts
+ *
+ * A reader that skips what it does not understand never does so silently:
+ * the counts say how much, and callers (tlbsim convert, tlbsim record)
+ * print them.
+ */
+TLBSIM_API void tlbsim_trace_stats(const tlbsim_trace_reader *r, struct tlbsim_trace_stats *out);
+
+/**
  * tlbsim_trace_close() - release a reader
  * @r: the reader, or NULL (then nothing happens)
  */
 TLBSIM_API void tlbsim_trace_close(tlbsim_trace_reader *r);
 
 /**
- * tlbsim_trace_format_name() - "text" or "binary"
+ * tlbsim_trace_format_name() - "text", "binary", "lackey" or "champsim"
  * @format: a format
  *
  * Returns: a static string: the name the format has in its reader table,
@@ -177,7 +220,7 @@ TLBSIM_API const char *tlbsim_trace_format_name(enum tlbsim_trace_format format)
 
 /**
  * tlbsim_trace_format_find() - the format of a name, for command lines
- * @name: "text", "binary" or "auto" (borrowed)
+ * @name: "text", "binary", "lackey", "champsim" or "auto" (borrowed)
  * @out: receives the format
  *
  * Returns: 0, or -TLBSIM_ENOENT for an unknown name.

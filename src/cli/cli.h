@@ -59,6 +59,31 @@ int cli_source_open_gen(struct cli_source *s, const char *name, const char *para
 int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err);
 void cli_source_close(struct cli_source *s);
 
+/* --to and --compress of convert and record (NULL: binary, zstd; text: none). */
+int cli_parse_output(const char *to, const char *compress, enum tlbsim_trace_format *format,
+		     enum tlbsim_trace_compression *compression);
+
+/* Copying a trace's events into a writer (convert, record). */
+struct cli_copy {
+	const char *what;	/* for progress */
+	bool stop_on_interrupt; /* stop at SIGINT (convert); record drains its pipe instead */
+	uint64_t events;
+	uint64_t by_kind[TLBSIM_EV_NR_KINDS];
+	double seconds;
+	bool write_failed; /* the error in @err is the writer's */
+	struct tlbsim_error err;
+};
+
+/*
+ * Copy until the reader ends: 0 at its clean end, -TLBSIM_EINTR when
+ * interrupted (with @c->stop_on_interrupt), or the negative code of the
+ * reader's or writer's error (in @c->err).
+ */
+int cli_copy_events(tlbsim_trace_reader *r, tlbsim_trace_writer *w, struct cli_copy *c);
+/* Events by kind, unknown lines, implied mmaps, and @path's size. */
+void cli_print_summary(FILE *f, const struct cli_copy *c, const tlbsim_trace_reader *r,
+		       const char *path);
+
 /* Seconds since an arbitrary point (CLOCK_MONOTONIC). */
 double cli_now(void);
 

@@ -49,7 +49,7 @@ static const char compare_help[] =
 	"statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
 	"with gnuplot.  Without --policies, every policy of the machine's ISA is run.\n\n"
 	"example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
-	"             traces/samples/sort-parallel.tlbt.zst\n";
+	"             traces/samples/zstd-threads.tlbt.xz\n";
 
 enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET };
 

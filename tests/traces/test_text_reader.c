@@ -122,8 +122,9 @@ static void unknown_input_names_the_known_formats(void **state)
 	assert_null(r);
 	assert_string_equal(err.source, "<memory>");
 	/* 'C' 'h' 'a' 'm' 'p' 'S' 'i' 'm' in hex */
-	assert_non_null(
-	    strstr(err.text, "(binary, text), found first bytes [43 68 61 6d 70 53 69 6d]"));
+	assert_non_null(strstr(err.text,
+			       "(binary, text, lackey; champsim only when named), found first "
+			       "bytes [43 68 61 6d 70 53 69 6d]"));
 }
 
 int main(void)

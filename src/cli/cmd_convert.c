@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tlbsim convert: any trace tlbsim reads (text, binary, a valgrind lackey
+ * log, a ChampSim trace; compressed or not) into tlbsim's text or binary
+ * format, written atomically (temporary file, then rename).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char convert_help[] =
+    "usage: tlbsim convert IN OUT [--from FORMAT] [--to text|binary]\n"
+    "                      [--compress zstd|xz|none]\n\n"
+    "Reads IN (\"-\" for standard input) and writes its events to OUT in tlbsim's\n"
+    "binary format (default) or text format (traces/FORMAT.md).  IN's format and\n"
+    "compression are recognised by their first bytes: text, binary, lackey\n"
+    "(valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes --trace-sched=yes\n"
+    "logs); ChampSim traces have no magic and need --from champsim.\n"
+    "--compress: zstd (default for binary), xz, or none (default for text).\n"
+    "OUT is written to OUT.tmp.XXXXXX and renamed when complete: an error or\n"
+    "Ctrl-C leaves OUT as it was.  Prints the events by kind, the input lines\n"
+    "skipped as unknown and the mmaps implied for memory the input never maps.\n\n"
+    "exit status: 0 success, 2 usage or input error, 130 interrupted\n\n"
+    "example: tlbsim convert --from champsim 600.perlbench_s-210B.champsimtrace.xz \\\n"
+    "             perlbench.tlbt.zst\n";
+
+int cmd_convert(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"from", required_argument, NULL, 'f'},
+	    {"to", required_argument, NULL, 't'},
+	    {"compress", required_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	enum tlbsim_trace_format from = TLBSIM_TRACE_AUTO, to;
+	enum tlbsim_trace_compression compression;
+	const char *to_name = NULL, *compress = NULL, *in, *out;
+	struct tlbsim_trace_info info;
+	struct tlbsim_error err;
+	struct cli_copy copy;
+	tlbsim_trace_reader *r = NULL;
+	tlbsim_trace_writer *w = NULL;
+	int c, rc;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (tlbsim_trace_format_find(optarg, &from))
+				return cli_fail("convert: --from expects text, binary, lackey, "
+						"champsim or auto, found '%s'",
+						optarg);
+			break;
+		case 't':
+			to_name = optarg;
+			break;
+		case 'c':
+			compress = optarg;
+			break;
+		case 'h':
+			fputs(convert_help, stdout);
+			return CLI_OK;
+		default:
+			return cli_fail("convert: unknown or incomplete option '%s' (see --help)",
+					argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		return cli_fail("convert: IN and OUT expected (see --help)");
+	in = argv[optind];
+	out = argv[optind + 1];
+	if ((rc = cli_parse_output(to_name, compress, &to, &compression)))
+		return rc;
+
+	tlbsim_error_clear(&err);
+	rc = strcmp(in, "-") ? tlbsim_trace_open(in, from, &r, &err)
+			     : tlbsim_trace_open_file(stdin, "<stdin>", from, &r, &err);
+	if (rc)
+		return cli_fail_err(&err);
+	info = *tlbsim_trace_info(r);
+	if (tlbsim_trace_writer_open(out, to, compression, &info, &w, &err)) {
+		tlbsim_trace_close(r);
+		return cli_fail_err(&err);
+	}
+	cli_catch_sigint(NULL);
+	memset(&copy, 0, sizeof(copy));
+	copy.what = in;
+	copy.stop_on_interrupt = true;
+	rc = cli_copy_events(r, w, &copy);
+	if (rc < 0) {
+		tlbsim_trace_writer_abort(w);
+		tlbsim_trace_close(r);
+		if (rc == -TLBSIM_EINTR || cli_interrupted()) {
+			fprintf(stderr, "tlbsim: convert interrupted: %s left as it was\n", out);
+			return CLI_INTERRUPTED;
+		}
+		return cli_fail_err(&copy.err);
+	}
+	if (tlbsim_trace_writer_close(w, &err)) {
+		tlbsim_trace_close(r);
+		return cli_fail_err(&err);
+	}
+	printf("%s (%s) -> %s (%s, %s)\n", in, tlbsim_trace_format_name(info.format), out,
+	       tlbsim_trace_format_name(to),
+	       compression == TLBSIM_COMPRESS_ZSTD ? "zstd"
+	       : compression == TLBSIM_COMPRESS_XZ ? "xz"
+						   : "uncompressed");
+	cli_print_summary(stdout, &copy, r, out);
+	tlbsim_trace_close(r);
+	return CLI_OK;
+}
