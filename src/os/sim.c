@@ -433,6 +433,24 @@ int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next, void *arg, stru
 		return rc;
 	if (rc > 0)
 		os->stopped_early = true;
+	/* Idle cpus were idle until the end: account it, so that every
+	 * cpu's clock ends at the simulated time (engine clocks of idle
+	 * cores only move when something reaches them). */
+	{
+		uint64_t end = 0;
+
+		for (i = 0; i < os->m->nr_cpus; i++)
+			if (os->eng.cores[i].now > end)
+				end = os->eng.cores[i].now;
+		for (i = 0; i < os->m->nr_cpus; i++) {
+			struct eng_core *c = &os->eng.cores[i];
+
+			if (c->state == ENG_IDLE && c->now < end) {
+				c->st.idle += end - c->now;
+				c->now = end;
+			}
+		}
+	}
 	/* Pages still waiting for a grace period: nothing runs any more. */
 	os_rcu_advance(os, ENG_NEVER - 1);
 	for (i = 0; i < os->threads_cap; i++)

@@ -56,5 +56,11 @@ check "compare runs" bash -c "'$bin' compare --machine generic-arm64 --policies 
 check "compare prints ratios" grep -q "ratio" "$tmp/cmp.txt"
 check "compare JSON holds 2 runs" bash -c "[ \$(grep -c '\"schema\": \"tlbsim-stats/1\"' '$tmp/cmp.json') -eq 2 ]"
 
+# Every shipped generator sample runs to the end on a machine of its ISA.
+for f in "$src"/traces/samples/gen-*.tlbt.zst; do
+  case $f in *mprotect-toggle*|*stencil-noise*) m=emag-32 ;; *) m=milan-36 ;; esac
+  check "sample $(basename "$f") runs" "$bin" run --machine $m --quiet "$f"
+done
+
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]
