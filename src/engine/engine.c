@@ -181,6 +181,8 @@ static void route_fabric(struct eng *e)
 {
 	uint32_t i;
 
+	if (!e->merge.n)
+		return; /* and merge.m may still be NULL, which qsort() must not get */
 	qsort(e->merge.m, e->merge.n, sizeof(*e->merge.m), msg_cmp);
 	for (i = 0; i < e->merge.n; i++)
 		if (e->ops->fabric)
