@@ -279,6 +279,42 @@ static uint64_t next_activity(const struct eng *e)
 }
 
 /*
+ * Lookahead: with no message in flight, a core can affect another only
+ * after it parks (or a timed block ends), at the earliest at its horizon;
+ * what it then sends arrives a window later.  So the window may end at the
+ * smallest horizon plus the window length instead of the earliest activity
+ * plus it: long computations need no boundary every L cycles.  Returns the
+ * smallest horizon, or 0 when no lookahead applies.
+ */
+static uint64_t quiet_horizon(const struct eng *e)
+{
+	uint64_t h = ENG_NEVER;
+	uint32_t i;
+
+	if (!e->ops->horizon)
+		return 0;
+	for (i = 0; i < e->nr_cores; i++) {
+		const struct eng_core *c = &e->cores[i];
+
+		if (c->inbox.n)
+			return 0;
+		switch (c->state) {
+		case ENG_RUNNING:
+			h = min_u64(h, e->ops->horizon(e->ctx, e, c));
+			break;
+		case ENG_BLOCKED:
+			h = min_u64(h, c->wake_time);
+			break;
+		case ENG_PARKED:
+			return 0;
+		default:
+			break;
+		}
+	}
+	return h == ENG_NEVER ? 0 : h;
+}
+
+/*
  * Serial: choose the next window, or decide that the run is over (*@done,
  * with eng_run()'s result in *@result).
  */
@@ -294,8 +330,14 @@ static void plan_window(struct eng *e, uint64_t max_time, uint64_t *end, bool *d
 	} else {
 		/* A lagging core can start a window behind the previous one's
 		 * end; the window starts at the earliest activity. */
+		uint64_t h = quiet_horizon(e);
+
 		e->now = w;
 		*end = w + e->window;
+		if (h > w && h - w > e->window && h + e->window > *end)
+			*end = h + e->window;
+		if (max_time != ENG_NEVER && *end > max_time && max_time > w)
+			*end = max_time;
 	}
 }
 

@@ -141,6 +141,10 @@ struct eng;
  * @more: serial; true while the simulation has work not visible in the
  *        cores' states (events still to read), so an all-idle machine does
  *        not stop the run.  NULL means "never".
+ * @horizon: serial; a lower bound on the time at which RUNNING core @c
+ *        could next park or send a message (its clock if unknown).  Lets
+ *        a window stretch over long computations when nothing is in
+ *        flight.  NULL: no lookahead.
  */
 struct eng_ops {
 	void (*step)(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop);
@@ -148,6 +152,7 @@ struct eng_ops {
 	void (*fabric)(void *ctx, struct eng *e, const struct eng_msg *m);
 	void (*serve)(void *ctx, struct eng *e, struct eng_core *c);
 	bool (*more)(void *ctx, struct eng *e);
+	uint64_t (*horizon)(void *ctx, const struct eng *e, const struct eng_core *c);
 };
 
 /**

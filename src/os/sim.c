@@ -186,6 +186,35 @@ static void os_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
 	}
 }
 
+/*
+ * Lookahead for the engine: a cpu whose next events are COMPUTE cannot
+ * park, fault or send anything before they are done (nor before its time
+ * slice ends, nor with a continuation pending).  Any other event may park
+ * at once.
+ */
+static uint64_t os_horizon(void *ctx, const struct eng *e, const struct eng_core *c)
+{
+	const struct os *os = ctx;
+	const struct hw_cpu *cpu = c->priv;
+	const struct os_cpu *oc = cpu->priv;
+	const struct os_thread *t = oc->curr;
+	uint64_t h = c->now;
+	uint32_t i;
+
+	(void)os;
+	(void)e;
+	if (oc->cont || !t)
+		return c->now;
+	for (i = 0; i < t->q.n && i < 64; i++) {
+		const struct tlbsim_event *ev = &t->q.ev[(t->q.head + i) % t->q.cap];
+
+		if (ev->kind != TLBSIM_EV_COMPUTE)
+			break;
+		h += i == 0 && t->compute_left ? t->compute_left : ev->compute.count;
+	}
+	return h < oc->slice_end ? h : oc->slice_end;
+}
+
 static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
@@ -298,6 +327,7 @@ static const struct eng_ops os_eng_ops = {
 	.deliver = os_deliver,
 	.fabric = os_fabric,
 	.serve = os_serve,
+	.horizon = os_horizon,
 };
 
 /* ---- public API ------------------------------------------------------------------ */
