@@ -119,6 +119,7 @@ struct trace_out {
 	size_t len;
 	uint8_t *zbuf;
 	uint64_t offset;
+	int direct; /* writing in place: a device, FIFO or socket (no temp file) */
 	struct tlbsim_error err;
 };
 

@@ -9,10 +9,12 @@
  * rename() within a directory is atomic (POSIX), so readers see either the
  * old file or the whole new one.
  */
+#define _XOPEN_SOURCE 700 /* realpath() */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -97,6 +99,43 @@ static int start_codec(struct trace_out *out)
 	return 0;
 }
 
+/*
+ * A symbolic link is written through (to what it names, atomically); a
+ * device, FIFO or socket is written in place, never replaced by a file.
+ */
+static int open_target(struct trace_out *out)
+{
+	char target[4096];
+	struct stat st;
+	int fd;
+
+	if (!lstat(out->path, &st) && S_ISLNK(st.st_mode) && realpath(out->path, target)) {
+		char *p = strdup(target), *t = malloc(strlen(target) + 12);
+
+		if (!p || !t) {
+			free(p);
+			free(t);
+			return err_set(&out->err, -TLBSIM_ENOMEM, out->path, -1, -1, -1, NULL,
+				       "out of memory");
+		}
+		free(out->path);
+		free(out->tmp);
+		out->path = p;
+		out->tmp = t;
+	}
+	if (stat(out->path, &st) || S_ISREG(st.st_mode))
+		return create_tmp(out);
+	fd = open(out->path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || !(out->f = fdopen(fd, "wb"))) {
+		if (fd >= 0)
+			close(fd);
+		return err_set(&out->err, -TLBSIM_EIO, out->path, -1, -1, -1, NULL,
+			       "cannot open for writing: %s", strerror(errno));
+	}
+	out->direct = 1;
+	return 0;
+}
+
 int trace_out_open(struct trace_out *out, const char *path, int codec, struct tlbsim_error *err)
 {
 	int rc;
@@ -110,7 +149,7 @@ int trace_out_open(struct trace_out *out, const char *path, int codec, struct tl
 	out->zbuf = malloc(ZBUF_SIZE);
 	if (!out->path || !out->tmp || !out->buf || !out->zbuf)
 		rc = err_set(&out->err, -TLBSIM_ENOMEM, path, -1, -1, -1, NULL, "out of memory");
-	else if ((rc = create_tmp(out)) == 0)
+	else if ((rc = open_target(out)) == 0)
 		rc = start_codec(out);
 	if (rc < 0) {
 		err_set(err, rc, out->err.source, -1, -1, -1, NULL, "%s", out->err.text);
@@ -222,15 +261,16 @@ int trace_out_commit(struct trace_out *out, struct tlbsim_error *err)
 	if (rc == 0 && fflush(out->f) != 0)
 		rc = out_fail(out, -TLBSIM_EIO, "write error");
 	/* the data must be on disk before the name points at it */
-	if (rc == 0 && fsync(fileno(out->f)) != 0)
+	if (rc == 0 && !out->direct && fsync(fileno(out->f)) != 0)
 		rc = out_fail(out, -TLBSIM_EIO, "fsync");
 	if (fclose(out->f) != 0 && rc == 0)
 		rc = out_fail(out, -TLBSIM_EIO, "close");
 	out->f = NULL;
-	if (rc == 0 && rename(out->tmp, out->path) != 0)
+	if (rc == 0 && !out->direct && rename(out->tmp, out->path) != 0)
 		rc = out_fail(out, -TLBSIM_EIO, "cannot rename the temporary file onto it");
 	if (rc < 0) {
-		unlink(out->tmp);
+		if (!out->direct)
+			unlink(out->tmp);
 		if (err && !err->code)
 			*err = out->err;
 	}
@@ -242,7 +282,8 @@ void trace_out_abort(struct trace_out *out)
 {
 	if (out->f) {
 		fclose(out->f);
-		unlink(out->tmp);
+		if (!out->direct)
+			unlink(out->tmp);
 		out->f = NULL;
 	}
 	release(out);

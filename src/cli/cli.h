@@ -39,6 +39,9 @@ int cli_fail_err(const struct tlbsim_error *err);
  */
 int cli_write_file(const char *path, const char *data, size_t len);
 
+/* 0 if @path's directory is writable, else CLI_USAGE after printing why. */
+int cli_check_output(const char *path);
+
 /* The event source of a run: a trace file or a generator. */
 struct cli_source {
 	tlbsim_trace_reader *trace;

@@ -15,8 +15,9 @@ static const char gen_help[] =
 	"                  [--compress none|zstd|xz] -o FILE\n\n"
 	"Writes the events of generator NAME ('tlbsim list generators' shows them and\n"
 	"their parameters) to FILE, atomically.  The same parameters (seed included)\n"
-	"give the same file.  -o - writes text to standard output.\n\n"
-	"example: tlbsim gen mprotect-toggle --param procs=2,toggles=10 -o t.tlbt\n";
+	"give the same file.  -o - writes a text trace to standard output (no\n"
+	"compression), which 'tlbsim run ... -' reads from standard input.\n\n"
+	"example: tlbsim gen mprotect-toggle --param procs=2,loops=10 -o t.tlbt\n";
 
 int cmd_gen(int argc, char **argv)
 {
@@ -89,10 +90,16 @@ int cmd_gen(int argc, char **argv)
 	else
 		return cli_fail("gen: --compress expects none, zstd or xz, found '%s'", compress);
 	if (!strcmp(out, "-")) {
-		/* Text on standard output, uncompressed: for reading. */
+		/* A text trace on standard output, uncompressed: for reading
+		 * or a pipe into another tlbsim. */
+		if (fmt != TLBSIM_TRACE_TEXT && strcmp(format, "binary"))
+			return cli_fail("gen: -o - writes text");
 		tlbsim_error_clear(&err);
 		if (tlbsim_gen_create(argv[optind], params, isa, &g, &err))
 			return cli_fail_err(&err);
+		printf("tlbsim-trace %d isa=%s page_shift=12 threads=0 source=tlbsim gen %s%s%s\n",
+		       TLBSIM_TRACE_VERSION, tlbsim_isa_name(isa), argv[optind], params ? " " : "",
+		       params ? params : "");
 		while (tlbsim_gen_next(g, &ev, NULL) > 0) {
 			char line[TLBSIM_EVENT_LINE_MAX];
 

@@ -39,11 +39,12 @@ static const char run_help[] =
 	"--threads runs the cores on N host threads; results do not depend on N.\n"
 	"--max-events/--max-cycles stop early; the statistics are then marked partial.\n\n"
 	"example: tlbsim run --machine emag-32 --policy arm64-nr-active-mm \\\n"
-	"             --gen mprotect-toggle --param procs=4,toggles=100 --json out.json\n";
+	"             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
 
 static const char compare_help[] =
 	"usage: tlbsim compare --machine M --policies P1,P2,... [--threads N] [--json OUT]\n"
-	"                      [--plot FILE.svg|FILE.png] TRACE | --gen NAME [--param K=V,...]\n\n"
+	"                      [--max-events N] [--max-cycles N] [--plot FILE.svg|FILE.png]\n"
+	"                      TRACE | --gen NAME [--param K=V,...]\n\n"
 	"Runs the same workload under each policy and prints the key figures side by\n"
 	"side, with the ratio of each to the first policy's.  --json writes every run's\n"
 	"statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
@@ -114,9 +115,10 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 			errno = 0;
 			*(c == OPT_MAX_EVENTS ? &o->max_events : &o->max_cycles) =
 				strtoull(optarg, &end, 0);
-			if (errno || *end || optarg[0] == '-')
-				return cli_fail("%s: %s expects a number, found '%s'", argv[0],
-						argv[optind - 1], optarg);
+			if (errno || *end || optarg[0] == '-' || !optarg[0])
+				return cli_fail("%s: %s expects a whole number, found '%s'", argv[0],
+						c == OPT_MAX_EVENTS ? "--max-events" : "--max-cycles",
+						optarg);
 			break;
 		case OPT_QUIET:
 			o->quiet = true;
@@ -165,9 +167,11 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		const struct tlbsim_trace_info *info = tlbsim_trace_info(src.trace);
 
 		if (info->isa != m->isa) {
+			enum tlbsim_isa isa = info->isa;
+
 			cli_source_close(&src);
 			return cli_fail("%s: the trace is %s but machine %s is %s", o->trace,
-					tlbsim_isa_name(info->isa), m->name, tlbsim_isa_name(m->isa));
+					tlbsim_isa_name(isa), m->name, tlbsim_isa_name(m->isa));
 		}
 	}
 	cfg.machine = m;
@@ -304,7 +308,7 @@ int cmd_run(int argc, char **argv)
 	json_t *st = NULL;
 	int rc = parse(argc, argv, &o, false);
 
-	if (rc || (rc = load_machine(o.machine, &m)))
+	if (rc || (rc = cli_check_output(o.json)) || (rc = load_machine(o.machine, &m)))
 		return rc;
 	rc = simulate(&o, m, o.policy, &st);
 	tlbsim_machine_free(m);
@@ -378,7 +382,7 @@ static int plot(const char *path, json_t *runs, char **names, unsigned n)
 	}
 	fclose(f);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d%s", path, (int)getpid(), png ? ".png" : ".svg");
-	gp = popen("gnuplot", "w");
+	gp = popen("gnuplot >/dev/null 2>&1", "w");
 	if (!gp) {
 		unlink(data);
 		return cli_fail("--plot: cannot run gnuplot (scripts/install-deps installs it)");
@@ -410,8 +414,14 @@ int cmd_compare(int argc, char **argv)
 	struct run_opts o;
 	int rc = parse(argc, argv, &o, true);
 
-	if (rc || (rc = load_machine(o.machine, &m)))
+	if (rc || (rc = cli_check_output(o.json)) || (rc = cli_check_output(o.plot)) ||
+	    (rc = load_machine(o.machine, &m)))
 		goto out;
+	if (o.plot && (!strrchr(o.plot, '.') || (strcmp(strrchr(o.plot, '.'), ".svg") &&
+						strcmp(strrchr(o.plot, '.'), ".png")))) {
+		rc = cli_fail("--plot: the file must end in .svg or .png: '%s'", o.plot);
+		goto out;
+	}
 	if (o.policy) {
 		list = strdup(o.policy);
 	} else {
@@ -432,6 +442,19 @@ int cmd_compare(int argc, char **argv)
 		rc = cli_fail("compare: --policies names no policy");
 		goto out;
 	}
+	/* Every policy must resolve before the first long run starts. */
+	for (i = 0; i < n; i++) {
+		struct tlbsim_sim_config cfg = {.machine = m, .policy = names[i], .threads = 1};
+		struct tlbsim_error err;
+		tlbsim_sim *probe = NULL;
+
+		tlbsim_error_clear(&err);
+		if (tlbsim_sim_create(&cfg, &probe, &err)) {
+			rc = cli_fail_err(&err);
+			goto out;
+		}
+		tlbsim_sim_destroy(probe);
+	}
 	for (i = 0; i < n; i++) {
 		json_t *st;
 
@@ -447,6 +470,11 @@ int cmd_compare(int argc, char **argv)
 	n = (unsigned)json_array_size(runs);
 	printf("tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
 	       m->nr_cpus, o.trace ? o.trace : o.gen);
+	for (i = 0; i < n; i++)
+		if (json_is_true(json_object_get(json_array_get(runs, i), "partial")))
+			printf("[partial] %s stopped early (--max-events, --max-cycles or "
+			       "interrupted): its figures cover only part of the workload\n",
+			       names[i]);
 	printf("%-26s", "");
 	for (i = 0; i < n; i++)
 		printf(" %18s %7s", names[i], i ? "ratio" : "");

@@ -3,13 +3,16 @@
  * The tlbsim command: dispatch to subcommands, and what they share (error
  * printing, atomic output files, the event source, SIGINT).
  */
+#define _XOPEN_SOURCE 700 /* realpath() */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -43,38 +46,82 @@ double cli_now(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Write all of @data to @fd; 0 or an errno value. */
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int cli_write_file(const char *path, const char *data, size_t len)
 {
-	char tmp[4096];
-	FILE *f;
-	int fd;
+	char tmp[4096], target[4096];
+	struct stat st;
+	mode_t mask;
+	int fd, e;
 
-	if (!strcmp(path, "-")) {
-		fwrite(data, 1, len, stdout);
-		return 0;
+	if (!strcmp(path, "-"))
+		return fwrite(data, 1, len, stdout) == len ? 0 : cli_fail("-: cannot write");
+	/* Write through a symbolic link, to what it names. */
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && realpath(path, target))
+		path = target;
+	/* A device, FIFO or socket is written in place, never replaced. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		fd = open(path, O_WRONLY);
+		if (fd < 0)
+			return cli_fail("%s: cannot open: %s", path, strerror(errno));
+		e = write_all(fd, data, len);
+		close(fd);
+		return e ? cli_fail("%s: cannot write: %s", path, strerror(e)) : 0;
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp))
 		return cli_fail("%s: path too long", path);
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return cli_fail("%s: cannot create a temporary file: %s", path, strerror(errno));
-	f = fdopen(fd, "w");
-	if (!f || fwrite(data, 1, len, f) != len || fflush(f) || fsync(fd)) {
-		int e = errno;
-
-		if (f)
-			fclose(f);
-		else
-			close(fd);
+	/* mkstemp() makes 0600; give the file what open(0666) would. */
+	mask = umask(0);
+	umask(mask);
+	e = fchmod(fd, 0666 & ~mask) ? errno : 0;
+	if (!e)
+		e = write_all(fd, data, len);
+	if (!e && fsync(fd))
+		e = errno;
+	if (close(fd) && !e)
+		e = errno;
+	if (!e && rename(tmp, path))
+		e = errno;
+	if (e) {
 		unlink(tmp);
 		return cli_fail("%s: cannot write: %s", path, strerror(e));
 	}
-	if (fclose(f) || rename(tmp, path)) {
-		int e = errno;
+	return 0;
+}
 
-		unlink(tmp);
-		return cli_fail("%s: cannot write: %s", path, strerror(e));
-	}
+/* Can @path be written (its directory exists)?  Checked before a long run. */
+int cli_check_output(const char *path)
+{
+	char dir[4096];
+	const char *slash;
+
+	if (!path || !strcmp(path, "-"))
+		return 0;
+	slash = strrchr(path, '/');
+	if (!slash)
+		return access(".", W_OK) ? cli_fail("%s: the current directory is not writable", path) : 0;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + (slash == path)), path);
+	if (access(dir, W_OK))
+		return cli_fail("%s: cannot write into %s: %s", path, dir, strerror(errno));
 	return 0;
 }
 
@@ -115,7 +162,9 @@ int cli_source_open_trace(struct cli_source *s, const char *path)
 
 	memset(s, 0, sizeof(*s));
 	tlbsim_error_clear(&err);
-	if (tlbsim_trace_open(path, TLBSIM_TRACE_AUTO, &s->trace, &err))
+	if (!strcmp(path, "-") ? tlbsim_trace_open_file(stdin, "<stdin>", TLBSIM_TRACE_AUTO, &s->trace,
+							&err)
+			       : tlbsim_trace_open(path, TLBSIM_TRACE_AUTO, &s->trace, &err))
 		return cli_fail_err(&err);
 	s->what = path;
 	s->started = cli_now();
@@ -236,8 +285,7 @@ static void usage(FILE *f)
 	for (i = 0; cli_cmds[i].name; i++)
 		fprintf(f, "  %-10s %s\n", cli_cmds[i].name, cli_cmds[i].summary);
 	fprintf(f, "\n'tlbsim COMMAND --help' describes each, with an example.\n"
-		   "exit status: 0 success, 1 hazards found (run --check), 2 usage or input error,\n"
-		   "130 interrupted\n");
+		   "exit status: 0 success, 2 usage or input error, 130 interrupted\n");
 }
 
 int cmd_run(int argc, char **argv);

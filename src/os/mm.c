@@ -265,8 +265,10 @@ static void unmap_region(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 		return;
 	zapped = zap_range(os, mm, g, start, end);
 	charge(cpu, zapped * os->m->costs.pte_update);
-	memmove(&mm->vma[first], &mm->vma[last], (mm->nr_vma - last) * sizeof(*mm->vma));
-	mm->nr_vma -= last - first;
+	if (last > first) {
+		memmove(&mm->vma[first], &mm->vma[last], (mm->nr_vma - last) * sizeof(*mm->vma));
+		mm->nr_vma -= last - first;
+	}
 	if (free_tables) {
 		vma_gap(mm, user_top(os), start, end, &floor, &ceiling);
 		if (ceiling > floor &&
@@ -500,6 +502,41 @@ static void sys_brk(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_
 	mm->brk_end = end < mm->brk_start ? mm->brk_start : end;
 }
 
+/* Is [addr, addr + len) a non-empty range of the user address space?
+ * (Linux fails such calls with -EINVAL/-ENOMEM: the traced program saw an
+ * error and nothing changed.) */
+static bool user_range(const struct os *os, uint64_t addr, uint64_t len)
+{
+	uint64_t top = user_top(os);
+
+	return len && addr < top && len <= top - addr;
+}
+
+static bool syscall_ok(const struct os *os, const struct os_mm *mm, const struct tlbsim_event *ev)
+{
+	switch (ev->kind) {
+	case TLBSIM_EV_MMAP:
+		if (!ev->mmap.addr)
+			return ev->mmap.len && ev->mmap.len <= mm->mmap_base / 2;
+		/* Room for the alignment of a huge mapping too. */
+		return user_range(os, ev->mmap.addr, ev->mmap.len) &&
+		       ev->mmap.len <= user_top(os) - ev->mmap.addr - (1ull << 30);
+	case TLBSIM_EV_MUNMAP:
+		return user_range(os, ev->munmap.addr, ev->munmap.len);
+	case TLBSIM_EV_MPROTECT:
+		return user_range(os, ev->mprotect.addr, ev->mprotect.len);
+	case TLBSIM_EV_MADVISE:
+		return user_range(os, ev->madvise.addr, ev->madvise.len);
+	case TLBSIM_EV_MREMAP:
+		return user_range(os, ev->mremap.old_addr, ev->mremap.old_len) &&
+		       user_range(os, ev->mremap.new_addr, ev->mremap.new_len);
+	case TLBSIM_EV_BRK:
+		return ev->brk.end < user_top(os);
+	default:
+		return false;
+	}
+}
+
 void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
@@ -507,6 +544,10 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
 
 	charge(cpu, os->m->costs.syscall);
 	oc->st.syscalls++;
+	if (!syscall_ok(os, mm, ev)) {
+		oc->st.bad_syscalls++;
+		return;
+	}
 	switch (ev->kind) {
 	case TLBSIM_EV_MMAP:
 		sys_mmap(os, cpu, mm, ev->mmap.addr, ev->mmap.len, ev->mmap.prot, ev->mmap.flags);

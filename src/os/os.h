@@ -195,11 +195,13 @@ struct os_gather {
  * @events: events completed on this cpu
  * @ignored: kernel-level events in a thread's stream, which the OS model
  *        does not apply
+ * @bad_syscalls: syscalls whose range lies outside the user address space
+ *        (failed as Linux fails them, nothing changed)
  */
 struct os_cpu_stats {
 	uint64_t context_switches, mm_switches;
 	uint64_t flushes_local, flushes_ipi, flushes_broadcast, flushes_invlpgb, flushes_skipped;
-	uint64_t full_flushes, syscalls, faults, segv, events, ignored;
+	uint64_t full_flushes, syscalls, faults, segv, events, ignored, bad_syscalls;
 };
 
 /**

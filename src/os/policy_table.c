@@ -129,6 +129,10 @@ int os_policy_resolve(struct os_policy *pol, const char *spec, enum tlbsim_isa i
 			return err_set(err, -TLBSIM_EINVAL, src, -1, -1, -1, NULL,
 				       "at most %d policies can be composed, found more in '%s'",
 				       TLBSIM_POLICY_SLOTS, spec);
+		if (!nlen) {
+			return err_set(err, -TLBSIM_EINVAL, src, -1, -1, -1, NULL,
+				       "a policy name expected in '%s' (\"a+b\" composes two)", spec);
+		}
 		p = find_len(s, nlen);
 		if (!p) {
 			known_names(names, sizeof(names), isa);
@@ -144,6 +148,10 @@ int os_policy_resolve(struct os_policy *pol, const char *spec, enum tlbsim_isa i
 		}
 		if (nlen < len)
 			snprintf(params, sizeof(params), "%.*s", (int)(len - nlen - 1), s + nlen + 1);
+		if (slot > 0 && p->flush_range)
+			return err_set(err, -TLBSIM_EINVAL, src, -1, -1, -1, NULL,
+				       "'%s' composes two flush policies; the part after '+' must be a "
+				       "table-free strategy such as rcu-table-free", spec);
 		pol->part[slot] = p;
 		pol->nr = slot + 1;
 		if (p->init) {
@@ -157,8 +165,9 @@ int os_policy_resolve(struct os_policy *pol, const char *spec, enum tlbsim_isa i
 		}
 		take_hooks(pol, slot);
 		s += len;
-		if (*s == '+')
-			s++;
+		if (*s == '+' && !*++s)
+			return err_set(err, -TLBSIM_EINVAL, src, -1, -1, -1, NULL,
+				       "a policy name expected after '+' in '%s'", spec);
 	}
 	if (!pol->flush_range.p)
 		return err_set(err, -TLBSIM_EINVAL, src, -1, -1, -1, NULL,

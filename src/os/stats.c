@@ -24,6 +24,7 @@
 	X("syscalls", oc->st.syscalls)                                                             \
 	X("faults", oc->st.faults)                                                                 \
 	X("segv", oc->st.segv)                                                                     \
+	X("bad_syscalls", oc->st.bad_syscalls)                                                     \
 	X("ignored_events", oc->st.ignored)                                                        \
 	X("flushes_local", oc->st.flushes_local)                                                   \
 	X("flushes_ipi", oc->st.flushes_ipi)                                                       \

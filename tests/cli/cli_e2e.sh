@@ -56,6 +56,27 @@ check "compare runs" bash -c "'$bin' compare --machine generic-arm64 --policies 
 check "compare prints ratios" grep -q "ratio" "$tmp/cmp.txt"
 check "compare JSON holds 2 runs" bash -c "[ \$(grep -c '\"schema\": \"tlbsim-stats/1\"' '$tmp/cmp.json') -eq 2 ]"
 
+# Regressions from the first review (fresh-eyes run of session 1).
+H='tlbsim-trace 1 isa=x86-64 page_shift=12 threads=1'
+{ printf '%s\n' "$H" 'proc_create 1 1'
+  for i in $(seq 1 14); do printf 'T1 mmap 0x%x 0x1000 rw- private,anon\n' $((0x100000*i)); done
+  echo 'T1 mmap 0xfffffffffffff000 0x1000 rw- private,anon'
+  echo 'T1 munmap 0x0 0xffffffffffffffff'; echo 'T1 exit'; } >"$tmp/top.txt"
+check "a mapping at the top of the address space fails as a syscall, no crash" \
+  "$bin" run --machine generic-x86-64 --quiet --json "$tmp/top.json" "$tmp/top.txt"
+check "both out-of-range syscalls are counted" grep -q '"bad_syscalls": 2' "$tmp/top.json"
+"$bin" run --machine generic-x86-64 --policy x86-stock+x86-invlpgb --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "two flush policies do not compose" test $rc -eq 2
+check "gen -o - pipes into run -" bash -c "'$bin' gen ctx-switch --param loops=3 -o - | '$bin' run --machine generic-x86-64 --quiet -"
+"$bin" run --machine generic-x86-64 --gen ctx-switch --json "$tmp/no/dir/x.json" 2>"$tmp/err"; rc=$?
+check "an unwritable --json fails before the run" test $rc -eq 2
+"$bin" run --machine generic-x86-64 --gen ctx-switch --max-events -1 2>"$tmp/err"; rc=$?
+check "a bad --max-events names the option" grep -q -- "--max-events expects" "$tmp/err"
+echo old >"$tmp/real.json"; ln -s real.json "$tmp/link.json"
+check "--json writes through a symlink" "$bin" run --machine generic-x86-64 --gen ctx-switch --param loops=3 --quiet --json "$tmp/link.json"
+check "the symlink stays a symlink" test -L "$tmp/link.json"
+check "its target got the statistics" grep -q tlbsim-stats "$tmp/real.json"
+
 # Every shipped generator sample runs to the end on a machine of its ISA.
 for f in "$src"/traces/samples/gen-*.tlbt.zst; do
   case $f in *mprotect-toggle*|*stencil-noise*) m=emag-32 ;; *) m=milan-36 ;; esac
