@@ -148,16 +148,6 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 	return 0;
 }
 
-static int next(void *state, struct tlbsim_event *ev)
-{
-	return trace_sched_next(&((struct cs *)state)->s, ev);
-}
-
-static void fini(void *state)
-{
-	trace_sched_fini(&((struct cs *)state)->s);
-}
-
 const struct tlbsim_generator trace_gen_ctx_switch = {
     .name = "ctx-switch",
     .summary = "two tasks pinned to one cpu passing a token back and forth",
@@ -166,6 +156,6 @@ const struct tlbsim_generator trace_gen_ctx_switch = {
     .nr_params = NR_P,
     .state_size = sizeof(struct cs),
     .init = init,
-    .next = next,
-    .fini = fini,
+    .next = trace_gen_next,
+    .fini = trace_gen_fini,
 };

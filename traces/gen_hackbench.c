@@ -197,16 +197,6 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 	return 0;
 }
 
-static int next(void *state, struct tlbsim_event *ev)
-{
-	return trace_sched_next(&((struct hb *)state)->s, ev);
-}
-
-static void fini(void *state)
-{
-	trace_sched_fini(&((struct hb *)state)->s);
-}
-
 const struct tlbsim_generator trace_gen_hackbench = {
     .name = "hackbench",
     .summary = "groups of senders and receivers exchanging messages with sleep and wake-up",
@@ -215,6 +205,6 @@ const struct tlbsim_generator trace_gen_hackbench = {
     .nr_params = NR_P,
     .state_size = sizeof(struct hb),
     .init = init,
-    .next = next,
-    .fini = fini,
+    .next = trace_gen_next,
+    .fini = trace_gen_fini,
 };

@@ -137,16 +137,6 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 	return 0;
 }
 
-static int next(void *state, struct tlbsim_event *ev)
-{
-	return trace_sched_next(&((struct mpt *)state)->s, ev);
-}
-
-static void fini(void *state)
-{
-	trace_sched_fini(&((struct mpt *)state)->s);
-}
-
 const struct tlbsim_generator trace_gen_mprotect_toggle = {
     .name = "mprotect-toggle",
     .summary = "processes toggling a populated mapping read-only/read-write with mprotect",
@@ -155,6 +145,6 @@ const struct tlbsim_generator trace_gen_mprotect_toggle = {
     .nr_params = NR_P,
     .state_size = sizeof(struct mpt),
     .init = init,
-    .next = next,
-    .fini = fini,
+    .next = trace_gen_next,
+    .fini = trace_gen_fini,
 };

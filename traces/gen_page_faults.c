@@ -43,8 +43,9 @@ struct pf {
 
 enum { W_PIN, W_MMAP, W_TOUCH, W_MUNMAP, W_WAKE, W_EXIT };
 
-static void worker(struct pf *m, struct trace_actor *a, struct tlbsim_event *ev)
+static void worker(void *g, struct trace_actor *a, struct tlbsim_event *ev)
 {
+	struct pf *m = g;
 	unsigned w = (unsigned)(a - m->s.a) - 1;
 	uint64_t r = TRACE_VA_BASE + w * m->size;
 
@@ -67,30 +68,15 @@ static void worker(struct pf *m, struct trace_actor *a, struct tlbsim_event *ev)
 		trace_ev_munmap(ev, a, r, m->size);
 		a->phase = ++a->i == m->loops ? W_WAKE : W_MMAP;
 		break;
-	case W_WAKE:
-		trace_ev_wake(ev, a, &m->s.a[0]);
-		a->phase = W_EXIT;
-		break;
-	default:
-		trace_ev_exit(&m->s, ev, a);
+	default: /* W_WAKE, W_EXIT */
+		trace_harness_worker_end(&m->s, a, ev, W_EXIT);
 		break;
 	}
-}
-
-static void step(void *g, struct trace_actor *a, struct tlbsim_event *ev)
-{
-	struct pf *m = g;
-
-	if (a == m->s.a)
-		trace_harness_main_step(&m->s, a, m->threads, ev);
-	else
-		worker(m, a, ev);
 }
 
 static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa isa)
 {
 	struct pf *m = state;
-	int rc;
 
 	(void)seed;
 	(void)isa;
@@ -99,20 +85,7 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 	m->size = trace_align_up(v[P_SIZE], TRACE_PAGE);
 	m->npages = m->size / TRACE_PAGE;
 	m->loops = v[P_LOOPS];
-	rc = trace_sched_init(&m->s, m->threads + 1, step, m);
-	if (!rc)
-		trace_harness_ids(&m->s);
-	return rc;
-}
-
-static int next(void *state, struct tlbsim_event *ev)
-{
-	return trace_sched_next(&((struct pf *)state)->s, ev);
-}
-
-static void fini(void *state)
-{
-	trace_sched_fini(&((struct pf *)state)->s);
+	return trace_harness_init(&m->s, m->threads, worker, m);
 }
 
 const struct tlbsim_generator trace_gen_page_faults = {
@@ -123,6 +96,6 @@ const struct tlbsim_generator trace_gen_page_faults = {
     .nr_params = NR_P,
     .state_size = sizeof(struct pf),
     .init = init,
-    .next = next,
-    .fini = fini,
+    .next = trace_gen_next,
+    .fini = trace_gen_fini,
 };

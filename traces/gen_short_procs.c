@@ -171,16 +171,6 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 	return 0;
 }
 
-static int next(void *state, struct tlbsim_event *ev)
-{
-	return trace_sched_next(&((struct sp *)state)->s, ev);
-}
-
-static void fini(void *state)
-{
-	trace_sched_fini(&((struct sp *)state)->s);
-}
-
 const struct tlbsim_generator trace_gen_short_procs = {
     .name = "short-procs",
     .summary = "shells running short processes in sequence: fork, small heap, exit, wait",
@@ -189,6 +179,6 @@ const struct tlbsim_generator trace_gen_short_procs = {
     .nr_params = NR_P,
     .state_size = sizeof(struct sp),
     .init = init,
-    .next = next,
-    .fini = fini,
+    .next = trace_gen_next,
+    .fini = trace_gen_fini,
 };

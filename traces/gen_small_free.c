@@ -86,8 +86,9 @@ static unsigned after_use(struct sf *m, struct trace_actor *a, struct arena *ar)
 	return ++a->i == m->ops ? W_MUNMAP : W_ALLOC;
 }
 
-static void worker(struct sf *m, struct trace_actor *a, struct tlbsim_event *ev)
+static void worker(void *g, struct trace_actor *a, struct tlbsim_event *ev)
 {
+	struct sf *m = g;
 	unsigned w = (unsigned)(a - m->s.a) - 1;
 	struct arena *ar = &m->ar[w];
 	uint64_t r = TRACE_VA_BASE + w * m->arena_len, pages;
@@ -133,24 +134,10 @@ static void worker(struct sf *m, struct trace_actor *a, struct tlbsim_event *ev)
 		trace_ev_munmap(ev, a, r, m->arena_len);
 		a->phase = W_WAKE;
 		break;
-	case W_WAKE:
-		trace_ev_wake(ev, a, m->s.a);
-		a->phase = W_EXIT;
-		break;
-	default:
-		trace_ev_exit(&m->s, ev, a);
+	default: /* W_WAKE, W_EXIT */
+		trace_harness_worker_end(&m->s, a, ev, W_EXIT);
 		break;
 	}
-}
-
-static void step(void *g, struct trace_actor *a, struct tlbsim_event *ev)
-{
-	struct sf *m = g;
-
-	if (a == m->s.a)
-		trace_harness_main_step(&m->s, a, m->threads, ev);
-	else
-		worker(m, a, ev);
 }
 
 static void fini(void *state)
@@ -169,7 +156,6 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 {
 	struct sf *m = state;
 	unsigned w;
-	int rc;
 
 	(void)isa;
 	m->threads = (unsigned)v[P_THREADS];
@@ -192,15 +178,7 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 		if (!m->ar[w].ring)
 			return -TLBSIM_ENOMEM;
 	}
-	rc = trace_sched_init(&m->s, m->threads + 1, step, m);
-	if (!rc)
-		trace_harness_ids(&m->s);
-	return rc;
-}
-
-static int next(void *state, struct tlbsim_event *ev)
-{
-	return trace_sched_next(&((struct sf *)state)->s, ev);
+	return trace_harness_init(&m->s, m->threads, worker, m);
 }
 
 const struct tlbsim_generator trace_gen_small_free = {
@@ -211,6 +189,6 @@ const struct tlbsim_generator trace_gen_small_free = {
     .nr_params = NR_P,
     .state_size = sizeof(struct sf),
     .init = init,
-    .next = next,
+    .next = trace_gen_next,
     .fini = fini,
 };

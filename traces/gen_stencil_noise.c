@@ -363,16 +363,6 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 	return 0;
 }
 
-static int next(void *state, struct tlbsim_event *ev)
-{
-	return trace_sched_next(&((struct sn *)state)->s, ev);
-}
-
-static void fini(void *state)
-{
-	trace_sched_fini(&((struct sn *)state)->s);
-}
-
 const struct tlbsim_generator trace_gen_stencil_noise = {
     .name = "stencil-noise",
     .summary = "pinned stencil threads with barriers, and a process toggling mprotect nearby",
@@ -381,6 +371,6 @@ const struct tlbsim_generator trace_gen_stencil_noise = {
     .nr_params = NR_P,
     .state_size = sizeof(struct sn),
     .init = init,
-    .next = next,
-    .fini = fini,
+    .next = trace_gen_next,
+    .fini = trace_gen_fini,
 };

@@ -266,3 +266,45 @@ void trace_harness_main_step(struct trace_sched *s, struct trace_actor *a, unsig
 		return;
 	}
 }
+
+int trace_gen_next(void *state, struct tlbsim_event *ev)
+{
+	return trace_sched_next((struct trace_sched *)state, ev);
+}
+
+void trace_gen_fini(void *state)
+{
+	trace_sched_fini((struct trace_sched *)state);
+}
+
+static void harness_step(void *g, struct trace_actor *a, struct tlbsim_event *ev)
+{
+	struct trace_sched *s = g;
+
+	if (a == s->a)
+		trace_harness_main_step(s, a, s->n - 1, ev);
+	else
+		s->worker(g, a, ev);
+}
+
+int trace_harness_init(struct trace_sched *s, unsigned nr_workers, trace_step_fn worker, void *g)
+{
+	int rc = trace_sched_init(s, nr_workers + 1, harness_step, g);
+
+	if (rc)
+		return rc;
+	s->worker = worker;
+	trace_harness_ids(s);
+	return 0;
+}
+
+void trace_harness_worker_end(struct trace_sched *s, struct trace_actor *a,
+			      struct tlbsim_event *ev, unsigned exit_phase)
+{
+	if (a->phase != exit_phase) {
+		trace_ev_wake(ev, a, &s->a[0]);
+		a->phase = exit_phase;
+	} else {
+		trace_ev_exit(s, ev, a);
+	}
+}

@@ -91,6 +91,7 @@ struct trace_sched {
 	unsigned cur, turn_events;
 	uint64_t turn_cycles;
 	unsigned live;
+	trace_step_fn worker; /* harness programs: the workers' step */
 };
 
 /*
@@ -102,6 +103,13 @@ int trace_sched_init(struct trace_sched *s, unsigned n, trace_step_fn step, void
 void trace_sched_fini(struct trace_sched *s);
 /* The next event of the program: 1, or 0 once every actor is done. */
 int trace_sched_next(struct trace_sched *s, struct tlbsim_event *ev);
+
+/*
+ * The .next and .fini of a generator whose state begins with its struct
+ * trace_sched (every generator's does).
+ */
+int trace_gen_next(void *state, struct tlbsim_event *ev);
+void trace_gen_fini(void *state);
 
 /* ---- event builders: @a performs the event ----------------------------- */
 
@@ -155,6 +163,21 @@ void trace_harness_main_step(struct trace_sched *s, struct trace_actor *a, unsig
 			     struct tlbsim_event *ev);
 /* Number the harness's threads: actor k is tid k + 1 of pid 1. */
 void trace_harness_ids(struct trace_sched *s);
+
+/*
+ * Set up a harness program: actor 0 runs trace_harness_main_step(), actors
+ * 1..@nr_workers run @worker(@g, ...), tids numbered by
+ * trace_harness_ids().  @g is the generator's state, which must begin
+ * with @s.  Returns 0 or -TLBSIM_ENOMEM.
+ */
+int trace_harness_init(struct trace_sched *s, unsigned nr_workers, trace_step_fn worker, void *g);
+
+/*
+ * A harness worker's last two events: WAKE actor 0 (its pthread_join()),
+ * then EXIT; @exit_phase is the phase value the worker uses for the EXIT.
+ */
+void trace_harness_worker_end(struct trace_sched *s, struct trace_actor *a,
+			      struct tlbsim_event *ev, unsigned exit_phase);
 
 /* Round @v up to a multiple of @align (a power of two). */
 static inline uint64_t trace_align_up(uint64_t v, uint64_t align)
