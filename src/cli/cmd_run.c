@@ -357,6 +357,14 @@ static uint64_t metric(json_t *st, const struct metric *mt)
 	return mt->top ? u(st, mt->key) : u(json_object_get(st, "totals"), mt->key);
 }
 
+/* A chart is drawn as SVG or PNG, chosen by the file's extension. */
+static bool plot_ext_ok(const char *path)
+{
+	const char *ext = strrchr(path, '.');
+
+	return ext && (!strcmp(ext, ".svg") || !strcmp(ext, ".png"));
+}
+
 /* Where the cycles went, one bar per policy (gnuplot, stacked histogram). */
 static int plot(const char *path, json_t *runs, char **names, unsigned n)
 {
@@ -367,8 +375,7 @@ static int plot(const char *path, json_t *runs, char **names, unsigned n)
 	unsigned i;
 	int fd, rc;
 
-	if (!ext || (strcmp(ext, ".svg") && !png))
-		return cli_fail("--plot: the file must end in .svg or .png: '%s'", path);
+	/* The extension was checked before the runs (cmd_compare). */
 	fd = mkstemp(data);
 	if (fd < 0 || !(f = fdopen(fd, "w")))
 		return cli_fail("--plot: cannot create a data file: %s", strerror(errno));
@@ -417,8 +424,7 @@ int cmd_compare(int argc, char **argv)
 	if (rc || (rc = cli_check_output(o.json)) || (rc = cli_check_output(o.plot)) ||
 	    (rc = load_machine(o.machine, &m)))
 		goto out;
-	if (o.plot && (!strrchr(o.plot, '.') || (strcmp(strrchr(o.plot, '.'), ".svg") &&
-						strcmp(strrchr(o.plot, '.'), ".png")))) {
+	if (o.plot && !plot_ext_ok(o.plot)) {
 		rc = cli_fail("--plot: the file must end in .svg or .png: '%s'", o.plot);
 		goto out;
 	}
