@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "tlbsim/cpumask.h"
 #include "tlbsim/error.h"
 #include "tlbsim/event.h"
 #include "tlbsim/export.h"
@@ -42,6 +43,15 @@ typedef int (*tlbsim_event_source_fn)(void *arg, struct tlbsim_event *ev, struct
  *        marked partial
  * @max_cycles: stop at this simulated time, cycles (0: no cap)
  * @memory_frames: physical memory size in 4 KiB frames (0: 2^24 = 64 GiB)
+ * @check: non-zero: run the hazard oracle (stale uses, walks into freed
+ *        tables, incomplete maintenance, break-before-make; the "hazards"
+ *        object of the statistics; ../shared/HAZARD-RULES.md)
+ * @ordered: non-zero: replay in trace order: an event starts only once
+ *        every earlier event of the trace has started (scenarios give
+ *        cross-cpu interleavings this way); the trace is read whole, at
+ *        most 2^20 events
+ * @ets2: Arm cpus that implement FEAT_ETS2 (HAZARD-RULES rule 7), or NULL
+ *        for none (borrowed for tlbsim_sim_create() only)
  */
 struct tlbsim_sim_config {
 	const struct tlbsim_machine *machine;
@@ -50,6 +60,9 @@ struct tlbsim_sim_config {
 	uint64_t max_events;
 	uint64_t max_cycles;
 	uint64_t memory_frames;
+	int check;
+	int ordered;
+	const struct tlbsim_cpumask *ets2;
 };
 
 /**

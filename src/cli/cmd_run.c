@@ -26,10 +26,11 @@ struct run_opts {
 	int threads;
 	uint64_t max_events, max_cycles;
 	bool quiet;
+	bool check;
 };
 
 static const char run_help[] =
-	"usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT]\n"
+	"usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT] [--check]\n"
 	"                  [--max-events N] [--max-cycles N] [--quiet] TRACE | --gen NAME [--param K=V,...]\n\n"
 	"Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
 	"events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
@@ -37,12 +38,15 @@ static const char run_help[] =
 	"default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
 	"writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
 	"--threads runs the cores on N host threads; results do not depend on N.\n"
-	"--max-events/--max-cycles stop early; the statistics are then marked partial.\n\n"
+	"--max-events/--max-cycles stop early; the statistics are then marked partial.\n"
+	"--check runs the hazard oracle (stale translations used, walks into freed page\n"
+	"tables, incomplete TLB maintenance, break-before-make skipped), lists what it\n"
+	"found and exits with status 1 if it found anything.\n\n"
 	"example: tlbsim run --machine emag-32 --policy arm64-nr-active-mm \\\n"
 	"             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
 
 static const char compare_help[] =
-	"usage: tlbsim compare --machine M --policies P1,P2,... [--threads N] [--json OUT]\n"
+	"usage: tlbsim compare --machine M --policies P1,P2,... [--threads N] [--json OUT] [--check]\n"
 	"                      [--max-events N] [--max-cycles N] [--plot FILE.svg|FILE.png]\n"
 	"                      TRACE | --gen NAME [--param K=V,...]\n\n"
 	"Runs the same workload under each policy and prints the key figures side by\n"
@@ -52,7 +56,7 @@ static const char compare_help[] =
 	"example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
 	"             traces/samples/zstd-threads.tlbt.xz\n";
 
-enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET };
+enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET, OPT_CHECK };
 
 static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 {
@@ -68,6 +72,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 		{"max-events", required_argument, NULL, OPT_MAX_EVENTS},
 		{"max-cycles", required_argument, NULL, OPT_MAX_CYCLES},
 		{"quiet", no_argument, NULL, OPT_QUIET},
+		{"check", no_argument, NULL, OPT_CHECK},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -122,6 +127,9 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 			break;
 		case OPT_QUIET:
 			o->quiet = true;
+			break;
+		case OPT_CHECK:
+			o->check = true;
 			break;
 		case 'h':
 			fputs(compare ? compare_help : run_help, stdout);
@@ -179,6 +187,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 	cfg.threads = o->threads;
 	cfg.max_events = o->max_events;
 	cfg.max_cycles = o->max_cycles;
+	cfg.check = o->check;
 	tlbsim_error_clear(&err);
 	if (tlbsim_sim_create(&cfg, &sim, &err)) {
 		cli_source_close(&src);
@@ -228,7 +237,7 @@ static double pwc_rate(json_t *mmu)
 	return pct(h, m);
 }
 
-static void row(json_t *c, const char *label, json_t *mmu_src)
+static void row(json_t *c, const char *label, json_t *mmu_src, const char *haz)
 {
 	json_t *mmu = mmu_src ? json_object_get(mmu_src, "mmu") : NULL;
 	double l1 = pct(u(c, "tlb_l1d_hits") + u(c, "tlb_l1i_hits"),
@@ -250,7 +259,49 @@ static void row(json_t *c, const char *label, json_t *mmu_src)
 	       (unsigned long long)u(c, "ipis_received"),
 	       (unsigned long long)u(c, "tlbi_broadcasts_received"),
 	       (unsigned long long)u(c, "stolen_cycles"), (unsigned long long)u(c, "waiting_cycles"),
-	       "-");
+	       haz);
+}
+
+/* Hazards found, or -1 when the run was not checked. */
+static long long hazards(json_t *st)
+{
+	json_t *h = json_object_get(st, "hazards");
+
+	if (!json_is_true(json_object_get(h, "checked")))
+		return -1;
+	return (long long)u(h, "total");
+}
+
+/* The oracle's findings: counts by kind and the first reports. */
+static void print_hazards(json_t *st)
+{
+	json_t *h = json_object_get(st, "hazards"), *r;
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (hazards(st) < 0)
+		return;
+	printf("hazards: %lld", hazards(st));
+	json_object_foreach(json_object_get(h, "by_kind"), k, v)
+		if (json_integer_value(v))
+			printf(", %s %lld", k, (long long)json_integer_value(v));
+	printf("\n");
+	json_array_foreach(json_object_get(h, "reports"), i, r) {
+		if (i == 10) {
+			printf("  ... (all in the JSON's \"hazards\".\"reports\")\n");
+			break;
+		}
+		printf("  %s: event %lld, cpu %lld, cycle %lld, mm %lld asid %lld, va %s, frame %s: %s\n",
+		       json_string_value(json_object_get(r, "kind")),
+		       json_is_null(json_object_get(r, "event"))
+			       ? -1LL
+			       : (long long)json_integer_value(json_object_get(r, "event")),
+		       (long long)u(r, "cpu"), (long long)u(r, "time"), (long long)u(r, "mm"),
+		       (long long)u(r, "asid"), json_string_value(json_object_get(r, "va")),
+		       json_string_value(json_object_get(r, "pfn")),
+		       json_string_value(json_object_get(r, "why")));
+	}
 }
 
 static void print_run_table(json_t *st)
@@ -269,14 +320,19 @@ static void print_run_table(json_t *st)
 	       "IPIs-out", "IPIs-in", "bcast-in", "stolen", "waiting", "haz");
 	json_array_foreach(cpus, i, c) {
 		snprintf(label, sizeof(label), "%zu", i);
-		row(c, label, c);
+		row(c, label, c, "");
 	}
 	json_object_set_new(tot, "cycles", json_integer((json_int_t)u(st, "cycles")));
-	row(tot, "total", NULL);
+	if (hazards(st) >= 0)
+		snprintf(label, sizeof(label), "%lld", hazards(st));
+	else
+		snprintf(label, sizeof(label), "-");
+	row(tot, "total", NULL, label);
 	printf("simulated time %.6f s (%llu cycles at %.2f GHz), %llu events\n",
 	       json_real_value(json_object_get(st, "seconds")), (unsigned long long)u(st, "cycles"),
 	       json_real_value(json_object_get(st, "freq_ghz")),
 	       (unsigned long long)u(st, "events_read"));
+	print_hazards(st);
 }
 
 static int load_machine(const char *name, struct tlbsim_machine **m)
@@ -318,6 +374,8 @@ int cmd_run(int argc, char **argv)
 		print_run_table(st);
 	if (o.json)
 		rc = write_json(o.json, st);
+	if (!rc && o.check && hazards(st) > 0)
+		rc = CLI_HAZARDS;
 	json_decref(st);
 	if (!rc && cli_interrupted())
 		return CLI_INTERRUPTED;
@@ -419,6 +477,7 @@ int cmd_compare(int argc, char **argv)
 	json_t *runs = json_array();
 	unsigned n = 0, i, k;
 	struct run_opts o;
+	int hazard_rc = 0;
 	int rc = parse(argc, argv, &o, true);
 
 	if (rc || (rc = cli_check_output(o.json)) || (rc = cli_check_output(o.plot)) ||
@@ -505,12 +564,28 @@ int cmd_compare(int argc, char **argv)
 		printf(" %18.6f %7s", json_real_value(json_object_get(json_array_get(runs, i), "seconds")),
 		       "");
 	printf("\n");
+	if (o.check) {
+		bool any = false;
+
+		printf("%-26s", "hazards found");
+		for (i = 0; i < n; i++) {
+			long long hz = hazards(json_array_get(runs, i));
+
+			printf(" %18lld %7s", hz, "");
+			any |= hz > 0;
+		}
+		printf("\n");
+		if (any)
+			hazard_rc = CLI_HAZARDS;
+	}
 	if (o.json && (rc = write_json(o.json, runs)))
 		goto out;
 	if (o.plot && (rc = plot(o.plot, runs, names, n)))
 		goto out;
 	if (cli_interrupted())
 		rc = CLI_INTERRUPTED;
+	else
+		rc = hazard_rc;
 out:
 	free(list);
 	json_decref(runs);

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/oracle.h"
 #include "hw/mmu_internal.h"
 #include "hw/physmem.h"
 #include "hw/pte.h"
@@ -47,8 +48,20 @@ struct tlbsim_mmu {
 	bool has_ctx;
 	uint64_t root_pfn;
 	uint16_t asid;
+	unsigned cpu_id;
 	struct tlbsim_mmu_stats st;
 };
+
+/* An entry the hazard oracle poisoned is used: tell it (rare, never inlined
+ * into the hit path). */
+static __attribute__((noinline)) void poisoned_use(tlbsim_mmu *mmu, const struct hw_tlb_entry *e,
+						   uint64_t va, bool walk_cache)
+{
+	struct chk_oracle *o = hw_physmem_oracle(mmu->pm);
+
+	if (o)
+		chk_poisoned_use_local(o, mmu->cpu_id, e, va, walk_cache);
+}
 
 static unsigned prot_needed(enum tlbsim_access access)
 {
@@ -149,6 +162,8 @@ static unsigned walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, un
 			continue;
 		}
 		mmu->st.pwc_hits[k]++;
+		if (__builtin_expect(e->flags & HW_TLBE_POISON, 0))
+			poisoned_use(mmu, e, va, true);
 		*cycles += mmu->pwc[k].latency_cycles;
 		*pwc_level = k;
 		*table_pfn = e->pfn;
@@ -250,6 +265,8 @@ int tlbsim_mmu_translate(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access
 		mmu->st.l1d_misses += e == NULL;
 	}
 	if (e) {
+		if (__builtin_expect(e->flags & HW_TLBE_POISON, 0))
+			poisoned_use(mmu, e, va, false);
 		fill_result(out, e, va);
 		return is_permitted(e->prot, access) ? 0 : fault(mmu, va, out);
 	}
@@ -260,6 +277,8 @@ int tlbsim_mmu_translate(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access
 			struct hw_tlb_entry hit = *e;
 
 			mmu->st.l2_hits++;
+			if (__builtin_expect(hit.flags & HW_TLBE_POISON, 0))
+				poisoned_use(mmu, e, va, false);
 			out->src = TLBSIM_XLATE_L2;
 			fill_result(out, &hit, va);
 			if (!is_permitted(hit.prot, access))
@@ -497,7 +516,12 @@ const struct tlbsim_mmu_stats *tlbsim_mmu_stats(const tlbsim_mmu *mmu)
 
 /* ---- inspection (mmu_internal.h) ------------------------------------- */
 
-static const struct hw_tlb *mmu_struct(const tlbsim_mmu *mmu, enum hw_struct s)
+void hw_mmu_set_cpu(tlbsim_mmu *mmu, unsigned id)
+{
+	mmu->cpu_id = id;
+}
+
+struct hw_tlb *hw_mmu_struct(tlbsim_mmu *mmu, enum hw_struct s)
 {
 	switch (s) {
 	case HW_L1I:
@@ -511,6 +535,11 @@ static const struct hw_tlb *mmu_struct(const tlbsim_mmu *mmu, enum hw_struct s)
 			return &mmu->pwc[s - HW_PWC1 + 1];
 		return NULL;
 	}
+}
+
+static const struct hw_tlb *mmu_struct(const tlbsim_mmu *mmu, enum hw_struct s)
+{
+	return hw_mmu_struct((tlbsim_mmu *)mmu, s);
 }
 
 struct holds_arg {

@@ -35,6 +35,13 @@ bool hw_mmu_holds(const tlbsim_mmu *mmu, enum hw_struct s, uint64_t va, uint16_t
 void hw_mmu_for_each(const tlbsim_mmu *mmu,
 		     void (*fn)(void *arg, enum hw_struct s, const struct hw_tlb_entry *e), void *arg);
 
+/* Tell @mmu which cpu it belongs to (the hazard oracle's reports name it). */
+void hw_mmu_set_cpu(tlbsim_mmu *mmu, unsigned id);
+
+/* The structure @s of @mmu (NULL if the MMU lacks it), for the oracle's
+ * scans and marks: callers must not change anything but HW_TLBE_POISON. */
+struct hw_tlb *hw_mmu_struct(tlbsim_mmu *mmu, enum hw_struct s);
+
 /* The loaded context: root frame and ASID/PCID; false if none is loaded. */
 bool hw_mmu_context(const tlbsim_mmu *mmu, uint64_t *root_pfn, uint16_t *asid);
 

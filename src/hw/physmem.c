@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/oracle.h"
 #include "hw/physmem.h"
 #include "tlbsim/error.h"
 
@@ -57,6 +58,7 @@ struct frame_meta {
  * @nr_free_slots: depth of @free_slots (its capacity is @cap_pages)
  * @nr_used: frames in use per kind
  * @writes: global descriptor write counter, the version of the last write
+ * @oracle: the hazard oracle told of allocations, frees and writes, or NULL
  */
 struct tlbsim_physmem {
 	uint64_t max_frames;
@@ -73,6 +75,7 @@ struct tlbsim_physmem {
 	uint32_t nr_free_slots;
 	uint64_t nr_used[3];
 	uint64_t writes;
+	struct chk_oracle *oracle;
 };
 
 /*
@@ -210,7 +213,11 @@ int tlbsim_physmem_alloc(tlbsim_physmem *pm, enum tlbsim_frame_kind kind, uint64
 	pm->meta[frame].kind = (uint8_t)kind;
 	pm->meta[frame].slot = slot;
 	pm->nr_used[kind]++;
+	if (slot != NO_SLOT)
+		pm->pages[slot]->pfn = frame; /* take_slot() zeroed the rest */
 	*pfn = frame;
+	if (pm->oracle)
+		chk_frame_alloc(pm->oracle, frame, kind);
 	return 0;
 }
 
@@ -267,6 +274,9 @@ int tlbsim_physmem_free(tlbsim_physmem *pm, uint64_t pfn)
 	m = &pm->meta[pfn];
 	if (m->kind == TLBSIM_FRAME_FREE)
 		return -TLBSIM_EINVAL;
+	if (pm->oracle)
+		chk_frame_free(pm->oracle, pfn, m->kind,
+			       m->slot != NO_SLOT ? pm->pages[m->slot] : NULL);
 	if (m->slot != NO_SLOT) {
 		pm->free_slots[pm->nr_free_slots++] = m->slot;
 		m->slot = NO_SLOT;
@@ -310,8 +320,22 @@ struct hw_table_page *hw_physmem_table(const tlbsim_physmem *pm, uint64_t pfn)
 
 void hw_physmem_write(tlbsim_physmem *pm, struct hw_table_page *t, unsigned index, uint64_t raw)
 {
+	uint64_t old = t->raw[index], old_version = t->version[index];
+
 	t->raw[index] = raw;
 	t->version[index] = ++pm->writes;
+	if (pm->oracle)
+		chk_desc_write(pm->oracle, t, index, old, old_version, raw);
+}
+
+void hw_physmem_set_oracle(tlbsim_physmem *pm, struct chk_oracle *o)
+{
+	pm->oracle = o;
+}
+
+struct chk_oracle *hw_physmem_oracle(const tlbsim_physmem *pm)
+{
+	return pm->oracle;
 }
 
 int tlbsim_physmem_read_desc(const tlbsim_physmem *pm, uint64_t pfn, unsigned index, uint64_t *raw,

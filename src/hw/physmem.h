@@ -10,15 +10,45 @@
 
 #include "tlbsim/pgtable.h"
 
+/* ASIDs/PCIDs remembered per root table before it counts as "any". */
+#define HW_ROOT_ASIDS 6
+
 /**
  * struct hw_table_page - contents of one table frame
  * @raw: the 512 descriptors, in the ISA's format
  * @version: per descriptor, the global write counter when it was written
+ *
+ * What the hazard oracle (src/check) learns of the table; the hardware
+ * model never reads these:
+ * @pfn: the frame
+ * @base_va: first virtual address it translates (valid with @placed)
+ * @root_pfn: root of the tree it hangs in (valid with @placed)
+ * @level: its level, 0 = last (valid with @level_known)
+ * @placed/@level_known: what is known
+ * @nr_asids/@asids: roots only: ASIDs/PCIDs it was loaded with;
+ *        @nr_asids > HW_ROOT_ASIDS means "too many to tell"
+ * @unlinked_at: 1 + the time (cycles) its parent's pointer to it was
+ *        removed; 0 while linked
  */
 struct hw_table_page {
 	uint64_t raw[TLBSIM_PTRS_PER_TABLE];
 	uint64_t version[TLBSIM_PTRS_PER_TABLE];
+	uint64_t pfn;
+	uint64_t base_va;
+	uint64_t root_pfn;
+	uint8_t level;
+	uint8_t placed;
+	uint8_t level_known;
+	uint8_t nr_asids;
+	uint16_t asids[HW_ROOT_ASIDS];
+	uint64_t unlinked_at;
 };
+
+struct chk_oracle;
+
+/* The hazard oracle watching @pm (NULL: none); set by chk_create(). */
+void hw_physmem_set_oracle(tlbsim_physmem *pm, struct chk_oracle *o);
+struct chk_oracle *hw_physmem_oracle(const tlbsim_physmem *pm);
 
 /*
  * The contents of table frame @pfn, or NULL if @pfn is not currently a table

@@ -180,6 +180,8 @@ void hw_tlbi_local(struct hw_smp *smp, struct hw_cpu *cpu, enum tlbsim_tlbi_op o
 		   uint16_t asid);
 void hw_write_ttbr0(struct hw_smp *smp, struct hw_cpu *cpu, uint64_t root_pfn, uint16_t asid);
 void hw_isb(struct hw_smp *smp, struct hw_cpu *cpu);
+/* arm64 DSB NSH: completes this core's local TLBIs (no wait). */
+void hw_dsb_local(struct hw_smp *smp, struct hw_cpu *cpu);
 
 /*
  * arm64 TLBI ...IS: issue a broadcast (tlbi_issue cycles).  It reaches the

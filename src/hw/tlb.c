@@ -380,6 +380,50 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 	return removed;
 }
 
+static unsigned mark_entry(struct hw_tlb_entry *x, uint64_t version, bool poison)
+{
+	if (!(x->flags & HW_TLBE_VALID) || x->version != version ||
+	    !!(x->flags & HW_TLBE_POISON) == poison)
+		return 0;
+	x->flags ^= HW_TLBE_POISON;
+	return 1;
+}
+
+unsigned hw_tlb_mark_version(struct hw_tlb *t, uint64_t va, unsigned leaf_shift, uint64_t version,
+			     bool poison)
+{
+	unsigned changed = 0;
+
+	if (!t->nr_sets)
+		return 0;
+	va &= ~((1ull << leaf_shift) - 1);
+	for (unsigned i = 0; i < t->nr_shifts; i++) {
+		unsigned shift = t->shifts[i];
+		uint64_t n, v;
+
+		if (shift > leaf_shift)
+			continue;
+		n = 1ull << (leaf_shift - shift);
+		if (n > (uint64_t)t->nr_sets) {
+			/* More splinters than sets: every set, once. */
+			for (v = 0; v < (uint64_t)t->nr_sets * t->ways; v++)
+				if (t->e[v].size_shift == shift &&
+				    t->e[v].vpn >> (leaf_shift - shift) == va >> leaf_shift)
+					changed += mark_entry(&t->e[v], version, poison);
+			continue;
+		}
+		for (v = 0; v < n; v++) {
+			uint64_t vpn = (va >> shift) + v;
+			struct hw_tlb_entry *s = t->e + (size_t)(vpn & t->set_mask) * t->ways;
+
+			for (unsigned w = 0; w < t->ways; w++)
+				if (s[w].vpn == vpn && s[w].size_shift == shift)
+					changed += mark_entry(&s[w], version, poison);
+		}
+	}
+	return changed;
+}
+
 void hw_tlb_for_each(const struct hw_tlb *t, void (*fn)(void *arg, const struct hw_tlb_entry *e),
 		     void *arg)
 {

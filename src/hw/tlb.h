@@ -24,6 +24,10 @@
 enum hw_tlb_flags {
 	HW_TLBE_VALID = 1u << 0,
 	HW_TLBE_GLOBAL = 1u << 1,
+	/* Set by the hazard oracle only (src/check): the translation is older
+	 * than a committed change or a freed frame; its next use is reported.
+	 * Nothing in the hardware model reads it. */
+	HW_TLBE_POISON = 1u << 2,
 };
 
 /**
@@ -144,6 +148,16 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel);
 /* Call @fn on every valid entry (for the hazard oracle and for tests). */
 void hw_tlb_for_each(const struct hw_tlb *t, void (*fn)(void *arg, const struct hw_tlb_entry *e),
 		     void *arg);
+
+/*
+ * Set (@poison) or clear the HW_TLBE_POISON bit of every valid entry that
+ * was filled from the descriptor write @version and covers some part of
+ * the page [@va, @va + 2^@leaf_shift) (splinters of a large page
+ * included); ASIDs are not compared, the version identifies the write.
+ * Returns how many entries changed.  For the hazard oracle.
+ */
+unsigned hw_tlb_mark_version(struct hw_tlb *t, uint64_t va, unsigned leaf_shift, uint64_t version,
+			     bool poison);
 
 /* Number of valid entries. */
 unsigned hw_tlb_nr_valid(const struct hw_tlb *t);

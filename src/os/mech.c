@@ -87,7 +87,7 @@ static void m_local_flush(struct tlbsim_pctx *ctx, const struct tlbsim_flush_inf
 			hw_tlbi_local(&os->smp, cpu, op, va, mm->asid);
 	}
 	/* DSB NSH completes a local TLBI; nothing is outstanding. */
-	hw_charge(cpu, os->m->costs.dsb);
+	hw_dsb_local(&os->smp, cpu);
 }
 
 static void m_leave_mm(struct tlbsim_pctx *ctx)

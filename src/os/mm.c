@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "bug.h"
+#include "check/oracle.h"
 #include "hw/pgtable_internal.h"
 #include "os/os.h"
 #include "tlbsim/error.h"
@@ -537,6 +538,56 @@ static bool syscall_ok(const struct os *os, const struct os_mm *mm, const struct
 	}
 }
 
+/* What a syscall changes, for the hazard oracle's commit at its return. */
+static void ret_ranges(struct os_ret *r, const struct os_mm *mm, const struct tlbsim_event *ev)
+{
+	r->root = tlbsim_pgtable_root(mm->pgt);
+	r->n = 1;
+	switch (ev->kind) {
+	case TLBSIM_EV_MMAP: /* MAP_FIXED replaces what was there */
+		r->start[0] = ev->mmap.addr;
+		r->end[0] = ev->mmap.addr + ev->mmap.len;
+		break;
+	case TLBSIM_EV_MUNMAP:
+		r->start[0] = ev->munmap.addr;
+		r->end[0] = ev->munmap.addr + ev->munmap.len;
+		break;
+	case TLBSIM_EV_MPROTECT:
+		r->start[0] = ev->mprotect.addr;
+		r->end[0] = ev->mprotect.addr + ev->mprotect.len;
+		break;
+	case TLBSIM_EV_MADVISE:
+		r->start[0] = ev->madvise.addr;
+		r->end[0] = ev->madvise.addr + ev->madvise.len;
+		break;
+	case TLBSIM_EV_MREMAP:
+		r->start[0] = ev->mremap.old_addr;
+		r->end[0] = ev->mremap.old_addr + ev->mremap.old_len;
+		r->start[1] = ev->mremap.new_addr;
+		r->end[1] = ev->mremap.new_addr + ev->mremap.new_len;
+		r->n = 2;
+		break;
+	case TLBSIM_EV_BRK:
+		r->start[0] = ev->brk.end < mm->brk_end ? ev->brk.end : mm->brk_end;
+		r->end[0] = ev->brk.end < mm->brk_end ? mm->brk_end : ev->brk.end;
+		break;
+	default:
+		r->n = 0;
+	}
+}
+
+void os_kernel_exit(struct os *os, struct hw_cpu *cpu)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	unsigned i;
+
+	if (!os->oracle || !oc->ret.n || oc->cont)
+		return;
+	for (i = 0; i < oc->ret.n; i++)
+		chk_syscall_return(os->oracle, cpu->id, oc->ret.root, oc->ret.start[i], oc->ret.end[i]);
+	oc->ret.n = 0;
+}
+
 void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
@@ -548,6 +599,8 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
 		oc->st.bad_syscalls++;
 		return;
 	}
+	if (os->oracle)
+		ret_ranges(&oc->ret, mm, ev);
 	switch (ev->kind) {
 	case TLBSIM_EV_MMAP:
 		sys_mmap(os, cpu, mm, ev->mmap.addr, ev->mmap.len, ev->mmap.prot, ev->mmap.flags);
@@ -570,6 +623,7 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
 	default:
 		BUG_ON(1, "memory syscalls only");
 	}
+	os_kernel_exit(os, cpu);
 }
 
 /* ---- faults -------------------------------------------------------------- */
@@ -616,6 +670,21 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 	return 0;
 }
 
+/* The second half of a copy-on-write fault: map the private copy.  If the
+ * page tables cannot take it, the access faults again (and demand-pages). */
+static void cow_map(struct os *os, struct hw_cpu *cpu)
+{
+	struct os_cow *c = &os_cpu_of(cpu)->cow;
+
+	if (map_page(os, c->mm, c->va, c->pfn, c->shift, c->prot)) {
+		uint64_t i;
+
+		for (i = 0; i < 1ull << (c->shift - TLBSIM_PAGE_SHIFT); i++)
+			BUG_ON(tlbsim_physmem_free(os->pm, c->pfn + i), "free an unused copy");
+	}
+	c->mm = NULL;
+}
+
 bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	      enum tlbsim_access access)
 {
@@ -653,11 +722,25 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 			BUG_ON(tlbsim_pgtable_unmap(mm->pgt, page, NULL), "unmap the shared page");
 			for (i = 0; i < (1ull << order); i++)
 				os->mapcount[cur.pfn + i]--;
-			if (map_page(os, mm, page, pfn, cur.size_shift, v->prot))
-				return false;
 			charge(cpu, (uint64_t)os->m->costs.page_copy << order);
 			mm->st.cow_copies++;
+			if (os->oracle) {
+				oc->ret = (struct os_ret){.n = 1, .root = tlbsim_pgtable_root(mm->pgt)};
+				oc->ret.start[0] = page;
+				oc->ret.end[0] = page + size;
+			}
+			/* Break before make: the new page is mapped once the old
+			 * translation is flushed everywhere (now, or after the
+			 * flush's wait). */
+			oc->cow = (struct os_cow){.mm = mm, .va = page, .pfn = pfn,
+						  .shift = cur.size_shift, .prot = v->prot};
 			os_flush_range(os, cpu, mm, page, page + size, cur.size_shift, false);
+			if (cpu->core->state == ENG_BLOCKED) {
+				BUG_ON(oc->cont, "one continuation at a time per cpu");
+				oc->cont = cow_map;
+				return true;
+			}
+			cow_map(os, cpu);
 			return true;
 		}
 		/* wp_page_reuse(): the only user: make it writable; an
@@ -704,7 +787,10 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 	}
 	charge(cpu, copied * os->m->costs.pte_update);
 	/* dup_mmap() ends with flush_tlb_mm(oldmm): the parent's writable
-	 * entries are stale now. */
+	 * entries are stale now; fork's return commits that. */
+	if (os->oracle)
+		os_cpu_of(cpu)->ret = (struct os_ret){.n = 1, .root = tlbsim_pgtable_root(parent->pgt),
+						      .end = {UINT64_MAX}};
 	if (copied)
 		os_flush_range(os, cpu, parent, 0, TLBSIM_FLUSH_ALL, 12, false);
 	return child;
@@ -782,6 +868,8 @@ struct os_mm *os_mm_create(struct os *os, uint32_t pid)
 		}
 	}
 	mm->pub.id = ++os->next_mm_id;
+	if (os->oracle)
+		chk_root_owner(os->oracle, tlbsim_pgtable_root(mm->pgt), mm->pub.id);
 	mm->pid = pid;
 	mm->mmap_base = MMAP_BASE;
 	os->mms[os->nr_mms++] = mm;

@@ -34,6 +34,7 @@
 #include "tlbsim/sim.h"
 
 struct os;
+struct chk_oracle;
 
 /* ---- address spaces ---------------------------------------------------- */
 
@@ -105,9 +106,11 @@ enum os_thread_state {
 	OS_T_EXITED,
 };
 
-/* A thread's buffered events: a growable ring. */
+/* A thread's buffered events: a growable ring, with each event's index in
+ * the trace (for the hazard oracle's reports and ordered replay). */
 struct os_evq {
 	struct tlbsim_event *ev;
+	uint64_t *idx;
 	uint32_t head, n, cap;
 };
 
@@ -205,6 +208,27 @@ struct os_cpu_stats {
 };
 
 /**
+ * struct os_ret - the ranges a syscall or fault in progress changes; when
+ * it returns to user space the hazard oracle commits them
+ * @n: ranges in use (0: nothing in progress)
+ * @root: root table of the address space
+ * @start/@end: the ranges, bytes
+ */
+struct os_ret {
+	unsigned n;
+	uint64_t root;
+	uint64_t start[2], end[2];
+};
+
+/* A copy-on-write fault waiting for its flush before the new page is
+ * mapped (ptep_clear_flush(), then set_pte_at()). */
+struct os_cow {
+	struct os_mm *mm;
+	uint64_t va, pfn;
+	unsigned shift, prot;
+};
+
+/**
  * struct os_cpu - the OS's per-cpu state (hw_cpu->priv)
  * @pub: what policies see
  * @curr: the running thread, NULL when idle
@@ -220,6 +244,8 @@ struct os_cpu_stats {
  *        it waits for their acknowledgements)
  * @arm64_flush_pending: arm64 ASID rollover: flush all at next switch
  * @rcu_qs_seq: quiescent states passed (context switch, idle, tick)
+ * @ret: what the syscall or fault in progress changes (hazard oracle)
+ * @cow: a copy-on-write fault's new page, mapped after the flush
  * @st: counters
  */
 struct os_cpu {
@@ -237,6 +263,8 @@ struct os_cpu {
 	struct tlbsim_flush_info ipi_info;
 	bool arm64_flush_pending;
 	uint64_t rcu_qs_seq;
+	struct os_ret ret;
+	struct os_cow cow;
 	struct os_cpu_stats st;
 };
 
@@ -339,6 +367,16 @@ struct os {
 	uint64_t max_cycles;
 	bool stopped_early;
 	struct os_stats st;
+
+	/* the hazard oracle (NULL: not checking) and ordered replay: an
+	 * event may start only once every earlier one (trace order) has */
+	struct chk_oracle *oracle;
+	bool ordered;
+	uint64_t issued;	 /* every event before this index has started */
+	uint64_t issue_time;	 /* when the last one started, cycles */
+	uint64_t *ord_started;	 /* bit per event index */
+	uint64_t ord_cap;	 /* bits in @ord_started */
+	uint64_t stalls;
 };
 
 static inline struct os_cpu *os_cpu_of(struct hw_cpu *cpu)
@@ -364,6 +402,9 @@ void os_mm_destroy(struct os *os, struct os_mm *mm);
 int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot, unsigned flags);
 struct os_vma *os_vma_find(struct os_mm *mm, uint64_t va);
 void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
+/* The syscall or fault of @cpu returns to user space (once its waits are
+ * over): the hazard oracle commits what it changed. */
+void os_kernel_exit(struct os *os, struct hw_cpu *cpu);
 /* Returns true if the access can be retried, false if it is to be skipped. */
 bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	      enum tlbsim_access access);
@@ -392,7 +433,11 @@ void os_schedule(struct os *os, struct hw_cpu *cpu);
 /* The current thread goes to the back of the runqueue if others wait. */
 void os_preempt(struct os *os, struct hw_cpu *cpu);
 void os_thread_exit(struct os *os, struct hw_cpu *cpu, struct os_thread *t);
-bool os_evq_push(struct os_evq *q, const struct tlbsim_event *ev);
+bool os_evq_push(struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx);
+static inline uint64_t os_evq_head_idx(const struct os_thread *t)
+{
+	return t->q.idx[t->q.head];
+}
 static inline struct tlbsim_event *os_evq_head(struct os_thread *t)
 {
 	return t->q.n ? &t->q.ev[t->q.head] : NULL;

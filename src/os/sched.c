@@ -26,22 +26,31 @@
 
 /* ---- event queues ----------------------------------------------------------- */
 
-bool os_evq_push(struct os_evq *q, const struct tlbsim_event *ev)
+bool os_evq_push(struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx)
 {
 	if (q->n == q->cap) {
 		uint32_t cap = q->cap ? 2 * q->cap : 256, i;
 		struct tlbsim_event *n = malloc(cap * sizeof(*n));
+		uint64_t *x = malloc(cap * sizeof(*x));
 
-		if (!n)
+		if (!n || !x) {
+			free(n);
+			free(x);
 			return false;
-		for (i = 0; i < q->n; i++)
+		}
+		for (i = 0; i < q->n; i++) {
 			n[i] = q->ev[(q->head + i) % q->cap];
+			x[i] = q->idx[(q->head + i) % q->cap];
+		}
 		free(q->ev);
+		free(q->idx);
 		q->ev = n;
+		q->idx = x;
 		q->cap = cap;
 		q->head = 0;
 	}
 	q->ev[(q->head + q->n) % q->cap] = *ev;
+	q->idx[(q->head + q->n) % q->cap] = idx;
 	q->n++;
 	return true;
 }
@@ -264,6 +273,14 @@ void os_thread_exit(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	os_schedule(os, cpu);
 }
 
+/* The continuation of a fork whose flush made it wait: nothing left to do
+ * but return (os_serve() then commits, os_kernel_exit()). */
+static void fork_returned(struct os *os, struct hw_cpu *cpu)
+{
+	(void)os;
+	(void)cpu;
+}
+
 void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
@@ -289,6 +306,11 @@ void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event
 		t = mm ? os_thread_new(os, ev->fork.tid, ev->fork.pid, mm) : NULL;
 		if (t)
 			os_thread_start(os, cpu, t);
+		/* fork() returns once its flush of the parent is over. */
+		if (cpu->core->state == ENG_BLOCKED && !os_cpu_of(cpu)->cont)
+			os_cpu_of(cpu)->cont = fork_returned;
+		else
+			os_kernel_exit(os, cpu);
 		break;
 	}
 	case TLBSIM_EV_EXIT:

@@ -10,12 +10,18 @@
 #include <string.h>
 
 #include "bug.h"
+#include "check/oracle.h"
 #include "error_internal.h"
 #include "os/os.h"
 #include "tlbsim/sim.h"
 
 /* Events read ahead for a thread whose queue ran dry. */
 #define REFILL_EVENTS 4096
+/* Ordered replay reads the whole trace first: scenarios are small. */
+#define ORDERED_MAX_EVENTS (1u << 20)
+/* Serial services in a row in which no event could start, before an
+ * ordered replay is declared stuck. */
+#define ORDERED_MAX_STALLS 1000000
 /* Faults one access may take before it is given up (a segv). */
 #define MAX_FAULT_RETRIES 4
 
@@ -50,6 +56,18 @@ static bool read_one(struct os *os, struct tlbsim_event *ev)
 	return true;
 }
 
+/* Ordered replay: event @idx has started; advance the issue point. */
+static void os_ordered_started(struct os *os, uint64_t idx)
+{
+	if (idx >= os->ord_cap)
+		return;
+	os->ord_started[idx / 64] |= 1ull << (idx % 64);
+	while (os->issued < os->ord_cap &&
+	       (os->ord_started[os->issued / 64] >> (os->issued % 64) & 1))
+		os->issued++;
+	os->stalls = 0;
+}
+
 /* Hand @ev to its thread; a process created by no thread starts now. */
 static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
 {
@@ -57,6 +75,9 @@ static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_even
 
 	if (ev->kind == TLBSIM_EV_PROC_CREATE && ev->tid == TLBSIM_TID_NONE) {
 		struct os_mm *mm = os_mm_create(os, ev->proc_create.pid);
+
+		if (os->ordered)
+			os_ordered_started(os, os->st.events_read - 1);
 
 		t = mm ? os_thread_new(os, ev->proc_create.tid, ev->proc_create.pid, mm) : NULL;
 		if (t)
@@ -74,7 +95,7 @@ static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_even
 		if (mm && os_thread_new(os, ev->tid, ev->tid, mm))
 			os_thread_start(os, reader, t);
 	}
-	(void)os_evq_push(&t->q, ev);
+	(void)os_evq_push(&t->q, ev, os->st.events_read - 1);
 }
 
 static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
@@ -85,12 +106,26 @@ static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		route(os, cpu, &ev);
 }
 
-/* Read until some cpu has a thread to run, or the source ends. */
+/* Read until some cpu has a thread to run, or the source ends; ordered
+ * replay reads everything. */
 static void prime(struct os *os)
 {
 	struct tlbsim_event ev;
 	unsigned i;
 
+	if (os->ordered) {
+		while (read_one(os, &ev)) {
+			if (os->st.events_read > ORDERED_MAX_EVENTS) {
+				os->source_error = err_set(os->err, -TLBSIM_ERANGE, "<trace>", -1, -1, -1,
+							   NULL,
+							   "an ordered replay holds at most %u events",
+							   ORDERED_MAX_EVENTS);
+				return;
+			}
+			route(os, NULL, &ev);
+		}
+		return;
+	}
 	for (;;) {
 		for (i = 0; i < os->m->nr_cpus; i++)
 			if (os->cpu[i].curr)
@@ -145,6 +180,12 @@ static void os_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
 		ev = os_evq_head(t);
 		if (!ev) {
 			park(c, oc, OS_PARK_REFILL);
+			return;
+		}
+		if (os->oracle)
+			chk_event_local(os->oracle, cpu->id, os_evq_head_idx(t));
+		if (os->ordered) {
+			park(c, oc, OS_PARK_EVENT);
 			return;
 		}
 		switch (ev->kind) {
@@ -224,6 +265,19 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_LOAD:
 	case TLBSIM_EV_STORE:
 	case TLBSIM_EV_FETCH:
+		if (os->ordered) {
+			/* Ordered replay runs accesses here, not in step(). */
+			struct tlbsim_xlate x;
+			int rc = tlbsim_mmu_translate(cpu->mmu, ev.access.va, access_of(ev.kind), &x);
+
+			eng_charge(cpu->core, x.cycles);
+			if (!rc) {
+				t->fault_retries = 0;
+				os_evq_pop(t);
+				oc->st.events++;
+				return;
+			}
+		}
 		/* The access stays at the head and is retried, unless it
 		 * cannot succeed. */
 		if (!os_fault(os, cpu, t->mm, ev.access.va, access_of(ev.kind)) ||
@@ -233,6 +287,13 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			os_evq_pop(t);
 			oc->st.events++;
 		}
+		os_kernel_exit(os, cpu);
+		return;
+	case TLBSIM_EV_COMPUTE:
+		/* Only ordered replay parks for compute: all of it at once. */
+		eng_charge(cpu->core, ev.compute.count);
+		os_evq_pop(t);
+		oc->st.events++;
 		return;
 	case TLBSIM_EV_MMAP:
 	case TLBSIM_EV_MUNMAP:
@@ -266,6 +327,39 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	}
 }
 
+/*
+ * Ordered replay: may @cpu start the event at its thread's head?  Only if
+ * every earlier event (trace order) has started; it then starts no earlier
+ * than the last one did.  A replay in which nothing can start for long is
+ * stuck (an event whose thread never runs) and ends with an error.
+ */
+static bool ordered_may_start(struct os *os, struct hw_cpu *cpu, struct os_cpu *oc)
+{
+	uint64_t idx;
+
+	if (!oc->curr || !os_evq_head(oc->curr))
+		return true;
+	idx = os_evq_head_idx(oc->curr);
+	if (idx != os->issued) {
+		if (++os->stalls > ORDERED_MAX_STALLS) {
+			os->source_error = err_set(os->err, -TLBSIM_EINVAL, "<trace>", -1, -1,
+						   (int64_t)os->issued, NULL,
+						   "ordered replay is stuck: event %llu cannot start "
+						   "(its thread never runs on a cpu)",
+						   (unsigned long long)os->issued);
+			os->eng.stop_requested = 1;
+		}
+		return false;
+	}
+	if (cpu->core->now < os->issue_time) {
+		cpu->core->st.idle += os->issue_time - cpu->core->now;
+		cpu->core->now = os->issue_time;
+	}
+	os->issue_time = cpu->core->now;
+	os_ordered_started(os, idx);
+	return true;
+}
+
 static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 {
 	struct os *os = ctx;
@@ -274,6 +368,12 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 	enum os_park why = oc->park;
 
 	(void)e;
+	if (os->oracle) {
+		chk_serve(os->oracle, cpu->id);
+		chk_sync(os->oracle);
+	}
+	if (why == OS_PARK_EVENT && os->ordered && !ordered_may_start(os, cpu, oc))
+		return; /* stays parked: an earlier event has not started */
 	oc->park = OS_PARK_NONE;
 	os_rcu_advance(os, c->now);
 	switch (why) {
@@ -283,6 +383,7 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 		oc->cont = NULL;
 		c->state = ENG_RUNNING;
 		cont(os, cpu);
+		os_kernel_exit(os, cpu);
 		break;
 	}
 	case OS_PARK_REFILL:
@@ -355,6 +456,21 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 	rc = hw_smp_init(&os->smp, m, os->pm, &os->eng);
 	if (rc)
 		return rc;
+	if (cfg->check) {
+		/* Before any table exists: the oracle learns every root. */
+		os->oracle = chk_create(&os->smp);
+		if (!os->oracle)
+			return -TLBSIM_ENOMEM;
+		for (i = 0; i < m->nr_cpus; i++)
+			chk_set_ets2(os->oracle, i, cfg->ets2 && tlbsim_cpumask_test(cfg->ets2, i));
+	}
+	if (cfg->ordered) {
+		os->ordered = true;
+		os->ord_cap = ORDERED_MAX_EVENTS;
+		os->ord_started = calloc(ORDERED_MAX_EVENTS / 64, sizeof(uint64_t));
+		if (!os->ord_started)
+			return -TLBSIM_ENOMEM;
+	}
 	os->cpu = calloc(m->nr_cpus, sizeof(*os->cpu));
 	if (!os->cpu)
 		return -TLBSIM_ENOMEM;
@@ -395,6 +511,7 @@ static void os_fini(struct os *os)
 	for (i = 0; i < os->threads_cap; i++)
 		if (os->threads && os->threads[i]) {
 			free(os->threads[i]->q.ev);
+			free(os->threads[i]->q.idx);
 			free(os->threads[i]);
 		}
 	free(os->threads);
@@ -410,6 +527,8 @@ static void os_fini(struct os *os)
 		}
 	free(os->cpu);
 	tlbsim_pgtable_destroy(os->init_pgt);
+	chk_destroy(os->oracle);
+	free(os->ord_started);
 	if (os->smp.cpu)
 		hw_smp_fini(&os->smp);
 	eng_fini(&os->eng);

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 
+#include "check/oracle_json.h"
 #include "os/os.h"
 #include "report/json_util.h"
 
@@ -147,6 +148,7 @@ char *os_stats_json(const struct os *os)
 	rep_json_set_u64(mem, "data_frames_used", tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_DATA));
 	rep_json_set_u64(mem, "table_frames_used", tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_TABLE));
 	json_object_set_new(root, "memory", mem);
+	json_object_set_new(root, "hazards", chk_json(os->oracle));
 	json_object_set_new(root, "per_cpu", cpus);
 	json_object_set_new(root, "address_spaces", mms);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));

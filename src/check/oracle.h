@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hazard oracle: it watches the hardware model (fills, uses and
+ * invalidations of TLB and walk-cache entries, descriptor writes, frame
+ * frees and reuses, TLBI/DSB/ISB, INVLPGB/TLBSYNC, TTBR/CR3 writes) and the
+ * OS model (syscall and fault returns), and reports what the architecture
+ * and Linux's contract forbid (../shared/HAZARD-RULES.md, DESIGN.md "Hazard
+ * oracle").  It never changes what the simulation does: the only state it
+ * writes outside its own is the HW_TLBE_POISON bit of TLB entries, which
+ * nothing but the oracle reads.
+ *
+ * Threading: hooks named *_local run on one cpu in the engine's parallel
+ * phase and touch only that cpu's oracle state and TLBs; every other hook
+ * runs in the serial phase.  Reports found in the parallel phase go to
+ * per-cpu buffers, merged in (time, cpu, event) order, so the verdict is the
+ * same for any number of OpenMP threads.
+ *
+ * Internal to the library (prefix chk_).
+ */
+#ifndef TLBSIM_CHECK_ORACLE_H
+#define TLBSIM_CHECK_ORACLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tlbsim/machine.h"
+#include "tlbsim/mmu.h"
+
+struct hw_smp;
+struct hw_tlb_entry;
+struct hw_table_page;
+struct chk_oracle;
+
+/* The kinds of diagnostics, in the order the JSON and the scenarios use. */
+#define CHK_KINDS(X)                                                                               \
+	X(STALE_USE, "stale_use")                                                                  \
+	X(WALK_FREED_TABLE, "walk_freed_table")                                                    \
+	X(WALK_REUSED_TABLE, "walk_reused_table")                                                  \
+	X(INCOMPLETE_MAINT, "incomplete_maintenance")                                              \
+	X(BBM, "bbm")
+
+enum chk_kind {
+#define CHK_ENUM(name, text) CHK_##name,
+	CHK_KINDS(CHK_ENUM)
+#undef CHK_ENUM
+	    CHK_NR_KINDS
+};
+
+/* "stale_use" ... ; NULL for a bad value. */
+const char *chk_kind_name(unsigned kind);
+/* The kind named @name, or -1. */
+int chk_kind_find(const char *name);
+
+/**
+ * struct chk_report - one diagnostic
+ * @kind: enum chk_kind
+ * @cpu: the cpu whose state is at fault (the one holding the stale entry,
+ *       the one whose maintenance is incomplete)
+ * @event: index of the event the detecting cpu was executing (0-based, in
+ *       trace order), UINT64_MAX when not known
+ * @time: simulated time, cycles
+ * @root: page-table root (frame) of the address space, 0 when unknown
+ * @mm: the OS model's mm id, 0 when unknown
+ * @asid: ASID/PCID of the entry
+ * @va: virtual address, bytes
+ * @pfn: the frame: the stale translation's, the freed table's
+ * @why: static text: which rule, what was missing
+ */
+struct chk_report {
+	unsigned kind;
+	unsigned cpu;
+	uint64_t event;
+	uint64_t time;
+	uint64_t root;
+	uint32_t mm;
+	uint16_t asid;
+	uint64_t va;
+	uint64_t pfn;
+	const char *why;
+};
+
+/* Create the oracle for @smp's machine; NULL when out of memory.  It
+ * registers itself with @smp's physical memory. */
+struct chk_oracle *chk_create(struct hw_smp *smp);
+void chk_destroy(struct chk_oracle *o);
+
+/* Arm FEAT_ETS2 on @cpu (HAZARD-RULES rule 7): a DSB after a TLBI also
+ * orders this cpu's later walks, no ISB needed. */
+void chk_set_ets2(struct chk_oracle *o, unsigned cpu, bool on);
+
+/* ---- what the owners tell it ------------------------------------------ */
+
+/* @cpu starts event @index (trace order).  _local: parallel-safe. */
+void chk_event_local(struct chk_oracle *o, unsigned cpu, uint64_t index);
+/* The serial phase now works on behalf of @cpu (frees, allocations and
+ * writes are attributed to it). */
+void chk_serve(struct chk_oracle *o, unsigned cpu);
+/* Root table @root belongs to the OS model's mm @mm_id (reports name it). */
+void chk_root_owner(struct chk_oracle *o, uint64_t root, uint32_t mm_id);
+/* A syscall of the mm whose root is @root, on @cpu, returns: every change
+ * to the translations of [start, end) made so far is committed (Linux's
+ * contract: no stale translation of the range may be used any more).  The
+ * return to user space is a context-synchronising event on @cpu. */
+void chk_syscall_return(struct chk_oracle *o, unsigned cpu, uint64_t root, uint64_t start,
+			uint64_t end);
+/* Context synchronisation on @cpu: ISB, ERET, exception entry. _local. */
+void chk_context_sync_local(struct chk_oracle *o, unsigned cpu);
+/* An access by @cpu to @va (kernel-level replay only: the rule-7 check of
+ * accesses after a TLBI + DSB without a context synchronisation). */
+void chk_access(struct chk_oracle *o, unsigned cpu, uint64_t va);
+/* Process what happened in the parallel phase (completions of maintenance)
+ * in a fixed order.  Serial; the owners call it before serial work. */
+void chk_sync(struct chk_oracle *o);
+
+/* ---- hardware hooks (src/hw) -------------------------------------------- */
+
+/* Physical memory.  @t is the table page of @pfn (NULL for data frames). */
+void chk_frame_alloc(struct chk_oracle *o, uint64_t pfn, unsigned kind);
+void chk_frame_free(struct chk_oracle *o, uint64_t pfn, unsigned kind, struct hw_table_page *t);
+void chk_desc_write(struct chk_oracle *o, struct hw_table_page *t, unsigned index, uint64_t old_raw,
+		    uint64_t old_version, uint64_t new_raw);
+/* A table frame of @level, freshly allocated (@is_root: a tree's root). */
+void chk_table_new(struct chk_oracle *o, struct hw_table_page *t, unsigned level, bool is_root);
+
+/* The MMU of @cpu used an entry marked HW_TLBE_POISON. _local. */
+void chk_poisoned_use_local(struct chk_oracle *o, unsigned cpu, const struct hw_tlb_entry *e,
+			    uint64_t va, bool walk_cache);
+
+/* Maintenance, as issued on @cpu.  _local (IPI handlers issue them too). */
+void chk_tlbi_local(struct chk_oracle *o, unsigned cpu, enum tlbsim_tlbi_op op, uint64_t va,
+		    uint16_t asid, bool broadcast);
+void chk_invlpgb_local(struct chk_oracle *o, unsigned cpu, uint64_t va, unsigned nr_pages,
+		       unsigned stride_shift, uint16_t pcid, unsigned flags);
+/* The wait of a DSB on @cpu is over: its TLBIs (@ish: broadcast ones too,
+ * else only local ones: DSB NSH) are complete (Arm ARM: a TLBI completes
+ * at a later DSB on the issuing PE).  Likewise TLBSYNC for INVLPGBs. */
+void chk_dsb_done_local(struct chk_oracle *o, unsigned cpu, bool ish);
+void chk_tlbsync_done_local(struct chk_oracle *o, unsigned cpu);
+/* @cpu loads (@root, @asid) into TTBR0/CR3. */
+void chk_context_load_local(struct chk_oracle *o, unsigned cpu, uint64_t root, uint16_t asid);
+
+/* ---- results ------------------------------------------------------------ */
+
+/* Counts per kind (all of them, also beyond the stored reports). */
+const uint64_t *chk_counts(struct chk_oracle *o);
+/* The stored reports (the first CHK_MAX_REPORTS), sorted; *n receives
+ * their number.  Merges the per-cpu buffers first. */
+const struct chk_report *chk_reports(struct chk_oracle *o, unsigned *n);
+/* Reports stored at most; the counts go on. */
+#define CHK_MAX_REPORTS 1000
+
+#endif /* TLBSIM_CHECK_ORACLE_H */
