@@ -84,6 +84,10 @@ extern const struct trace_kind trace_kinds[TLBSIM_EV_NR_KINDS];
 
 /* Names used by the tables, and by the readers' error messages. */
 extern const struct trace_name trace_tlbi_op_names[];
+extern const struct trace_name trace_tlbi_range_op_names[];
+
+/* Can @n pages be the range of one TLBI RVA* (Arm ARM C5.5)? */
+int trace_tlbi_range_pages_ok(uint64_t n);
 
 /* The layout of @kind, or NULL for an unknown kind. */
 static inline const struct trace_kind *trace_kind(unsigned kind)
