@@ -191,7 +191,7 @@ static void tlbi_range(struct xl_sink *s, const struct xl_line *l, const struct 
 	struct tlbsim_event *ev;
 
 	if (known && shift != s->page_shift) {
-		xl_count_unknown(s, shift ? "tlbi range (granule is not the trace's page size)"
+		xl_count_unknown(s, shift ? "tlbi range (granule not the page size)"
 					  : "tlbi range (TG reserved)");
 		return;
 	}
