@@ -81,11 +81,13 @@ int main(int argc, char **argv)
 		}
 		if ((r >> 40) % 10 == 0)
 			extra = ", x0 -> 0x00050007f0000001";
-		len += (size_t)snprintf(buf + len, cap - len, "%u, 0x%" PRIx64 ", 0x%08x, \"insn\"%s%s\n",
-					cpu, pc, op, acc, extra);
+		len += (size_t)snprintf(buf + len, cap - len,
+					"%u, 0x%" PRIx64 ", 0x%08x, \"insn\"%s%s\n", cpu, pc, op,
+					acc, extra);
 	}
 	for (int round = 0; round < ROUNDS; round++) {
-		struct tlbsim_trace_opts o = {.format = TLBSIM_TRACE_EXECLOG, .isa = TLBSIM_ISA_ARM64};
+		struct tlbsim_trace_opts o = {.format = TLBSIM_TRACE_EXECLOG,
+					      .isa = TLBSIM_ISA_ARM64};
 		struct tlbsim_error err;
 		struct tlbsim_event ev;
 		struct tlbsim_trace_stats st;

@@ -54,7 +54,8 @@ static uint32_t hash_bytes(const uint8_t *p, size_t n)
 #define A64_SYS_MASK 0xfff80000u
 #define A64_SYS_BITS 0xd5080000u
 
-/* MSR/MRS system-register numbers as Capstone gives them: op0<<14 | op1<<11 | CRn<<7 | CRm<<3 | op2. */
+/* MSR/MRS system-register numbers as Capstone gives them: op0<<14 | op1<<11 | CRn<<7 | CRm<<3 |
+ * op2. */
 #define A64_SYSREG(op0, op1, crn, crm, op2)                                                        \
 	(((op0) << 14) | ((op1) << 11) | ((crn) << 7) | ((crm) << 3) | (op2))
 
@@ -81,8 +82,8 @@ static int a64_reg(unsigned r, uint8_t *reg32)
 /* Bytes a load/store register moves (Arm ARM C3.3: the register's width). */
 static unsigned a64_reg_bytes(unsigned r)
 {
-	if ((r >= ARM64_REG_X0 && r <= ARM64_REG_X28) || r == ARM64_REG_X29 ||
-	    r == ARM64_REG_X30 || r == ARM64_REG_XZR || (r >= ARM64_REG_D0 && r <= ARM64_REG_D31))
+	if ((r >= ARM64_REG_X0 && r <= ARM64_REG_X28) || r == ARM64_REG_X29 || r == ARM64_REG_X30 ||
+	    r == ARM64_REG_XZR || (r >= ARM64_REG_D0 && r <= ARM64_REG_D31))
 		return 8;
 	if ((r >= ARM64_REG_W0 && r <= ARM64_REG_W30) || r == ARM64_REG_WZR ||
 	    (r >= ARM64_REG_S0 && r <= ARM64_REG_S31))
@@ -111,15 +112,20 @@ static int ends_with(const char *s, const char *suffix)
  */
 static int a64_tlbi(struct insn_tmpl *t, unsigned op1, unsigned crm, unsigned op2)
 {
-	static const int8_t el1[8] = {TLBSIM_TLBI_VMALLE1, TLBSIM_TLBI_VAE1, TLBSIM_TLBI_ASIDE1,
-				      TLBSIM_TLBI_VAAE1, -1, TLBSIM_TLBI_VALE1, -1,
+	static const int8_t el1[8] = {TLBSIM_TLBI_VMALLE1,
+				      TLBSIM_TLBI_VAE1,
+				      TLBSIM_TLBI_ASIDE1,
+				      TLBSIM_TLBI_VAAE1,
+				      -1,
+				      TLBSIM_TLBI_VALE1,
+				      -1,
 				      TLBSIM_TLBI_VAALE1};
-	static const int8_t el2[8] = {TLBSIM_TLBI_ALLE2, TLBSIM_TLBI_VAE2, -1, -1,
-				      TLBSIM_TLBI_ALLE1, TLBSIM_TLBI_VALE2, TLBSIM_TLBI_VMALLS12E1,
-				      -1};
-	static const int8_t el3[8] = {TLBSIM_TLBI_ALLE3, TLBSIM_TLBI_VAE3, -1, -1,
-				      -1, TLBSIM_TLBI_VALE3, -1, -1};
-	static const int8_t range[8] = {-1, TLBSIM_TLBI_RVAE1, -1, TLBSIM_TLBI_RVAAE1,
+	static const int8_t el2[8] = {
+	    TLBSIM_TLBI_ALLE2, TLBSIM_TLBI_VAE2,       -1, -1, TLBSIM_TLBI_ALLE1,
+	    TLBSIM_TLBI_VALE2, TLBSIM_TLBI_VMALLS12E1, -1};
+	static const int8_t el3[8] = {
+	    TLBSIM_TLBI_ALLE3, TLBSIM_TLBI_VAE3, -1, -1, -1, TLBSIM_TLBI_VALE3, -1, -1};
+	static const int8_t range[8] = {-1, TLBSIM_TLBI_RVAE1,	-1, TLBSIM_TLBI_RVAAE1,
 					-1, TLBSIM_TLBI_RVALE1, -1, TLBSIM_TLBI_RVAALE1};
 	const int8_t *row = op1 == 0 ? el1 : op1 == 4 ? el2 : op1 == 6 ? el3 : NULL;
 
@@ -155,9 +161,9 @@ static int a64_dc(struct insn_tmpl *t, unsigned op1, unsigned crm, unsigned op2)
 	static const struct {
 		uint8_t op1, crm, op2, op;
 	} dc[] = {
-	    {0, 6, 1, TLBSIM_DC_IVAC},	{0, 6, 2, TLBSIM_DC_ISW},   {0, 10, 2, TLBSIM_DC_CSW},
-	    {0, 14, 2, TLBSIM_DC_CISW}, {3, 4, 1, TLBSIM_DC_ZVA},   {3, 10, 1, TLBSIM_DC_CVAC},
-	    {3, 11, 1, TLBSIM_DC_CVAU}, {3, 14, 1, TLBSIM_DC_CIVAC}, {3, 12, 1, TLBSIM_DC_CVAP},
+	    {0, 6, 1, TLBSIM_DC_IVAC},	 {0, 6, 2, TLBSIM_DC_ISW},    {0, 10, 2, TLBSIM_DC_CSW},
+	    {0, 14, 2, TLBSIM_DC_CISW},	 {3, 4, 1, TLBSIM_DC_ZVA},    {3, 10, 1, TLBSIM_DC_CVAC},
+	    {3, 11, 1, TLBSIM_DC_CVAU},	 {3, 14, 1, TLBSIM_DC_CIVAC}, {3, 12, 1, TLBSIM_DC_CVAP},
 	    {3, 13, 1, TLBSIM_DC_CVADP},
 	};
 
@@ -184,11 +190,11 @@ static void a64_mem(struct insn_tmpl *t, const cs_insn *in, const cs_arm64 *a)
 {
 	int first = 0, nregs = 0, is_store = strncmp(in->mnemonic, "st", 2) == 0;
 	/* plain stores: the registers before the address are the data, in order */
-	int plain_store = is_store && strncmp(in->mnemonic, "stadd", 5) != 0 &&
-			  strncmp(in->mnemonic, "stset", 5) != 0 &&
-			  strncmp(in->mnemonic, "stclr", 5) != 0 &&
-			  strncmp(in->mnemonic, "steor", 5) != 0 &&
-			  strncmp(in->mnemonic, "stsm", 4) != 0 && strncmp(in->mnemonic, "stum", 4) != 0;
+	int plain_store =
+	    is_store && strncmp(in->mnemonic, "stadd", 5) != 0 &&
+	    strncmp(in->mnemonic, "stset", 5) != 0 && strncmp(in->mnemonic, "stclr", 5) != 0 &&
+	    strncmp(in->mnemonic, "steor", 5) != 0 && strncmp(in->mnemonic, "stsm", 4) != 0 &&
+	    strncmp(in->mnemonic, "stum", 4) != 0;
 	unsigned data_reg = 0;
 	uint8_t r32;
 
@@ -323,7 +329,8 @@ static void x86_ea(struct insn_tmpl *t, const x86_op_mem *m)
 	t->ea_rip = m->base == X86_REG_RIP;
 	t->ea_base = m->base == X86_REG_INVALID || t->ea_rip ? INSN_REG_NONE
 							     : (int8_t)x86_regno(m->base, &r32);
-	t->ea_index = m->index == X86_REG_INVALID ? INSN_REG_NONE : (int8_t)x86_regno(m->index, &r32);
+	t->ea_index =
+	    m->index == X86_REG_INVALID ? INSN_REG_NONE : (int8_t)x86_regno(m->index, &r32);
 	t->ea_scale = (uint8_t)m->scale;
 	t->ea_disp = m->disp;
 	/* an FS/GS base or a register we do not track leaves the address unknown */
@@ -429,7 +436,8 @@ static void decode_new(struct insn_decoder *d, struct insn_tmpl *t)
 	t->ea_base = t->ea_index = INSN_REG_NONE;
 	if (d->isa == TLBSIM_ISA_X86_64 && size >= 3 && code[0] == 0x0f && code[1] == 0x01 &&
 	    (code[2] == 0xfe || code[2] == 0xff || code[2] == 0xe8)) {
-		/* AMD APM vol. 3: INVLPGB 0F 01 FE, TLBSYNC 0F 01 FF; Intel SDM: SERIALIZE 0F 01 E8 */
+		/* AMD APM vol. 3: INVLPGB 0F 01 FE, TLBSYNC 0F 01 FF; Intel SDM: SERIALIZE 0F 01 E8
+		 */
 		t->cls = code[2] == 0xfe ? IC_INVLPGB : code[2] == 0xff ? IC_TLBSYNC : IC_SERIALIZE;
 		t->len = 3;
 		return;
@@ -541,9 +549,8 @@ void trace_insn_decoder_free(struct insn_decoder *d)
 
 int trace_insn_reg_find(enum tlbsim_isa isa, const char *name, size_t len)
 {
-	static const char *const x86[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp",
-					    "rsi", "rdi", "r8",	 "r9",	"r10", "r11",
-					    "r12", "r13", "r14", "r15"};
+	static const char *const x86[16] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+					    "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
 	char buf[8];
 	unsigned v;
 

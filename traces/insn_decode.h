@@ -23,24 +23,24 @@
 
 /* What an instruction is, for the events it makes (insn_events.c). */
 enum insn_cls {
-	IC_PLAIN,	 /* nothing for the TLB model: counted as compute */
-	IC_MEM,		 /* plain, but the trace's accesses are its loads/stores */
-	IC_TLBI,	 /* @op enum tlbsim_tlbi_op, @flags enum tlbsim_tlbi_flags */
-	IC_TLBI_RANGE,	 /* @op enum tlbsim_tlbi_range_op, @flags */
-	IC_DSB,		 /* @op the domain (CRm) */
+	IC_PLAIN,      /* nothing for the TLB model: counted as compute */
+	IC_MEM,	       /* plain, but the trace's accesses are its loads/stores */
+	IC_TLBI,       /* @op enum tlbsim_tlbi_op, @flags enum tlbsim_tlbi_flags */
+	IC_TLBI_RANGE, /* @op enum tlbsim_tlbi_range_op, @flags */
+	IC_DSB,	       /* @op the domain (CRm) */
 	IC_ISB,
 	IC_ERET,
-	IC_TTBR,	 /* MSR TTBR@op_EL1, value in @reg */
-	IC_SYSREG,	 /* @op enum tlbsim_sysreg, value in @reg */
-	IC_DC,		 /* @op enum tlbsim_dc_op, VA in @reg */
-	IC_INVLPG,	 /* address: the effective address @ea */
-	IC_INVPCID,	 /* type in @reg, descriptor loaded from memory */
-	IC_INVLPGB,	 /* rAX, ECX, EDX */
+	IC_TTBR,    /* MSR TTBR@op_EL1, value in @reg */
+	IC_SYSREG,  /* @op enum tlbsim_sysreg, value in @reg */
+	IC_DC,	    /* @op enum tlbsim_dc_op, VA in @reg */
+	IC_INVLPG,  /* address: the effective address @ea */
+	IC_INVPCID, /* type in @reg, descriptor loaded from memory */
+	IC_INVLPGB, /* rAX, ECX, EDX */
 	IC_TLBSYNC,
-	IC_CR3,		 /* MOV to CR3, value in @reg */
-	IC_SERIALIZE,	 /* an x86 serializing instruction with no other event */
-	IC_UNKNOWN,	 /* a system instruction the model does not know: @mnemonic */
-	IC_UNDECODABLE,	 /* Capstone could not decode the bytes */
+	IC_CR3,		/* MOV to CR3, value in @reg */
+	IC_SERIALIZE,	/* an x86 serializing instruction with no other event */
+	IC_UNKNOWN,	/* a system instruction the model does not know: @mnemonic */
+	IC_UNDECODABLE, /* Capstone could not decode the bytes */
 };
 
 /* Register numbers of struct insn_regs: x0..x30, xzr, sp (arm64); rax.. r15 (x86-64). */

@@ -155,8 +155,8 @@ static void accesses(struct xl_sink *s, const struct xl_line *l, const struct in
 }
 
 /* Arm ARM C5.5: TLBI VA operands hold VA[55:12] in bits [43:0], the ASID in [63:48]. */
-static void tlbi(struct xl_sink *s, const struct xl_line *l, const struct insn_tmpl *t,
-		 uint64_t v, int known)
+static void tlbi(struct xl_sink *s, const struct xl_line *l, const struct insn_tmpl *t, uint64_t v,
+		 int known)
 {
 	struct tlbsim_event *ev = push(s, TLBSIM_EV_TLBI, l->cpu);
 	unsigned op = t->op;
@@ -273,7 +273,8 @@ static int effective_address(const struct xl_line *l, const struct insn_tmpl *t,
 	    (t->ea_index != INSN_REG_NONE && !reg_value(regs, t->ea_index, 0, &x)))
 		return 0;
 	if (t->ea_rip)
-		b = l->pc + t->len; /* RIP-relative: from the next instruction (SDM vol. 2, 2.2.1.6) */
+		b = l->pc +
+		    t->len; /* RIP-relative: from the next instruction (SDM vol. 2, 2.2.1.6) */
 	*ea = b + x * t->ea_scale + (uint64_t)t->ea_disp;
 	return 1;
 }

@@ -62,8 +62,8 @@ static int bad(struct tlbsim_trace_reader *r, struct tlbsim_error *err, int code
 
 /* Hex digit values + 1, 0 for other bytes: one lookup a digit (the reader's hottest loop). */
 static const unsigned char hex_value1[256] = {
-    ['0'] = 1,	 ['1'] = 2,  ['2'] = 3,	 ['3'] = 4,  ['4'] = 5,	 ['5'] = 6,  ['6'] = 7,	 ['7'] = 8,
-    ['8'] = 9,	 ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['0'] = 1,	['1'] = 2,  ['2'] = 3,	['3'] = 4,  ['4'] = 5,	['5'] = 6,  ['6'] = 7,	['7'] = 8,
+    ['8'] = 9,	['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
     ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
 
@@ -99,8 +99,9 @@ static int add_reg(struct tlbsim_trace_reader *r, struct tlbsim_error *err, cons
 
 	if (reg < 0 || x->l.nr_regs == XL_MAX_REGS)
 		return bad(r, err, -TLBSIM_EPARSE, col_of(x, name),
-			   reg < 0 ? "a register name (x0..x30, sp; rax..r15) expected, found '%.*s'"
-				   : "at most 40 register values a line expected, found '%.*s'",
+			   reg < 0
+			       ? "a register name (x0..x30, sp; rax..r15) expected, found '%.*s'"
+			       : "at most 40 register values a line expected, found '%.*s'",
 			   (int)n, name);
 	x->l.reg[x->l.nr_regs] = (int8_t)reg;
 	x->l.reg_value[x->l.nr_regs++] = v;
@@ -158,8 +159,8 @@ static int parse_execlog(struct tlbsim_trace_reader *r, struct tlbsim_error *err
 	p = q + 1;
 	while (*p) {
 		if (strncmp(p, ", ", 2))
-			return bad(r, err, -TLBSIM_EPARSE, col_of(x, p), "', ' expected, found '%.20s'",
-				   p);
+			return bad(r, err, -TLBSIM_EPARSE, col_of(x, p),
+				   "', ' expected, found '%.20s'", p);
 		p += 2;
 		if (!strncmp(p, "load, ", 6) || !strncmp(p, "store, ", 7)) {
 			struct xl_access *a = &x->l.acc[x->l.nr_acc];
@@ -171,7 +172,8 @@ static int parse_execlog(struct tlbsim_trace_reader *r, struct tlbsim_error *err
 			p += a->store ? 7 : 6;
 			if (hex_at(&p, &a->addr))
 				return bad(r, err, -TLBSIM_EPARSE, col_of(x, p),
-					   "an access address '0x<hex>' expected, found '%.20s'", p);
+					   "an access address '0x<hex>' expected, found '%.20s'",
+					   p);
 			x->l.nr_acc++;
 			/* system mode: ", DEVICE" follows and the address is physical */
 			if (!strncmp(p, ", ", 2) && is_device(p + 2)) {
@@ -215,15 +217,16 @@ static int parse_insn(struct tlbsim_trace_reader *r, char **tok, int *col, int n
 	memset(&x->l, 0, offsetof(struct xl_line, acc));
 	x->l.nr_acc = x->l.nr_regs = 0;
 	if (trace_parse_u64(tok[0] + 3, &v) || v >= TLBSIM_CPU_ANY)
-		return bad(r, err, -TLBSIM_EPARSE, col[0], "cpu<n> (n 0..65534) expected, found '%s'",
-			   tok[0]);
+		return bad(r, err, -TLBSIM_EPARSE, col[0],
+			   "cpu<n> (n 0..65534) expected, found '%s'", tok[0]);
 	x->l.cpu = (uint16_t)v;
 	if (trace_parse_u64(tok[1], &x->l.pc))
 		return bad(r, err, -TLBSIM_EPARSE, col[1], "a pc expected, found '%s'", tok[1]);
 	if (r->info.isa == TLBSIM_ISA_ARM64 && hl == 10 && h[0] == '0' && h[1] == 'x') {
 		/* an A64 word as the Arm ARM and objdump write it: bytes are little-endian */
 		if (trace_parse_u64(h, &v))
-			return bad(r, err, -TLBSIM_EPARSE, col[2], "an instruction word expected, found '%s'", h);
+			return bad(r, err, -TLBSIM_EPARSE, col[2],
+				   "an instruction word expected, found '%s'", h);
 		for (int i = 0; i < 4; i++)
 			x->l.bytes[i] = (uint8_t)(v >> (8 * i));
 		x->l.nr_bytes = 4;
@@ -255,9 +258,10 @@ static int parse_insn(struct tlbsim_trace_reader *r, char **tok, int *col, int n
 				return rc;
 			a->store = tok[t][0] == 'w';
 			if (++t == n)
-				return bad(r, err, -TLBSIM_EPARSE, col[t - 1] + 1,
-					   "an address after '%s' expected, found the end of the line",
-					   tok[t - 1]);
+				return bad(
+				    r, err, -TLBSIM_EPARSE, col[t - 1] + 1,
+				    "an address after '%s' expected, found the end of the line",
+				    tok[t - 1]);
 			eq = strchr(tok[t], '=');
 			if (eq)
 				*eq = '\0';
@@ -379,8 +383,7 @@ static int one_line(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
 	return 0;
 }
 
-static int xl_next(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
-		   struct tlbsim_error *err)
+static int xl_next(struct tlbsim_trace_reader *r, struct tlbsim_event *ev, struct tlbsim_error *err)
 {
 	struct xl_reader *x = r->priv;
 	struct xl_sink *s = &x->sink;
@@ -414,8 +417,9 @@ static int insn_header(struct tlbsim_trace_reader *r, struct tlbsim_error *err)
 	int col;
 
 	if (strncmp(x->line, "tlbsim-insn 1", 13) || (x->line[13] && x->line[13] != ' '))
-		return bad(r, err, strncmp(x->line, "tlbsim-insn ", 12) ? -TLBSIM_EPARSE : -TLBSIM_ENOTSUP,
-			   1, "header 'tlbsim-insn 1 isa=<isa> ...' expected, found '%.40s'", x->line);
+		return bad(
+		    r, err, strncmp(x->line, "tlbsim-insn ", 12) ? -TLBSIM_EPARSE : -TLBSIM_ENOTSUP,
+		    1, "header 'tlbsim-insn 1 isa=<isa> ...' expected, found '%.40s'", x->line);
 	r->info.version = 1;
 	for (p = x->line + 13; *p;) {
 		while (*p == ' ')
@@ -457,10 +461,11 @@ static int insn_header(struct tlbsim_trace_reader *r, struct tlbsim_error *err)
 			if (!r->opts.has_linear_map)
 				x->sink.has_linear_map = 1, x->sink.linear_map = v;
 		} else {
-			return bad(r, err, -TLBSIM_EPARSE, col,
-				   "a header key isa=, page_shift=, linear_map= or source= expected, "
-				   "found '%s'",
-				   tok);
+			return bad(
+			    r, err, -TLBSIM_EPARSE, col,
+			    "a header key isa=, page_shift=, linear_map= or source= expected, "
+			    "found '%s'",
+			    tok);
 		}
 	}
 	if (!r->info.isa)
@@ -541,7 +546,8 @@ static size_t xl_counts(const struct tlbsim_trace_reader *r, struct tlbsim_trace
 	return x ? xl_insn_counts(&x->sink, out, max) : 0;
 }
 
-/* "N, 0xHEX, 0xHEX, \"": nothing else starts so (lackey lines start with a blank, 'I', '=', '-', 'S'). */
+/* "N, 0xHEX, 0xHEX, \"": nothing else starts so (lackey lines start with a blank, 'I', '=', '-',
+ * 'S'). */
 static int execlog_probe(const uint8_t *p, size_t n)
 {
 	size_t i = 0;

@@ -63,10 +63,14 @@ static void rig_init(struct rig *r, enum tlbsim_isa isa)
 		r->m.pwc[k] = geom(8, 0, 2);
 	for (unsigned k = 0; k < 4; k++)
 		r->m.pte_latency_cycles[k] = 10;
-	r->m.topology = (struct tlbsim_topology){.sockets = 1, .nodes_per_socket = 1,
-						 .clusters_per_node = 1, .cores_per_cluster = 1,
-						 .lat_cluster = 1, .lat_node = 1,
-						 .lat_socket = 1, .lat_remote = 1};
+	r->m.topology = (struct tlbsim_topology){.sockets = 1,
+						 .nodes_per_socket = 1,
+						 .clusters_per_node = 1,
+						 .cores_per_cluster = 1,
+						 .lat_cluster = 1,
+						 .lat_node = 1,
+						 .lat_socket = 1,
+						 .lat_remote = 1};
 	r->pm = tlbsim_physmem_create(1u << 16);
 	assert_non_null(r->pm);
 	r->pt = tlbsim_pgtable_create(r->pm, isa, 4);
@@ -75,15 +79,15 @@ static void rig_init(struct rig *r, enum tlbsim_isa isa)
 	assert_non_null(r->mmu);
 	for (size_t i = 0; i < 3; i++) {
 		assert_int_equal(tlbsim_physmem_alloc(r->pm, TLBSIM_FRAME_DATA, &pfn), 0);
-		assert_int_equal(tlbsim_pgtable_map(r->pt, vas[i], pfn, 12,
-						    TLBSIM_PROT_READ | TLBSIM_PROT_USER),
-				 0);
+		assert_int_equal(
+		    tlbsim_pgtable_map(r->pt, vas[i], pfn, 12, TLBSIM_PROT_READ | TLBSIM_PROT_USER),
+		    0);
 	}
 	if (isa == TLBSIM_ISA_ARM64)
 		assert_int_equal(tlbsim_mmu_write_ttbr0(r->mmu, tlbsim_pgtable_root(r->pt), 1), 0);
 	else
-		assert_int_equal(
-		    tlbsim_mmu_write_cr3(r->mmu, tlbsim_pgtable_root(r->pt), 1, true), 0);
+		assert_int_equal(tlbsim_mmu_write_cr3(r->mmu, tlbsim_pgtable_root(r->pt), 1, true),
+				 0);
 	for (size_t i = 0; i < 3; i++) {
 		struct tlbsim_xlate x;
 
@@ -223,7 +227,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(each_new_tlbi_op_removes_what_the_regime_model_says),
-	    cmocka_unit_test(range_tlbi_removes_the_range_and_walk_entries_only_when_not_last_level),
+	    cmocka_unit_test(
+		range_tlbi_removes_the_range_and_walk_entries_only_when_not_last_level),
 	    cmocka_unit_test(range_tlbi_rejects_bad_operands_and_x86),
 	};
 

@@ -29,7 +29,7 @@ struct row {
 	const char *source; /* where the expectation comes from */
 	const char *header;
 	const char *line;
-	const char *want; /* events, one a line */
+	const char *want;    /* events, one a line */
 	const char *unknown; /* the mnemonic counted, or NULL */
 };
 
@@ -38,13 +38,15 @@ struct row {
 static const struct row rows[] = {
     /* ---- AArch64 TLBI: SYS, CRn 8; Xt = ASID[63:48] | VA[55:12] ---- */
     {"Arm ARM C5.5 TLBI VAE1IS: op1 0 CRm 3 op2 1 -> d5088320", ARM,
-     "cpu0 0x1000 0xd5088320 x0=0x00050007f0000001", C0 "cpu0 tlbi vae1is va=0x7f0000001000 asid=5\n"},
+     "cpu0 0x1000 0xd5088320 x0=0x00050007f0000001",
+     C0 "cpu0 tlbi vae1is va=0x7f0000001000 asid=5\n"},
     {"TLBI VALE1IS: CRm 3 op2 5 -> d50883a0", ARM, "cpu0 0x1000 0xd50883a0 x0=0x0005000000000010",
      C0 "cpu0 tlbi vale1is va=0x10000 asid=5\n"},
-    {"TLBI VAAE1: CRm 7 op2 3 -> d5088760; kernel VA: VA[55:12] = 0xff800000001, bit 55 copied up", ARM,
-     "cpu0 0x1000 0xd5088760 x0=0x00000ff800000001", C0 "cpu0 tlbi vaae1 va=0xffff800000001000\n"},
-    {"TLBI VAALE1OS (FEAT_TLBIOS): CRm 1 op2 7 -> d50881e0", ARM,
-     "cpu0 0x1000 0xd50881e0 x0=2", C0 "cpu0 tlbi vaale1os va=0x2000\n"},
+    {"TLBI VAAE1: CRm 7 op2 3 -> d5088760; kernel VA: VA[55:12] = 0xff800000001, bit 55 copied up",
+     ARM, "cpu0 0x1000 0xd5088760 x0=0x00000ff800000001",
+     C0 "cpu0 tlbi vaae1 va=0xffff800000001000\n"},
+    {"TLBI VAALE1OS (FEAT_TLBIOS): CRm 1 op2 7 -> d50881e0", ARM, "cpu0 0x1000 0xd50881e0 x0=2",
+     C0 "cpu0 tlbi vaale1os va=0x2000\n"},
     {"TLBI ASIDE1IS: CRm 3 op2 2 -> d5088340", ARM, "cpu0 0x1000 0xd5088340 x0=0x0007000000000000",
      C0 "cpu0 tlbi aside1is asid=7\n"},
     {"TLBI VMALLE1IS: CRm 3 op2 0 Rt 31 -> d508831f", ARM, "cpu0 0x1000 0xd508831f",
@@ -66,15 +68,16 @@ static const struct row rows[] = {
     {"TLBI VAE3IS: op1 6 CRm 3 op2 1 -> d50e8320", ARM, "cpu0 0x1000 0xd50e8320 x0=4",
      C0 "cpu0 tlbi vae3is va=0x4000\n"},
     /* ---- FEAT_TLBIRANGE: ASID[63:48] TG[47:46] SCALE[45:44] NUM[43:39] BaseADDR[36:0] ---- */
-    {"TLBI RVAE1IS: CRm 2 op2 1 -> d5088220; TG 1 (4K), SCALE 0, NUM 23: 24*2 = 48 pages",
-     ARM, "cpu0 0x1000 0xd5088220 x0=0x00054b8007f00000",
+    {"TLBI RVAE1IS: CRm 2 op2 1 -> d5088220; TG 1 (4K), SCALE 0, NUM 23: 24*2 = 48 pages", ARM,
+     "cpu0 0x1000 0xd5088220 x0=0x00054b8007f00000",
      C0 "cpu0 tlbi_range rvae1is 0x7f00000000 48 asid=5\n"},
     {"TLBI RVAALE1OS: CRm 5 op2 7 -> d50885e0; SCALE 1, NUM 31: 32*2^6 = 2048 pages", ARM,
      "cpu0 0x1000 0xd50885e0 x0=0x00005f8000000010", C0 "cpu0 tlbi_range rvaale1os 0x10000 2048\n"},
     {"TLBI RVALE1 with TG 3 (64K) on a 4K trace: counted, no event", ARM,
      "cpu0 0x1000 0xd50886a0 x0=0x0000c00000000000", C0, "tlbi range (granule not the page size)"},
     /* ---- barriers, ERET, system registers ---- */
-    {"Arm ARM C6.2 DSB ISH: CRm 11 -> d5033b9f", ARM, "cpu0 0x1000 0xd5033b9f", C0 "cpu0 dsb ish\n"},
+    {"Arm ARM C6.2 DSB ISH: CRm 11 -> d5033b9f", ARM, "cpu0 0x1000 0xd5033b9f",
+     C0 "cpu0 dsb ish\n"},
     {"DSB ISHST: CRm 10 -> d5033a9f", ARM, "cpu0 0x1000 0xd5033a9f", C0 "cpu0 dsb ishst\n"},
     {"DSB SY: CRm 15 -> d5033f9f", ARM, "cpu0 0x1000 0xd5033f9f", C0 "cpu0 dsb sy\n"},
     {"ISB -> d5033fdf", ARM, "cpu0 0x1000 0xd5033fdf", C0 "cpu0 isb\n"},
@@ -138,7 +141,8 @@ static const struct row rows[] = {
      C0 "cpu0 invpcid 2\n"},
     {"INVPCID type 1 without the descriptor: counted", X86, "cpu0 0x1000 660f388207 rax=1", C0,
      "invpcid (no descriptor)"},
-    {"AMD APM vol. 3 INVLPGB 0F 01 FE: rAX VA|flags, ECX[15:0]+1 pages, ECX[31] 2M, EDX[27:16] PCID",
+    {"AMD APM vol. 3 INVLPGB 0F 01 FE: rAX VA|flags, ECX[15:0]+1 pages, ECX[31] 2M, EDX[27:16] "
+     "PCID",
      X86, "cpu0 0x1000 0f01fe rax=0x7f0000000013 rcx=0x8000000f rdx=0x50000",
      C0 "cpu0 invlpgb 0x7f0000000000 16 21 pcid=5 flags=va,pcid,final_only\n"},
     {"INVLPGB with flags 0 (everything): va 0, 1 page, stride 12", X86,

@@ -19,8 +19,7 @@
 #include "tlbsim/trace.h"
 
 /* All events of @r as text lines; the reader's return code in *@rc. */
-static void drain(tlbsim_trace_reader *r, char *out, size_t size, int *rc,
-		  struct tlbsim_error *err)
+static void drain(tlbsim_trace_reader *r, char *out, size_t size, int *rc, struct tlbsim_error *err)
 {
 	struct tlbsim_event ev;
 	char line[TLBSIM_EVENT_LINE_MAX];
@@ -116,16 +115,16 @@ static void malformed_lines_fail_with_line_and_column(void **state)
 	    {TLBSIM_TRACE_EXECLOG, "70000, 0x400000, 0xd503201f, \"nop\"\n", -TLBSIM_ERANGE, 1, 1,
 	     "below 65535"},
 	    /* a last line cut inside the quoted disassembly */
-	    {TLBSIM_TRACE_EXECLOG, "0, 0x400000, 0xd503201f, \"nop\"\n0, 0x400004, 0xd5", -TLBSIM_ETRUNC,
-	     2, 18, "truncated"},
+	    {TLBSIM_TRACE_EXECLOG, "0, 0x400000, 0xd503201f, \"nop\"\n0, 0x400004, 0xd5",
+	     -TLBSIM_ETRUNC, 2, 18, "truncated"},
 	    {TLBSIM_TRACE_INSN, "tlbsim-insn 1 isa=arm64\ncpu0 0x1000 d50g\n", -TLBSIM_EPARSE, 2,
 	     15, "hex digit"},
-	    {TLBSIM_TRACE_INSN, "tlbsim-insn 1 isa=arm64\ncpuX 0x1000 1f2003d5\n", -TLBSIM_EPARSE, 2,
-	     1, "cpu<n>"},
-	    {TLBSIM_TRACE_INSN, "tlbsim-insn 1 isa=arm64\ncpu70000 0x1000 1f2003d5\n", -TLBSIM_EPARSE,
+	    {TLBSIM_TRACE_INSN, "tlbsim-insn 1 isa=arm64\ncpuX 0x1000 1f2003d5\n", -TLBSIM_EPARSE,
 	     2, 1, "cpu<n>"},
-	    {TLBSIM_TRACE_INSN, "tlbsim-insn 1 isa=arm64\ncpu0 0x1000 1f2003d5 r\n", -TLBSIM_EPARSE, 2,
-	     23, "an address after 'r'"},
+	    {TLBSIM_TRACE_INSN, "tlbsim-insn 1 isa=arm64\ncpu70000 0x1000 1f2003d5\n",
+	     -TLBSIM_EPARSE, 2, 1, "cpu<n>"},
+	    {TLBSIM_TRACE_INSN, "tlbsim-insn 1 isa=arm64\ncpu0 0x1000 1f2003d5 r\n", -TLBSIM_EPARSE,
+	     2, 23, "an address after 'r'"},
 	    {TLBSIM_TRACE_INSN, "tlbsim-insn 1 isa=arm64\ncpu0 0x1000 1f2003d5 q9=1\n",
 	     -TLBSIM_EPARSE, 2, 22, "register name"},
 	    {TLBSIM_TRACE_INSN, "tlbsim-insn 1\n", -TLBSIM_EPARSE, 1, 14, "isa="},
