@@ -57,7 +57,38 @@ const struct trace_name trace_tlbi_op_names[] = {
     {TLBSIM_TLBI_VAALE1, "vaale1"},
     {TLBSIM_TLBI_ASIDE1, "aside1"},
     {TLBSIM_TLBI_VMALLE1, "vmalle1"},
+    {TLBSIM_TLBI_ALLE1, "alle1"},
+    {TLBSIM_TLBI_VMALLS12E1, "vmalls12e1"},
+    {TLBSIM_TLBI_IPAS2E1, "ipas2e1"},
+    {TLBSIM_TLBI_IPAS2LE1, "ipas2le1"},
+    {TLBSIM_TLBI_ALLE2, "alle2"},
+    {TLBSIM_TLBI_VAE2, "vae2"},
+    {TLBSIM_TLBI_VALE2, "vale2"},
+    {TLBSIM_TLBI_ALLE3, "alle3"},
+    {TLBSIM_TLBI_VAE3, "vae3"},
+    {TLBSIM_TLBI_VALE3, "vale3"},
     {0, NULL},
+};
+
+const struct trace_name trace_tlbi_range_op_names[] = {
+    {TLBSIM_TLBI_RVAE1, "rvae1"},
+    {TLBSIM_TLBI_RVALE1, "rvale1"},
+    {TLBSIM_TLBI_RVAAE1, "rvaae1"},
+    {TLBSIM_TLBI_RVAALE1, "rvaale1"},
+    {0, NULL},
+};
+
+static const struct trace_name sysreg_names[] = {
+    {TLBSIM_SYSREG_TCR_EL1, "tcr_el1"}, {TLBSIM_SYSREG_SCTLR_EL1, "sctlr_el1"},
+    {TLBSIM_SYSREG_MAIR_EL1, "mair_el1"}, {TLBSIM_SYSREG_CR4, "cr4"},
+    {TLBSIM_SYSREG_CR0, "cr0"},	      {0, NULL},
+};
+
+static const struct trace_name dc_op_names[] = {
+    {TLBSIM_DC_IVAC, "ivac"},	{TLBSIM_DC_ISW, "isw"},	  {TLBSIM_DC_CSW, "csw"},
+    {TLBSIM_DC_CISW, "cisw"},	{TLBSIM_DC_ZVA, "zva"},	  {TLBSIM_DC_CVAC, "cvac"},
+    {TLBSIM_DC_CVAU, "cvau"},	{TLBSIM_DC_CIVAC, "civac"}, {TLBSIM_DC_CVAP, "cvap"},
+    {TLBSIM_DC_CVADP, "cvadp"}, {0, NULL},
 };
 
 static const struct trace_name tlbi_flag_names[] = {
@@ -183,6 +214,30 @@ const struct trace_kind trace_kinds[TLBSIM_EV_NR_KINDS] = {
     KIND(TABLE_ALLOC, WHO_CPU, 2, POS("pfn", TF_HEX, table_alloc.pfn, 0, 0, NULL),
 	 POS("level", TF_DEC, table_alloc.level, 0, TLBSIM_MAX_PT_LEVELS - 1, NULL)),
     KIND(TABLE_FREE, WHO_CPU, 1, POS("pfn", TF_HEX, table_free.pfn, 0, 0, NULL)),
+    KIND(ERET, WHO_CPU, 0),
+    KIND(SYSREG_WRITE, WHO_CPU, 3, POS("reg", TF_ENUM, sysreg_write.reg, 0, 0, sysreg_names),
+	 OPT("value", TF_HEX, sysreg_write.value, 0, NULL),
+	 OPT("unknown", TF_WORD, sysreg_write.unknown, 1, NULL)),
+    KIND(SERIALIZE, WHO_CPU, 0),
+    KIND(DC, WHO_CPU, 3, POS("op", TF_ENUM, dc.op, 0, 0, dc_op_names),
+	 OPT("va", TF_VA, dc.va, 0, NULL), OPT("unknown", TF_WORD, dc.unknown, 1, NULL)),
+    KIND(PHYS_STORE, WHO_CPU, 4, POS("pa", TF_HEX, phys_store.pa, 0, 0, NULL),
+	 POS("size", TF_DEC, phys_store.size, 1, 0, NULL),
+	 OPT("value", TF_HEX, phys_store.value, 0, NULL),
+	 OPT("unknown", TF_WORD, phys_store.unknown, 1, NULL)),
+    KIND(TLBI_RANGE, WHO_CPU, 6,
+	 POS("op", TF_TLBI_OP, tlbi_range.op, 0, TLBSIM_TLBI_RANGE_NR_OPS - 1,
+	     trace_tlbi_range_op_names),
+	 {.name = "flags",
+	  .type = TF_FLAGS,
+	  .size = MEMBER_SIZE(tlbi_range.flags),
+	  .offset = offsetof(struct tlbsim_event, tlbi_range.flags),
+	  .hidden = 1,
+	  .names = tlbi_flag_names},
+	 POS("va", TF_VA, tlbi_range.va, 0, 0, NULL),
+	 POS("nr_pages", TF_DEC, tlbi_range.nr_pages, 0, TLBSIM_TLBI_RANGE_MAX_PAGES, NULL),
+	 OPT("asid", TF_DEC, tlbi_range.asid, 0, NULL),
+	 OPT("unknown", TF_WORD, tlbi_range.operand_unknown, 1, NULL)),
 };
 
 _Static_assert(sizeof(struct tlbsim_event) <= 48, "struct tlbsim_event must stay within 48 bytes");
@@ -365,11 +420,80 @@ static int check_kind(const struct tlbsim_event *ev, int *field, char *why, size
 	}
 }
 
-/* Arm ARM C5.5: which TLBI operations take a VA, and which an ASID. */
+/* Arm ARM C5.5: which TLBI operations take a VA (or IPA), and which an ASID. */
+static int tlbi_takes_va(unsigned op)
+{
+	switch (op) {
+	case TLBSIM_TLBI_VAE1:
+	case TLBSIM_TLBI_VALE1:
+	case TLBSIM_TLBI_VAAE1:
+	case TLBSIM_TLBI_VAALE1:
+	case TLBSIM_TLBI_IPAS2E1:
+	case TLBSIM_TLBI_IPAS2LE1:
+	case TLBSIM_TLBI_VAE2:
+	case TLBSIM_TLBI_VALE2:
+	case TLBSIM_TLBI_VAE3:
+	case TLBSIM_TLBI_VALE3:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Can @n pages be one TLBI range: (NUM + 1) * 2^(5 * SCALE + 1), NUM
+ * 0..31, SCALE 0..3 (Arm ARM C5.5, "TLBI RVAE1")?  E.g. 48 = 24 * 2^1
+ * (SCALE 0, NUM 23); 33 is odd, so no.
+ */
+int trace_tlbi_range_pages_ok(uint64_t n)
+{
+	for (unsigned scale = 0; scale < 4; scale++) {
+		uint64_t unit = UINT64_C(1) << (5 * scale + 1);
+
+		if (n % unit == 0 && n / unit >= 1 && n / unit <= 32)
+			return 1;
+	}
+	return 0;
+}
+
+static int check_tlbi_range(const struct tlbsim_event *ev, int *field, char *why, size_t size)
+{
+	unsigned op = ev->tlbi_range.op;
+
+	if ((ev->tlbi_range.flags & TLBSIM_TLBI_IS) && (ev->tlbi_range.flags & TLBSIM_TLBI_OS))
+		return fail(field, 0, why, size, "tlbi_range: one of is, os expected, found both");
+	if (ev->tlbi_range.operand_unknown) {
+		if (ev->tlbi_range.va || ev->tlbi_range.nr_pages || ev->tlbi_range.asid)
+			return fail(field, 5, why, size,
+				    "tlbi_range with unknown operand: va, nr_pages, asid 0 expected");
+		return 0;
+	}
+	if (!trace_tlbi_range_pages_ok(ev->tlbi_range.nr_pages))
+		return fail(field, 3, why, size,
+			    "tlbi_range nr_pages: (NUM+1)*2^(5*SCALE+1) with NUM 0..31, SCALE "
+			    "0..3 expected, found %u",
+			    (unsigned)ev->tlbi_range.nr_pages);
+	if ((op == TLBSIM_TLBI_RVAAE1 || op == TLBSIM_TLBI_RVAALE1) && ev->tlbi_range.asid)
+		return fail(field, 4, why, size, "tlbi_range %s: no asid expected",
+			    trace_name_of(trace_tlbi_range_op_names, op));
+	return 0;
+}
+
+/* A known value, or the unknown word and nothing else. */
+static int check_unknown(const struct tlbsim_event *ev, uint64_t value, unsigned unknown,
+			 int value_field, int *field, char *why, size_t size)
+{
+	if (unknown && value)
+		return fail(field, value_field, why, size, "%s with unknown: no %s expected",
+			    tlbsim_event_kind_name(ev->kind),
+			    trace_kind(ev->kind)->fields[value_field].name);
+	return 0;
+}
+
 static int check_tlbi(const struct tlbsim_event *ev, int *field, char *why, size_t size)
 {
 	unsigned op = ev->tlbi.op;
-	int takes_va = op != TLBSIM_TLBI_ASIDE1 && op != TLBSIM_TLBI_VMALLE1;
+	int takes_va = tlbi_takes_va(op);
 	int takes_asid =
 	    op == TLBSIM_TLBI_VAE1 || op == TLBSIM_TLBI_VALE1 || op == TLBSIM_TLBI_ASIDE1;
 	const char *opname = trace_name_of(trace_tlbi_op_names, op);
@@ -414,9 +538,30 @@ int trace_event_check(const struct tlbsim_event *ev, int *field, char *why, size
 		if (rc)
 			return rc;
 	}
-	if (ev->kind == TLBSIM_EV_TLBI)
+	switch (ev->kind) {
+	case TLBSIM_EV_TLBI:
 		return check_tlbi(ev, field, why, size);
-	return check_kind(ev, field, why, size);
+	case TLBSIM_EV_TLBI_RANGE:
+		return check_tlbi_range(ev, field, why, size);
+	case TLBSIM_EV_SYSREG_WRITE:
+		return check_unknown(ev, ev->sysreg_write.value, ev->sysreg_write.unknown, 1, field,
+				     why, size);
+	case TLBSIM_EV_PHYS_STORE:
+		if (!range_fits(ev->phys_store.pa, ev->phys_store.size))
+			return fail(field, 1, why, size, "phys_store: store past 2^64");
+		return check_unknown(ev, ev->phys_store.value, ev->phys_store.unknown, 2, field,
+				     why, size);
+	case TLBSIM_EV_DC:
+		/* set/way operations name no address (Arm ARM C5.3, DC ISW/CSW/CISW) */
+		if ((ev->dc.op == TLBSIM_DC_ISW || ev->dc.op == TLBSIM_DC_CSW ||
+		     ev->dc.op == TLBSIM_DC_CISW) &&
+		    ev->dc.va)
+			return fail(field, 1, why, size, "dc %s: no va expected (set/way)",
+				    trace_name_of(dc_op_names, ev->dc.op));
+		return check_unknown(ev, ev->dc.va, ev->dc.unknown, 1, field, why, size);
+	default:
+		return check_kind(ev, field, why, size);
+	}
 }
 
 int tlbsim_event_validate(const struct tlbsim_event *ev, char *why, size_t size)

@@ -84,6 +84,10 @@ extern const struct trace_kind trace_kinds[TLBSIM_EV_NR_KINDS];
 
 /* Names used by the tables, and by the readers' error messages. */
 extern const struct trace_name trace_tlbi_op_names[];
+extern const struct trace_name trace_tlbi_range_op_names[];
+
+/* Can @n pages be the range of one TLBI RVA* (Arm ARM C5.5)? */
+int trace_tlbi_range_pages_ok(uint64_t n);
 
 /* The layout of @kind, or NULL for an unknown kind. */
 static inline const struct trace_kind *trace_kind(unsigned kind)
@@ -178,5 +182,17 @@ int trace_who_parse(const char *tok, struct tlbsim_event *ev);
  */
 int trace_field_parse(struct tlbsim_event *ev, const struct trace_kind *k, int i, const char *tok,
 		      char *why, size_t size);
+
+/*
+ * The text format's line structure (read_text.c), shared with the insn
+ * reader's event lines: split @line in place at blanks up to a '#'
+ * comment (at most @max tokens, their 1-based columns in @col; returns the
+ * count); then parse tokens "[who] kind fields..." into @ev.  Returns 1,
+ * or a negative code with the offending column in *@err_col (@eol_col for
+ * "the end of the line") and what was expected and found in @why.
+ */
+int trace_text_split(char *line, char **tok, int *col, int max);
+int trace_text_event(char *const *tok, const int *col, int nr_tok, int eol_col,
+		     struct tlbsim_event *ev, int *err_col, char *why, size_t size);
 
 #endif

@@ -247,7 +247,8 @@ static int parse_flags(const struct trace_name *names, const char *s, uint64_t *
 }
 
 /* "vae1" + optional "is" or "os" + optional "nxs" (Arm ARM C5.5 mnemonics). */
-static int parse_tlbi_op(const char *s, uint64_t *op, uint64_t *flags)
+static int parse_tlbi_op(const struct trace_name *names, const char *s, uint64_t *op,
+			 uint64_t *flags)
 {
 	static const struct trace_name suffixes[] = {
 	    {0, ""},
@@ -260,8 +261,8 @@ static int parse_tlbi_op(const char *s, uint64_t *op, uint64_t *flags)
 	};
 	size_t len;
 
-	/* No op name is a prefix of another, so the first match is the op. */
-	for (const struct trace_name *n = trace_tlbi_op_names; n->name; n++) {
+	/* An op name may prefix another's ("vae1", "vae1..."): the suffix must match whole. */
+	for (const struct trace_name *n = names; n->name; n++) {
 		len = strlen(n->name);
 		if (strncmp(s, n->name, len) != 0)
 			continue;
@@ -339,7 +340,7 @@ int trace_field_parse(struct tlbsim_event *ev, const struct trace_kind *k, int i
 		}
 		break;
 	case TF_TLBI_OP:
-		if (parse_tlbi_op(tok, &v, &fl) < 0) {
+		if (parse_tlbi_op(f->names, tok, &v, &fl) < 0) {
 			list_names(known, sizeof(known), f->names);
 			snprintf(why, size,
 				 "%s: one of %s, with is/os and nxs suffixes, expected, found '%s'",

@@ -14,7 +14,9 @@
 const struct trace_reader_ops *const trace_readers[] = {
     &trace_read_native,
     &trace_read_text,
+    &trace_read_insn,
     &trace_read_lackey,
+    &trace_read_execlog,
     &trace_read_champsim,
     NULL,
 };

@@ -76,19 +76,18 @@ static int get_line(struct tlbsim_trace_reader *r, struct tlbsim_error *err)
 	return 1;
 }
 
-/* Split @tr->line at blanks, up to a '#' comment, recording the columns. */
-static void split(struct text_reader *tr)
+int trace_text_split(char *line, char **tok, int *col, int max)
 {
-	char *p = tr->line;
+	char *p = line;
+	int n = 0;
 
-	tr->nr_tok = 0;
 	for (;;) {
 		while (*p == ' ' || *p == '\t')
 			*p++ = '\0';
-		if (!*p || *p == '#' || tr->nr_tok == TEXT_TOKENS_MAX)
-			return;
-		tr->col[tr->nr_tok] = (int)(p - tr->line) + 1;
-		tr->tok[tr->nr_tok++] = p;
+		if (!*p || *p == '#' || n == max)
+			return n;
+		col[n] = (int)(p - line) + 1;
+		tok[n++] = p;
 		while (*p && *p != ' ' && *p != '\t' && *p != '#')
 			p++;
 		if (*p == '#')
@@ -96,6 +95,12 @@ static void split(struct text_reader *tr)
 		else if (*p)
 			*p++ = '\0';
 	}
+}
+
+/* Split @tr->line at blanks, up to a '#' comment, recording the columns. */
+static void split(struct text_reader *tr)
+{
+	tr->nr_tok = trace_text_split(tr->line, tr->tok, tr->col, TEXT_TOKENS_MAX);
 }
 
 /* The optional field of @k that token @tok ("name=value" or a word) sets. */
@@ -117,67 +122,95 @@ static int find_optional(const struct trace_kind *k, const char *tok, const char
 	return -1;
 }
 
-static int parse_event(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
-		       struct tlbsim_error *err)
+/* A failure of trace_text_event(): the column and the text. */
+static int tok_fail(int *err_col, int col, char *why, size_t size, int code, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+static int tok_fail(int *err_col, int col, char *why, size_t size, int code, const char *fmt, ...)
 {
-	struct text_reader *tr = r->priv;
+	va_list ap;
+
+	*err_col = col;
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int trace_text_event(char *const *tok, const int *tcol, int nr_tok, int eol_col,
+		     struct tlbsim_event *ev, int *err_col, char *why, size_t size)
+{
 	const struct trace_kind *k;
 	int t = 0, i, field, rc, col[TRACE_MAX_FIELDS] = {0}, kind_col;
 	const char *value;
-	char why[200];
+	char msg[200];
 
 	ev->cpu = TLBSIM_CPU_ANY;
-	if (trace_is_who(tr->tok[0])) {
-		if (trace_who_parse(tr->tok[0], ev) < 0)
-			return bad(r, err, -TLBSIM_EPARSE, tr->col[0],
-				   "T<tid>, T<tid>@cpu<n> or cpu<n> expected (tid 1..2^32-1, cpu "
-				   "0..65534), found '%s'",
-				   tr->tok[0]);
-		if (++t == tr->nr_tok)
-			return bad(r, err, -TLBSIM_EPARSE, (int)tr->len + 1,
-				   "an event kind expected after '%s'", tr->tok[0]);
+	if (trace_is_who(tok[0])) {
+		if (trace_who_parse(tok[0], ev) < 0)
+			return tok_fail(err_col, tcol[0], why, size, -TLBSIM_EPARSE,
+					"T<tid>, T<tid>@cpu<n> or cpu<n> expected (tid 1..2^32-1, "
+					"cpu 0..65534), found '%s'",
+					tok[0]);
+		if (++t == nr_tok)
+			return tok_fail(err_col, eol_col, why, size, -TLBSIM_EPARSE,
+					"an event kind expected after '%s'", tok[0]);
 	}
-	kind_col = tr->col[t];
-	ev->kind = (uint8_t)tlbsim_event_kind_find(tr->tok[t]);
+	kind_col = tcol[t];
+	ev->kind = (uint8_t)tlbsim_event_kind_find(tok[t]);
 	k = trace_kind(ev->kind);
 	if (!k)
-		return bad(r, err, -TLBSIM_EPARSE, kind_col,
-			   "an event kind (load, store, fetch, compute, mmap, tlbi, ... see "
-			   "traces/FORMAT.md) expected, found '%s'",
-			   tr->tok[t]);
+		return tok_fail(err_col, kind_col, why, size, -TLBSIM_EPARSE,
+				"an event kind (load, store, fetch, compute, mmap, tlbi, ... see "
+				"traces/FORMAT.md) expected, found '%s'",
+				tok[t]);
 	t++;
 	for (i = 0; i < k->nr_fields; i++) {
 		if (k->fields[i].optional || k->fields[i].hidden)
 			continue;
-		if (t == tr->nr_tok)
-			return bad(r, err, -TLBSIM_EPARSE, (int)tr->len + 1,
-				   "%s: field %s expected, found the end of the line", k->name,
-				   k->fields[i].name);
-		col[i] = tr->col[t];
-		if ((rc = trace_field_parse(ev, k, i, tr->tok[t], why, sizeof(why))) < 0)
-			return bad(r, err, rc, tr->col[t], "%s %s", k->name, why);
+		if (t == nr_tok)
+			return tok_fail(err_col, eol_col, why, size, -TLBSIM_EPARSE,
+					"%s: field %s expected, found the end of the line", k->name,
+					k->fields[i].name);
+		col[i] = tcol[t];
+		if ((rc = trace_field_parse(ev, k, i, tok[t], msg, sizeof(msg))) < 0)
+			return tok_fail(err_col, tcol[t], why, size, rc, "%s %s", k->name, msg);
 		t++;
 	}
-	for (; t < tr->nr_tok; t++) {
-		i = find_optional(k, tr->tok[t], &value);
+	for (; t < nr_tok; t++) {
+		i = find_optional(k, tok[t], &value);
 		if (i < 0)
-			return bad(
-			    r, err, -TLBSIM_EPARSE, tr->col[t],
+			return tok_fail(
+			    err_col, tcol[t], why, size, -TLBSIM_EPARSE,
 			    "the end of the line or an optional field of %s expected, found '%s'",
-			    k->name, tr->tok[t]);
+			    k->name, tok[t]);
 		if (col[i])
-			return bad(r, err, -TLBSIM_EPARSE, tr->col[t], "%s: %s given twice",
-				   k->name, k->fields[i].name);
-		col[i] = tr->col[t];
+			return tok_fail(err_col, tcol[t], why, size, -TLBSIM_EPARSE,
+					"%s: %s given twice", k->name, k->fields[i].name);
+		col[i] = tcol[t];
 		if (k->fields[i].type == TF_WORD)
 			trace_field_set(ev, &k->fields[i], 1);
-		else if ((rc = trace_field_parse(ev, k, i, value, why, sizeof(why))) < 0)
-			return bad(r, err, rc, tr->col[t], "%s %s", k->name, why);
+		else if ((rc = trace_field_parse(ev, k, i, value, msg, sizeof(msg))) < 0)
+			return tok_fail(err_col, tcol[t], why, size, rc, "%s %s", k->name, msg);
 	}
-	if (trace_event_check(ev, &field, why, sizeof(why)) < 0)
-		return bad(r, err, -TLBSIM_EINVAL, field >= 0 && col[field] ? col[field] : kind_col,
-			   "%s", why);
+	if (trace_event_check(ev, &field, msg, sizeof(msg)) < 0)
+		return tok_fail(err_col, field >= 0 && col[field] ? col[field] : kind_col, why,
+				size, -TLBSIM_EINVAL, "%s", msg);
 	return 1;
+}
+
+static int parse_event(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
+		       struct tlbsim_error *err)
+{
+	struct text_reader *tr = r->priv;
+	char why[TLBSIM_ERROR_TEXT_LEN];
+	int col, rc;
+
+	rc = trace_text_event(tr->tok, tr->col, tr->nr_tok, (int)tr->len + 1, ev, &col, why,
+			      sizeof(why));
+	if (rc < 0)
+		return bad(r, err, rc, col, "%s", why);
+	return rc;
 }
 
 static int text_next(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,

@@ -58,9 +58,10 @@ static const struct trace_reader_ops *detect(const struct trace_in *in, struct t
 }
 
 static int open_any(const char *path, FILE *f, const void *mem, size_t size, const char *name,
-		    enum tlbsim_trace_format format, tlbsim_trace_reader **out,
+		    const struct tlbsim_trace_opts *opts, tlbsim_trace_reader **out,
 		    struct tlbsim_error *err)
 {
+	enum tlbsim_trace_format format = opts->format;
 	tlbsim_trace_reader *r;
 	int rc;
 
@@ -69,6 +70,7 @@ static int open_any(const char *path, FILE *f, const void *mem, size_t size, con
 	if (!r)
 		return err_set(err, -TLBSIM_ENOMEM, name ? name : path, -1, -1, -1, NULL,
 			       "out of memory");
+	r->opts = *opts;
 	rc = trace_in_open(&r->in, path, f, mem, size, name, err);
 	if (rc == 0) {
 		r->ops = format == TLBSIM_TRACE_AUTO ? detect(&r->in, err) : find_reader(format);
@@ -93,20 +95,56 @@ static int open_any(const char *path, FILE *f, const void *mem, size_t size, con
 int tlbsim_trace_open(const char *path, enum tlbsim_trace_format format, tlbsim_trace_reader **out,
 		      struct tlbsim_error *err)
 {
-	return open_any(path, NULL, NULL, 0, NULL, format, out, err);
+	struct tlbsim_trace_opts o = {.format = format};
+
+	return open_any(path, NULL, NULL, 0, NULL, &o, out, err);
 }
 
 int tlbsim_trace_open_file(FILE *f, const char *name, enum tlbsim_trace_format format,
 			   tlbsim_trace_reader **out, struct tlbsim_error *err)
 {
-	return open_any(NULL, f, NULL, 0, name ? name : "<stream>", format, out, err);
+	struct tlbsim_trace_opts o = {.format = format};
+
+	return open_any(NULL, f, NULL, 0, name ? name : "<stream>", &o, out, err);
 }
 
 int tlbsim_trace_open_mem(const void *buf, size_t size, const char *name,
 			  enum tlbsim_trace_format format, tlbsim_trace_reader **out,
 			  struct tlbsim_error *err)
 {
-	return open_any(NULL, NULL, buf, size, name ? name : "<memory>", format, out, err);
+	struct tlbsim_trace_opts o = {.format = format};
+
+	return open_any(NULL, NULL, buf, size, name ? name : "<memory>", &o, out, err);
+}
+
+int tlbsim_trace_open_opts(const char *path, FILE *f, const char *name,
+			   const struct tlbsim_trace_opts *opts, tlbsim_trace_reader **out,
+			   struct tlbsim_error *err)
+{
+	struct tlbsim_trace_opts o = {0};
+
+	if (opts)
+		o = *opts;
+	if (path)
+		return open_any(path, NULL, NULL, 0, name, &o, out, err);
+	return open_any(NULL, f, NULL, 0, name ? name : "<stream>", &o, out, err);
+}
+
+int tlbsim_trace_open_mem_opts(const void *buf, size_t size, const char *name,
+			       const struct tlbsim_trace_opts *opts, tlbsim_trace_reader **out,
+			       struct tlbsim_error *err)
+{
+	struct tlbsim_trace_opts o = {0};
+
+	if (opts)
+		o = *opts;
+	return open_any(NULL, NULL, buf, size, name ? name : "<memory>", &o, out, err);
+}
+
+size_t tlbsim_trace_insn_counts(const tlbsim_trace_reader *r, struct tlbsim_trace_insn_count *out,
+				size_t max)
+{
+	return r->ops && r->ops->insn_counts ? r->ops->insn_counts(r, out, max) : 0;
 }
 
 int tlbsim_trace_next(tlbsim_trace_reader *r, struct tlbsim_event *ev, struct tlbsim_error *err)

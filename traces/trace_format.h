@@ -28,6 +28,7 @@ struct tlbsim_trace_reader {
 	int failed;			 /* the sticky error code, or 0 */
 	struct tlbsim_error err;	 /* ... and its report */
 	struct tlbsim_trace_stats stats; /* skipped and implied (events: see nr_events) */
+	struct tlbsim_trace_opts opts;	 /* what the caller told the reader */
 	void *priv;			 /* the format's state */
 };
 
@@ -52,6 +53,8 @@ void trace_note_unknown(struct tlbsim_trace_reader *r, uint64_t line_no, const c
  *        clean end, or a negative code reported in @err.  Only valid
  *        events (trace_event_check()) may be returned.
  * @close: free @r->priv; NULL when there is nothing to free.
+ * @insn_counts: instruction traces: tlbsim_trace_insn_counts(); NULL for
+ *        the others.
  */
 struct trace_reader_ops {
 	const char *name;
@@ -64,6 +67,8 @@ struct trace_reader_ops {
 	int (*next)(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
 		    struct tlbsim_error *err);
 	void (*close)(struct tlbsim_trace_reader *r);
+	size_t (*insn_counts)(const struct tlbsim_trace_reader *r,
+			      struct tlbsim_trace_insn_count *out, size_t max);
 };
 
 struct tlbsim_trace_writer {
@@ -99,6 +104,7 @@ extern const struct trace_writer_ops *const trace_writers[];
 
 extern const struct trace_reader_ops trace_read_text, trace_read_native;
 extern const struct trace_reader_ops trace_read_lackey, trace_read_champsim;
+extern const struct trace_reader_ops trace_read_execlog, trace_read_insn;
 extern const struct trace_writer_ops trace_write_text, trace_write_native;
 
 /* ISA names of headers: "x86-64", "arm64" (the machine JSON's names). */

@@ -11,7 +11,8 @@
  *     @cpu is TLBSIM_CPU_ANY unless the source knows the cpu;
  *   - SWITCH places thread @tid on cpu @cpu (both required);
  *   - PROC_CREATE may come from no thread at all (@tid == TLBSIM_TID_NONE);
- *   - kernel-level kinds (INVLPG .. TABLE_FREE) are performed on cpu @cpu
+ *   - kernel-level kinds (INVLPG .. TABLE_FREE, ERET .. TLBI_RANGE) are
+ *     performed on cpu @cpu
  *     (required); @tid is the thread on whose behalf, or TLBSIM_TID_NONE.
  * tlbsim_event_validate() enforces these rules and the per-kind ones in the
  * comments below; every reader and writer applies it, so a consumer may
@@ -80,7 +81,13 @@ extern "C" {
 	X(TTBR_WRITE, 27, "ttbr_write")                                                            \
 	X(PTE_WRITE, 28, "pte_write")                                                              \
 	X(TABLE_ALLOC, 29, "table_alloc")                                                          \
-	X(TABLE_FREE, 30, "table_free")
+	X(TABLE_FREE, 30, "table_free")                                                            \
+	X(ERET, 31, "eret")                                                                        \
+	X(SYSREG_WRITE, 32, "sysreg_write")                                                        \
+	X(SERIALIZE, 33, "serialize")                                                              \
+	X(DC, 34, "dc")                                                                            \
+	X(PHYS_STORE, 35, "phys_store")                                                            \
+	X(TLBI_RANGE, 36, "tlbi_range")
 
 enum tlbsim_event_kind {
 	TLBSIM_EV_NONE = 0, /* never a valid event */
@@ -145,6 +152,35 @@ enum tlbsim_dsb_domain {
 	TLBSIM_DSB_SY = 15,
 };
 
+/* SYSREG_WRITE: the register written (Arm ARM D19; Intel SDM vol. 3 2.5). */
+enum tlbsim_sysreg {
+	TLBSIM_SYSREG_TCR_EL1 = 0,   /* MSR TCR_EL1: translation control */
+	TLBSIM_SYSREG_SCTLR_EL1 = 1, /* MSR SCTLR_EL1: M bit enables the MMU */
+	TLBSIM_SYSREG_MAIR_EL1 = 2,  /* MSR MAIR_EL1: memory attributes */
+	TLBSIM_SYSREG_CR4 = 3,	     /* MOV to CR4: PGE, PCIDE, ... */
+	TLBSIM_SYSREG_CR0 = 4,	     /* MOV to CR0: PG */
+};
+
+/*
+ * DC: the AArch64 data-cache maintenance operation (Arm ARM C5.3, "DC";
+ * the SYS encodings op1:CRn=7:CRm:op2).  By-VA operations take @va, by
+ * set/way ones (ISW, CSW, CISW) a set/way operand, which is not kept.
+ */
+enum tlbsim_dc_op {
+	TLBSIM_DC_IVAC = 0,  /* invalidate by VA to the point of coherency */
+	TLBSIM_DC_ISW = 1,   /* invalidate by set/way */
+	TLBSIM_DC_CSW = 2,   /* clean by set/way */
+	TLBSIM_DC_CISW = 3,  /* clean and invalidate by set/way */
+	TLBSIM_DC_ZVA = 4,   /* zero a block by VA */
+	TLBSIM_DC_CVAC = 5,  /* clean by VA to the point of coherency */
+	TLBSIM_DC_CVAU = 6,  /* clean by VA to the point of unification */
+	TLBSIM_DC_CIVAC = 7, /* clean and invalidate by VA to the PoC */
+	TLBSIM_DC_CVAP = 8,  /* clean by VA to the point of persistence (FEAT_DPB) */
+	TLBSIM_DC_CVADP = 9, /* clean by VA to the point of deep persistence (FEAT_DPB2) */
+};
+
+/* TLBI_RANGE operations: enum tlbsim_tlbi_range_op in tlbsim/mmu.h. */
+
 /**
  * struct tlbsim_event - one trace event, fixed size (48 bytes at most)
  * @kind: enum tlbsim_event_kind
@@ -193,8 +229,9 @@ enum tlbsim_dsb_domain {
  *     field whose valid flag is clear must be 0 (and @nr_pages 1).
  * TLBSYNC - no payload: wait until this cpu's INVLPGBs have completed.
  * TLBI - @tlbi: @op is enum tlbsim_tlbi_op, @flags enum tlbsim_tlbi_flags
- *     (not both IS and OS); @va for VAE1/VALE1/VAAE1/VAALE1, @asid for
- *     VAE1/VALE1/ASIDE1, else 0; @operand_unknown = 1 when the trace saw
+ *     (not both IS and OS); @va for the by-VA ops (VAE1, VALE1, VAAE1,
+ *     VAALE1, VAE2, VALE2, VAE3, VALE3) and the IPA for IPAS2E1/IPAS2LE1,
+ *     @asid for VAE1/VALE1/ASIDE1, else 0; @operand_unknown = 1 when the trace saw
  *     the instruction but not its register operand (then @va = @asid = 0).
  * DSB - @dsb: @domain is enum tlbsim_dsb_domain.
  * ISB - no payload.
@@ -207,6 +244,30 @@ enum tlbsim_dsb_domain {
  * TABLE_ALLOC - @table_alloc: frame @pfn becomes a page table of @level
  *     (0..4, numbered as in machine.h: 0 is the last level).
  * TABLE_FREE - @table_free: page-table frame @pfn is freed.
+ * ERET - no payload: an Arm exception return (context-synchronising, Arm
+ *     ARM D1.9; HAZARD-RULES rule 9 and test 22).
+ * SYSREG_WRITE - @sysreg_write: register @reg (enum tlbsim_sysreg) gets
+ *     @value; @unknown = 1 when the trace saw the write but not the value
+ *     (then @value = 0).  Arm writes take effect at the next
+ *     context-synchronising event (HAZARD-RULES rule 9); x86 MOV to CR0/CR4
+ *     is serializing and may invalidate (rule 17).
+ * SERIALIZE - no payload: an x86 serializing instruction that has no event
+ *     of its own (CPUID, IRET, WRMSR, SERIALIZE, ...; Intel SDM vol. 3A
+ *     "Serializing Instructions"; HAZARD-RULES rule 18).  INVLPG, INVPCID,
+ *     MOV to CR0/CR3/CR4 are serializing too but appear as their own kinds.
+ * DC - @dc: operation @op (enum tlbsim_dc_op) on @va (by-VA operations;
+ *     0 for set/way ones); @unknown = 1 when the register was not seen
+ *     (then @va = 0).
+ * PHYS_STORE - @phys_store: the cpu stores @size bytes (>= 1) to physical
+ *     address @pa, through the kernel's linear map; @value is the value
+ *     stored (the low 64 bits), or @unknown = 1 when the trace does not
+ *     say (then @value = 0).  A store to a page-table frame is a PTE write.
+ * TLBI_RANGE - @tlbi_range: FEAT_TLBIRANGE @op (enum
+ *     tlbsim_tlbi_range_op) with @flags (enum tlbsim_tlbi_flags, not both
+ *     IS and OS) over @nr_pages pages of the trace's page size from @va:
+ *     @nr_pages = (NUM + 1) * 2^(5 * SCALE + 1), NUM 0..31, SCALE 0..3;
+ *     @asid for RVAE1/RVALE1, else 0; @operand_unknown = 1 when the
+ *     register was not seen (then @va = @nr_pages = @asid = 0).
  *
  * Readers zero the whole struct before filling it, so events compare equal
  * with memcmp() when built the same way.
@@ -316,6 +377,30 @@ struct tlbsim_event {
 		struct {
 			uint64_t pfn;
 		} table_free;
+		struct {
+			uint64_t value;
+			uint8_t reg;
+			uint8_t unknown;
+		} sysreg_write;
+		struct {
+			uint64_t va;
+			uint8_t op;
+			uint8_t unknown;
+		} dc;
+		struct {
+			uint64_t pa;
+			uint64_t value;
+			uint32_t size;
+			uint8_t unknown;
+		} phys_store;
+		struct {
+			uint64_t va;
+			uint32_t nr_pages;
+			uint16_t asid;
+			uint8_t op;
+			uint8_t flags;
+			uint8_t operand_unknown;
+		} tlbi_range;
 	};
 };
 

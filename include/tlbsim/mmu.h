@@ -83,7 +83,17 @@ struct tlbsim_xlate {
 	X(TLBI_ASIDE1, "tlbi_aside1")                                                              \
 	X(TLBI_VMALLE1, "tlbi_vmalle1")                                                            \
 	X(TTBR0_WRITE, "ttbr0_write")                                                              \
-	X(INVLPGB, "invlpgb")
+	X(INVLPGB, "invlpgb")                                                                      \
+	X(TLBI_ALLE1, "tlbi_alle1")                                                                \
+	X(TLBI_VMALLS12E1, "tlbi_vmalls12e1")                                                      \
+	X(TLBI_IPAS2E1, "tlbi_ipas2e1")                                                            \
+	X(TLBI_IPAS2LE1, "tlbi_ipas2le1")                                                          \
+	X(TLBI_EL2, "tlbi_el2")                                                                    \
+	X(TLBI_EL3, "tlbi_el3")                                                                    \
+	X(TLBI_RVAE1, "tlbi_rvae1")                                                                \
+	X(TLBI_RVALE1, "tlbi_rvale1")                                                              \
+	X(TLBI_RVAAE1, "tlbi_rvaae1")                                                              \
+	X(TLBI_RVAALE1, "tlbi_rvaale1")
 
 enum tlbsim_inval_kind {
 #define TLBSIM_INVAL_ENUM(name, str) TLBSIM_INVAL_##name,
@@ -249,8 +259,39 @@ enum tlbsim_tlbi_op {
 	TLBSIM_TLBI_VAALE1 = 3, /* by VA, all ASIDs, last level only */
 	TLBSIM_TLBI_ASIDE1 = 4, /* by ASID, non-global entries, all levels */
 	TLBSIM_TLBI_VMALLE1 = 5, /* everything of the EL1&0 regime */
+	/*
+	 * Decoded from real traces (Arm ARM C5.5 lists them); this model has
+	 * one EL1&0 regime and no stage 2, so their effect on it is below.
+	 */
+	TLBSIM_TLBI_ALLE1 = 6,	    /* all of EL1&0, every VMID: as VMALLE1 here */
+	TLBSIM_TLBI_VMALLS12E1 = 7, /* stage 1 and 2 of the current VMID: as VMALLE1 */
+	TLBSIM_TLBI_IPAS2E1 = 8,    /* stage-2 entries of an IPA, all levels: nothing here */
+	TLBSIM_TLBI_IPAS2LE1 = 9,   /* as IPAS2E1, last level: nothing here */
+	TLBSIM_TLBI_ALLE2 = 10,	    /* the EL2 regime: nothing of EL1&0 */
+	TLBSIM_TLBI_VAE2 = 11,	    /* EL2 by VA: nothing of EL1&0 */
+	TLBSIM_TLBI_VALE2 = 12,	    /* EL2 by VA, last level: nothing of EL1&0 */
+	TLBSIM_TLBI_ALLE3 = 13,	    /* the EL3 regime: nothing of EL1&0 */
+	TLBSIM_TLBI_VAE3 = 14,	    /* EL3 by VA: nothing of EL1&0 */
+	TLBSIM_TLBI_VALE3 = 15,	    /* EL3 by VA, last level: nothing of EL1&0 */
 	TLBSIM_TLBI_NR_OPS
 };
+
+/* TLBI_RANGE: the FEAT_TLBIRANGE operations of the EL1&0 regime (Arm ARM C5.5). */
+enum tlbsim_tlbi_range_op {
+	TLBSIM_TLBI_RVAE1 = 0,	 /* range by VA and ASID, all levels */
+	TLBSIM_TLBI_RVALE1 = 1,	 /* as RVAE1, last level only: walk caches survive */
+	TLBSIM_TLBI_RVAAE1 = 2,	 /* range by VA, all ASIDs, all levels */
+	TLBSIM_TLBI_RVAALE1 = 3, /* range by VA, all ASIDs, last level only */
+	TLBSIM_TLBI_RANGE_NR_OPS
+};
+
+/*
+ * Largest TLBI_RANGE page count: (NUM + 1) * 2^(5 * SCALE + 1) with NUM
+ * 31 and SCALE 3 (Arm ARM C5.5, "TLBI RVAE1": NUM bits[43:39], SCALE
+ * bits[45:44] of the register operand).
+ */
+#define TLBSIM_TLBI_RANGE_MAX_PAGES (32u << 16)
+
 
 /**
  * tlbsim_mmu_tlbi() - arm64 TLBI, performed on this core
@@ -266,10 +307,44 @@ enum tlbsim_tlbi_op {
  * The IS forms are the same operation on each receiving core: the fabric
  * calls this on every core of the shareability domain.
  *
+ * The model has one EL1&0 translation regime and no stage 2, so: ALLE1
+ * and VMALLS12E1 remove everything, as VMALLE1; IPAS2E1 and IPAS2LE1
+ * remove nothing, since every entry here is a stage-1 (or combined
+ * stage-1+2) entry and those survive a stage-2-only TLBI (HAZARD-RULES
+ * rule 11, test 17); the EL2 and EL3 operations remove nothing of EL1&0
+ * (they name other regimes, Arm ARM D8.13 "TLB maintenance").  Each is
+ * counted in its own TLBSIM_INVAL_TLBI_* kind.
+ *
  * Returns: 0, -TLBSIM_EINVAL for a bad @op, -TLBSIM_ENOTSUP on x86.
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_mmu_tlbi(tlbsim_mmu *mmu, enum tlbsim_tlbi_op op,
 						 uint64_t va, uint16_t asid);
+
+/**
+ * tlbsim_mmu_tlbi_range() - arm64 FEAT_TLBIRANGE TLBI, performed on this core
+ * @mmu: an arm64 MMU
+ * @op: the operation
+ * @va: first virtual address of the range, bytes
+ * @nr_pages: pages of @page_shift in the range, 1..TLBSIM_TLBI_RANGE_MAX_PAGES
+ * @page_shift: log2 of the translation granule, bytes: 12, 14 or 16 (the
+ *              TG field of the operand)
+ * @asid: ASID (RVAE1, RVALE1)
+ *
+ * Removes, for every address of [@va, @va + @nr_pages << @page_shift),
+ * what the by-VA TLBI of the same kind removes for one VA: RVAE1 as VAE1
+ * (entries of @asid and global ones, every level: walk-cache entries in
+ * the range go too), RVALE1 as VALE1 (last level: walk caches survive),
+ * RVAAE1/RVAALE1 likewise for every ASID (Arm ARM C5.5, "TLBI RVAE1,
+ * ..."; HAZARD-RULES rules 2-3).  A TLB entry of a larger page goes when
+ * it overlaps the range.  One instruction counts once.
+ *
+ * Returns: 0, -TLBSIM_EINVAL for a bad @op, @nr_pages or @page_shift,
+ * -TLBSIM_ENOTSUP on x86.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_mmu_tlbi_range(tlbsim_mmu *mmu,
+						       enum tlbsim_tlbi_range_op op, uint64_t va,
+						       unsigned nr_pages, unsigned page_shift,
+						       uint16_t asid);
 
 /* AMD INVLPGB selectors (rAX bits), as Linux arch/x86/include/asm/invlpgb.h. */
 enum tlbsim_invlpgb_flags {

@@ -3,7 +3,9 @@
  * Trace readers and writers: streams of struct tlbsim_event (event.h) in
  * the formats of traces/FORMAT.md -- the native binary format, compact
  * (2 to 4 bytes an access), and the human-writable text format -- and
- * readers of foreign formats: valgrind lackey logs and ChampSim traces.
+ * readers of foreign formats: valgrind lackey logs, ChampSim traces and
+ * instruction traces (QEMU's execlog plugin, tlbsim's insn lines) decoded
+ * with Capstone.
  *
  * Readers stream through a bounded buffer (64 KiB of decompressed data, as
  * much of compressed input): memory does not grow with the trace.  The
@@ -41,6 +43,28 @@ enum tlbsim_trace_format {
 	TLBSIM_TRACE_LACKEY = 3,   /* valgrind --tool=lackey --trace-mem=yes log, with
 				    * --trace-syscalls=yes --trace-sched=yes lines */
 	TLBSIM_TRACE_CHAMPSIM = 4, /* ChampSim input_instr records; never auto-detected */
+	TLBSIM_TRACE_EXECLOG = 5,  /* QEMU TCG execlog plugin output; needs the ISA */
+	TLBSIM_TRACE_INSN = 6,	   /* "tlbsim-insn 1 isa=..." instruction lines */
+};
+
+/**
+ * struct tlbsim_trace_opts - what a reader cannot learn from the input
+ * @format: the format, or TLBSIM_TRACE_AUTO
+ * @isa: instruction traces: the ISA of the traced system; required for
+ *       execlog (its output does not say), overrides nothing in an insn
+ *       trace (whose header must then agree); 0 = not given
+ * @has_linear_map, @linear_map: the kernel's linear map, kernel VA = PA +
+ *       @linear_map (Linux PAGE_OFFSET on arm64, page_offset_base on
+ *       x86-64), so that stores into it become PHYS_STORE events; an insn
+ *       header's linear_map= is used when this is not given
+ *
+ * Zero-initialise it: new members keep their meaning at 0.
+ */
+struct tlbsim_trace_opts {
+	enum tlbsim_trace_format format;
+	enum tlbsim_isa isa;
+	int has_linear_map;
+	uint64_t linear_map;
 };
 
 /* Compression of a trace file (readers detect it by magic bytes). */
@@ -132,6 +156,37 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_open_mem(const void *buf, size_t s
 						       struct tlbsim_error *err);
 
 /**
+ * tlbsim_trace_open_opts() - open a trace file with reader options
+ * @path: file to read (borrowed), or NULL to read @f
+ * @f: with a NULL @path, the stream to read (borrowed, as
+ *     tlbsim_trace_open_file()); @name names it in errors
+ * @name: name for error reports, or NULL for @path
+ * @opts: format, ISA and linear map (borrowed; NULL = all defaults)
+ * @out, @err: as tlbsim_trace_open()
+ *
+ * Returns: as tlbsim_trace_open(); -TLBSIM_EINVAL for an execlog trace
+ * without @opts->isa.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_open_opts(const char *path, FILE *f,
+							const char *name,
+							const struct tlbsim_trace_opts *opts,
+							tlbsim_trace_reader **out,
+							struct tlbsim_error *err);
+
+/**
+ * tlbsim_trace_open_mem_opts() - open a trace held in memory, with options
+ * @buf, @size, @name: as tlbsim_trace_open_mem()
+ * @opts, @out, @err: as tlbsim_trace_open_opts()
+ *
+ * Returns: as tlbsim_trace_open_opts().
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_open_mem_opts(const void *buf, size_t size,
+							    const char *name,
+							    const struct tlbsim_trace_opts *opts,
+							    tlbsim_trace_reader **out,
+							    struct tlbsim_error *err);
+
+/**
  * tlbsim_trace_next() - read the next event
  * @r: the reader
  * @ev: receives the event, zeroed and then filled; valid
@@ -183,6 +238,11 @@ TLBSIM_API uint64_t tlbsim_trace_nr_events(const tlbsim_trace_reader *r);
  *                 but never maps (a lackey log's program image and stack; a
  *                 ChampSim trace's every 1 GiB region); traces/FORMAT.md
  *                 says when
+ * @insns: instruction traces (execlog, insn): instructions read
+ * @unknown_insns: of them, those decoded to nothing the events can say (a
+ *                 system instruction not modelled, an operand the trace
+ *                 lacks) or not decodable at all; by mnemonic in
+ *                 tlbsim_trace_insn_counts().  Never dropped silently.
  */
 struct tlbsim_trace_stats {
 	uint64_t events;
@@ -190,7 +250,37 @@ struct tlbsim_trace_stats {
 	uint64_t first_unknown_line;
 	char first_unknown[64];
 	uint64_t implied_mmaps;
+	uint64_t insns;
+	uint64_t unknown_insns;
 };
+
+/* Bytes of tlbsim_trace_insn_count.mnemonic, NUL included. */
+#define TLBSIM_TRACE_MNEMONIC_LEN 48
+
+/**
+ * struct tlbsim_trace_insn_count - unknown instructions of one kind
+ * @mnemonic: Capstone's mnemonic, with the system register or operation
+ *            when it is what was not modelled ("msr vbar_el1", "at"), and
+ *            a note when an operand was missing ("invpcid (no descriptor)");
+ *            "(undecodable)" for bytes Capstone does not decode
+ * @count: how many
+ */
+struct tlbsim_trace_insn_count {
+	char mnemonic[TLBSIM_TRACE_MNEMONIC_LEN];
+	uint64_t count;
+};
+
+/**
+ * tlbsim_trace_insn_counts() - the unknown instructions so far, by mnemonic
+ * @r: the reader (borrowed)
+ * @out: receives up to @max entries, most frequent first (ties by name)
+ * @max: room in @out; 0 to only count
+ *
+ * Returns: the number of distinct mnemonics (may exceed @max); 0 for
+ * readers of other formats.
+ */
+TLBSIM_API size_t tlbsim_trace_insn_counts(const tlbsim_trace_reader *r,
+					   struct tlbsim_trace_insn_count *out, size_t max);
 
 /**
  * tlbsim_trace_stats() - what the reader skipped or added so far
@@ -210,7 +300,7 @@ TLBSIM_API void tlbsim_trace_stats(const tlbsim_trace_reader *r, struct tlbsim_t
 TLBSIM_API void tlbsim_trace_close(tlbsim_trace_reader *r);
 
 /**
- * tlbsim_trace_format_name() - "text", "binary", "lackey" or "champsim"
+ * tlbsim_trace_format_name() - "text", "binary", "lackey", "champsim", "execlog", "insn"
  * @format: a format
  *
  * Returns: a static string: the name the format has in its reader table,
@@ -220,7 +310,8 @@ TLBSIM_API const char *tlbsim_trace_format_name(enum tlbsim_trace_format format)
 
 /**
  * tlbsim_trace_format_find() - the format of a name, for command lines
- * @name: "text", "binary", "lackey", "champsim" or "auto" (borrowed)
+ * @name: "text", "binary", "lackey", "champsim", "execlog", "insn" or "auto"
+ *        (borrowed)
  * @out: receives the format
  *
  * Returns: 0, or -TLBSIM_ENOENT for an unknown name.

@@ -53,8 +53,15 @@ struct cli_source {
 	double last_print;
 };
 
-/* Open the trace at @path (format auto); 0, or CLI_USAGE after printing why. */
-int cli_source_open_trace(struct cli_source *s, const char *path);
+/* Open the trace at @path with @opts (format, ISA, linear map); 0, or CLI_USAGE after printing why. */
+int cli_source_open_trace(struct cli_source *s, const char *path,
+			  const struct tlbsim_trace_opts *opts);
+/*
+ * The reader options shared by run, compare and convert: --format NAME,
+ * --isa x86-64|arm64, --linear-map ADDR (@opt without the dashes) into @o.
+ * 0, or CLI_USAGE after printing why.
+ */
+int cli_trace_opt(const char *cmd, const char *opt, const char *arg, struct tlbsim_trace_opts *o);
 /* Start generator @name with "k=v,..." @params; as above. */
 int cli_source_open_gen(struct cli_source *s, const char *name, const char *params,
 			enum tlbsim_isa isa);

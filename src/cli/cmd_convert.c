@@ -12,13 +12,16 @@
 #include "cli/cli.h"
 
 static const char convert_help[] =
-    "usage: tlbsim convert IN OUT [--from FORMAT] [--to text|binary]\n"
-    "                      [--compress zstd|xz|none]\n\n"
+    "usage: tlbsim convert IN OUT [--from|--format FORMAT] [--to text|binary]\n"
+    "                      [--compress zstd|xz|none] [--isa x86-64|arm64] [--linear-map ADDR]\n\n"
     "Reads IN (\"-\" for standard input) and writes its events to OUT in tlbsim's\n"
     "binary format (default) or text format (traces/FORMAT.md).  IN's format and\n"
     "compression are recognised by their first bytes: text, binary, lackey\n"
     "(valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes --trace-sched=yes\n"
-    "logs); ChampSim traces have no magic and need --from champsim.\n"
+    "logs), insn (tlbsim-insn instruction lines); ChampSim traces need --from\n"
+    "champsim, QEMU execlog output is recognised but needs --isa (Capstone decodes\n"
+    "the instructions; --linear-map ADDR makes stores to kernel VA ADDR + PA\n"
+    "phys_store events).\n"
     "--compress: zstd (default for binary), xz, or none (default for text).\n"
     "OUT is written to OUT.tmp.XXXXXX and renamed when complete: an error or\n"
     "Ctrl-C leaves OUT as it was.  Prints the events by kind, the input lines\n"
@@ -33,10 +36,14 @@ int cmd_convert(int argc, char **argv)
 	    {"from", required_argument, NULL, 'f'},
 	    {"to", required_argument, NULL, 't'},
 	    {"compress", required_argument, NULL, 'c'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"isa", required_argument, NULL, 'i'},
+	    {"linear-map", required_argument, NULL, 'l'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	enum tlbsim_trace_format from = TLBSIM_TRACE_AUTO, to;
+	struct tlbsim_trace_opts topts = {0};
+	enum tlbsim_trace_format to;
 	enum tlbsim_trace_compression compression;
 	const char *to_name = NULL, *compress = NULL, *in, *out;
 	struct tlbsim_trace_info info;
@@ -51,10 +58,11 @@ int cmd_convert(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (tlbsim_trace_format_find(optarg, &from))
-				return cli_fail("convert: --from expects text, binary, lackey, "
-						"champsim or auto, found '%s'",
-						optarg);
+		case 'i':
+		case 'l':
+			if (cli_trace_opt("convert", c == 'f' ? "format" : c == 'i' ? "isa" : "linear-map",
+					  optarg, &topts))
+				return CLI_USAGE;
 			break;
 		case 't':
 			to_name = optarg;
@@ -78,8 +86,8 @@ int cmd_convert(int argc, char **argv)
 		return rc;
 
 	tlbsim_error_clear(&err);
-	rc = strcmp(in, "-") ? tlbsim_trace_open(in, from, &r, &err)
-			     : tlbsim_trace_open_file(stdin, "<stdin>", from, &r, &err);
+	rc = strcmp(in, "-") ? tlbsim_trace_open_opts(in, NULL, NULL, &topts, &r, &err)
+			     : tlbsim_trace_open_opts(NULL, stdin, "<stdin>", &topts, &r, &err);
 	if (rc)
 		return cli_fail_err(&err);
 	info = *tlbsim_trace_info(r);

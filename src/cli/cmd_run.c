@@ -27,11 +27,13 @@ struct run_opts {
 	uint64_t max_events, max_cycles;
 	bool quiet;
 	bool check;
+	struct tlbsim_trace_opts topts;
 };
 
 static const char run_help[] =
 	"usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT] [--check]\n"
-	"                  [--max-events N] [--max-cycles N] [--quiet] TRACE | --gen NAME [--param K=V,...]\n\n"
+	"                  [--max-events N] [--max-cycles N] [--quiet] TRACE | --gen NAME [--param K=V,...]\n"
+	"                  [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n\n"
 	"Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
 	"events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
 	"flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
@@ -41,7 +43,10 @@ static const char run_help[] =
 	"--max-events/--max-cycles stop early; the statistics are then marked partial.\n"
 	"--check runs the hazard oracle (stale translations used, walks into freed page\n"
 	"tables, incomplete TLB maintenance, break-before-make skipped), lists what it\n"
-	"found and exits with status 1 if it found anything.\n\n"
+	"found and exits with status 1 if it found anything.\n"
+	"--format names TRACE's format when it has no magic (execlog, champsim);\n"
+	"--isa and --linear-map (kernel VA = PA + ADDR) are for instruction traces\n"
+	"(execlog: the ISA defaults to the machine's).\n\n"
 	"example: tlbsim run --machine emag-32 --policy arm64-nr-active-mm \\\n"
 	"             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
 
@@ -56,7 +61,7 @@ static const char compare_help[] =
 	"example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
 	"             traces/samples/zstd-threads.tlbt.xz\n";
 
-enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET, OPT_CHECK };
+enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET, OPT_CHECK, OPT_FORMAT, OPT_ISA, OPT_LINEAR_MAP };
 
 static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 {
@@ -73,6 +78,9 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 		{"max-cycles", required_argument, NULL, OPT_MAX_CYCLES},
 		{"quiet", no_argument, NULL, OPT_QUIET},
 		{"check", no_argument, NULL, OPT_CHECK},
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"isa", required_argument, NULL, OPT_ISA},
+		{"linear-map", required_argument, NULL, OPT_LINEAR_MAP},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -131,6 +139,13 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 		case OPT_CHECK:
 			o->check = true;
 			break;
+		case OPT_FORMAT:
+		case OPT_ISA:
+		case OPT_LINEAR_MAP:
+			if (cli_trace_opt(argv[0], c == OPT_FORMAT ? "format" : c == OPT_ISA ? "isa" : "linear-map",
+					  optarg, &o->topts))
+				return CLI_USAGE;
+			break;
 		case 'h':
 			fputs(compare ? compare_help : run_help, stdout);
 			exit(CLI_OK);
@@ -167,7 +182,12 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 	int rc;
 
 	*stats = NULL;
-	rc = o->trace ? cli_source_open_trace(&src, o->trace)
+	struct tlbsim_trace_opts topts = o->topts;
+
+	/* an execlog trace does not say its ISA: the machine's, unless --isa says */
+	if (!topts.isa)
+		topts.isa = m->isa;
+	rc = o->trace ? cli_source_open_trace(&src, o->trace, &topts)
 		      : cli_source_open_gen(&src, o->gen, o->params, m->isa);
 	if (rc)
 		return rc;

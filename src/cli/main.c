@@ -156,15 +156,45 @@ bool cli_interrupted(void)
 
 /* ---- event sources ------------------------------------------------------------ */
 
-int cli_source_open_trace(struct cli_source *s, const char *path)
+int cli_trace_opt(const char *cmd, const char *opt, const char *arg,
+		  struct tlbsim_trace_opts *o)
+{
+	char *end;
+
+	if (!strcmp(opt, "format")) {
+		if (tlbsim_trace_format_find(arg, &o->format))
+			return cli_fail("%s: --format expects text, binary, lackey, champsim, "
+					"execlog, insn or auto, found '%s'",
+					cmd, arg);
+		return 0;
+	}
+	if (!strcmp(opt, "isa")) {
+		if (!strcmp(arg, "x86-64"))
+			o->isa = TLBSIM_ISA_X86_64;
+		else if (!strcmp(arg, "arm64"))
+			o->isa = TLBSIM_ISA_ARM64;
+		else
+			return cli_fail("%s: --isa expects x86-64 or arm64, found '%s'", cmd, arg);
+		return 0;
+	}
+	errno = 0;
+	o->linear_map = strtoull(arg, &end, 0);
+	if (errno || *end || !*arg || arg[0] == '-')
+		return cli_fail("%s: --linear-map expects an address (kernel VA of PA 0), found '%s'",
+				cmd, arg);
+	o->has_linear_map = 1;
+	return 0;
+}
+
+int cli_source_open_trace(struct cli_source *s, const char *path,
+			  const struct tlbsim_trace_opts *opts)
 {
 	struct tlbsim_error err;
 
 	memset(s, 0, sizeof(*s));
 	tlbsim_error_clear(&err);
-	if (!strcmp(path, "-") ? tlbsim_trace_open_file(stdin, "<stdin>", TLBSIM_TRACE_AUTO, &s->trace,
-							&err)
-			       : tlbsim_trace_open(path, TLBSIM_TRACE_AUTO, &s->trace, &err))
+	if (!strcmp(path, "-") ? tlbsim_trace_open_opts(NULL, stdin, "<stdin>", opts, &s->trace, &err)
+			       : tlbsim_trace_open_opts(path, NULL, NULL, opts, &s->trace, &err))
 		return cli_fail_err(&err);
 	s->what = path;
 	s->started = cli_now();

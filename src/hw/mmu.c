@@ -429,9 +429,76 @@ int tlbsim_mmu_tlbi(tlbsim_mmu *mmu, enum tlbsim_tlbi_op op, uint64_t va, uint16
 		invalidate(mmu, TLBSIM_INVAL_TLBI_VMALLE1, &SEL_ALL(HW_ASID_ANY, 0),
 			   &SEL_ALL(HW_ASID_ANY, 0));
 		return 0;
+	/*
+	 * One EL1&0 regime, no stage 2, one VMID: ALLE1 (every VMID) and
+	 * VMALLS12E1 (stages 1 and 2 of the current VMID) leave nothing of it.
+	 */
+	case TLBSIM_TLBI_ALLE1:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_ALLE1, &SEL_ALL(HW_ASID_ANY, 0),
+			   &SEL_ALL(HW_ASID_ANY, 0));
+		return 0;
+	case TLBSIM_TLBI_VMALLS12E1:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_VMALLS12E1, &SEL_ALL(HW_ASID_ANY, 0),
+			   &SEL_ALL(HW_ASID_ANY, 0));
+		return 0;
+	/*
+	 * HAZARD-RULES rule 11 (isla test 17): IPAS2E1IS removes stage-2-only
+	 * entries; combined stage-1+2 entries, all this model keeps, survive.
+	 */
+	case TLBSIM_TLBI_IPAS2E1:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_IPAS2E1, NULL, NULL);
+		return 0;
+	case TLBSIM_TLBI_IPAS2LE1:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_IPAS2LE1, NULL, NULL);
+		return 0;
+	/* Arm ARM D8.13: EL2 and EL3 operations name other regimes than EL1&0. */
+	case TLBSIM_TLBI_ALLE2:
+	case TLBSIM_TLBI_VAE2:
+	case TLBSIM_TLBI_VALE2:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_EL2, NULL, NULL);
+		return 0;
+	case TLBSIM_TLBI_ALLE3:
+	case TLBSIM_TLBI_VAE3:
+	case TLBSIM_TLBI_VALE3:
+		invalidate(mmu, TLBSIM_INVAL_TLBI_EL3, NULL, NULL);
+		return 0;
 	default:
 		return -TLBSIM_EINVAL;
 	}
+}
+
+int tlbsim_mmu_tlbi_range(tlbsim_mmu *mmu, enum tlbsim_tlbi_range_op op, uint64_t va,
+			  unsigned nr_pages, unsigned page_shift, uint16_t asid)
+{
+	static const enum tlbsim_inval_kind kinds[TLBSIM_TLBI_RANGE_NR_OPS] = {
+	    TLBSIM_INVAL_TLBI_RVAE1, TLBSIM_INVAL_TLBI_RVALE1, TLBSIM_INVAL_TLBI_RVAAE1,
+	    TLBSIM_INVAL_TLBI_RVAALE1};
+	/* Arm ARM C5.5: the ...LE1 forms are last-level only; the ...AE1 ones every ASID. */
+	bool last_level = op == TLBSIM_TLBI_RVALE1 || op == TLBSIM_TLBI_RVAALE1;
+	bool all_asids = op == TLBSIM_TLBI_RVAAE1 || op == TLBSIM_TLBI_RVAALE1;
+	enum hw_asid_match match = all_asids ? HW_ASID_ANY : HW_ASID_EQ_OR_GLOBAL;
+	uint64_t len, off;
+
+	if (mmu->isa != TLBSIM_ISA_ARM64)
+		return -TLBSIM_ENOTSUP;
+	if ((unsigned)op >= TLBSIM_TLBI_RANGE_NR_OPS || nr_pages == 0 ||
+	    nr_pages > TLBSIM_TLBI_RANGE_MAX_PAGES ||
+	    (page_shift != 12 && page_shift != 14 && page_shift != 16))
+		return -TLBSIM_EINVAL;
+	if (all_asids)
+		asid = 0;
+	/*
+	 * Step by 4 KiB, the smallest page any TLB here holds, so that every
+	 * entry overlapping the range is met whatever the granule; an entry
+	 * of a larger page (or a walk-cache entry) is removed at the first
+	 * address of the range it covers.
+	 */
+	len = (uint64_t)nr_pages << page_shift;
+	for (off = 0; off < len; off += 1u << 12)
+		invalidate(mmu, kinds[op], &SEL_VA(va + off, match, asid),
+			   last_level ? NULL : &SEL_VA(va + off, match, asid));
+	mmu->st.inval[kinds[op]] -= (len >> 12) - 1;
+	return 0;
 }
 
 int tlbsim_mmu_invlpgb(tlbsim_mmu *mmu, uint64_t va, unsigned nr_pages, unsigned stride_shift,

@@ -139,14 +139,45 @@ static void the_rules_of_the_struct_comment_are_enforced(void **state)
 	ev.tlbi.operand_unknown = 1;
 	expect_invalid(&ev, "tlbi with unknown operand: no va or asid expected");
 	ev.tlbi.op = TLBSIM_TLBI_NR_OPS;
-	expect_invalid(&ev, "tlbi op: 0..5 expected, found 6");
+	expect_invalid(&ev, "tlbi op: 0..15 expected, found 16");
 
 	ev = blank(TLBSIM_EV_DSB, TLBSIM_TID_NONE, 0);
 	ev.dsb.domain = 4; /* CRm 0b0100 is no DSB option (Arm ARM C6.2) */
 	expect_invalid(&ev, "dsb domain: a known value expected, found 4");
 
+	/* Arm ARM C5.5 TLBI RVAE1: pages = (NUM+1) * 2^(5*SCALE+1); 33 is odd, 48 = 24 * 2 */
+	ev = blank(TLBSIM_EV_TLBI_RANGE, TLBSIM_TID_NONE, 0);
+	ev.tlbi_range.nr_pages = 33;
+	expect_invalid(&ev, "tlbi_range nr_pages: (NUM+1)*2^(5*SCALE+1)");
+	ev.tlbi_range.nr_pages = 48;
+	assert_int_equal(tlbsim_event_validate(&ev, NULL, 0), 0);
+	/* 3 * 2^11 = 6144 = (2+1) * 2^(5*2+1): SCALE 2, NUM 2 */
+	ev.tlbi_range.nr_pages = 6144;
+	assert_int_equal(tlbsim_event_validate(&ev, NULL, 0), 0);
+	ev.tlbi_range.op = TLBSIM_TLBI_RVAAE1;
+	ev.tlbi_range.asid = 3;
+	expect_invalid(&ev, "tlbi_range rvaae1: no asid expected");
+	ev.tlbi_range.asid = 0;
+	ev.tlbi_range.operand_unknown = 1;
+	expect_invalid(&ev, "tlbi_range with unknown operand");
+	ev = blank(TLBSIM_EV_PHYS_STORE, TLBSIM_TID_NONE, 0);
+	ev.phys_store.size = 8;
+	ev.phys_store.value = 1;
+	ev.phys_store.unknown = 1;
+	expect_invalid(&ev, "phys_store with unknown: no value expected");
+	ev.phys_store.size = 0;
+	expect_invalid(&ev, "phys_store size: 1..");
+	/* Arm ARM C5.3: DC CISW operates by set/way, not by address */
+	ev = blank(TLBSIM_EV_DC, TLBSIM_TID_NONE, 0);
+	ev.dc.op = TLBSIM_DC_CISW;
+	ev.dc.va = 0x1000;
+	expect_invalid(&ev, "dc cisw: no va expected (set/way)");
+	ev = blank(TLBSIM_EV_SYSREG_WRITE, TLBSIM_TID_NONE, 0);
+	ev.sysreg_write.reg = 5;
+	expect_invalid(&ev, "sysreg_write reg: a known value expected, found 5");
+
 	ev = blank(TLBSIM_EV_NR_KINDS, 1, 0);
-	expect_invalid(&ev, "a known event kind expected, found 31");
+	expect_invalid(&ev, "a known event kind expected, found 37");
 }
 
 int main(void)

@@ -219,7 +219,7 @@ static void other_valgrind_logs_are_not_taken_for_lackey(void **state)
 	    tlbsim_trace_open_mem(text, strlen(text), NULL, TLBSIM_TRACE_AUTO, &r, &err),
 	    -TLBSIM_EPARSE);
 	assert_null(r);
-	assert_non_null(strstr(err.text, "(binary, text, lackey; champsim only when named)"));
+	assert_non_null(strstr(err.text, "(binary, text, insn, lackey, execlog; champsim only when named)"));
 }
 
 int main(void)

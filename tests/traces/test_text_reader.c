@@ -123,7 +123,7 @@ static void unknown_input_names_the_known_formats(void **state)
 	assert_string_equal(err.source, "<memory>");
 	/* 'C' 'h' 'a' 'm' 'p' 'S' 'i' 'm' in hex */
 	assert_non_null(strstr(err.text,
-			       "(binary, text, lackey; champsim only when named), found first "
+			       "(binary, text, insn, lackey, execlog; champsim only when named), found first "
 			       "bytes [43 68 61 6d 70 53 69 6d]"));
 }
 
