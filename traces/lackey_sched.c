@@ -112,7 +112,8 @@ int lk_sched_line(struct tlbsim_trace_reader *r, struct tlbsim_error *err, const
 	} else if (lk_starts(p, end, "releasing lock") || lk_starts(p, end, "release lock in")) {
 		/* "releasing lock (VG_(client_syscall)[async]) -> VgTs_WaitSys":
 		 * the thread blocks in a syscall, unlike a yield or a timeslice end */
-		th->blocked = th->tid && lk_starts(p, end, "releasing lock (VG_(client_syscall)[async])");
+		th->blocked =
+		    th->tid && lk_starts(p, end, "releasing lock (VG_(client_syscall)[async])");
 		lk->cur = 0;
 	} else if (lk_starts(p, end, "exiting VG_(scheduler)")) {
 		struct tlbsim_event *ev;

@@ -42,7 +42,7 @@ static bool read_one(struct os *os, struct tlbsim_event *ev)
 		os->source_ended = true;
 		if (rc < 0) {
 			os->source_error = rc;
-			os->eng.stop_requested = 1;
+			atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
 		}
 		return false;
 	}
@@ -493,7 +493,8 @@ int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next, void *arg, stru
 
 void tlbsim_sim_stop(tlbsim_sim *sim)
 {
-	sim->os.eng.stop_requested = 1;
+	/* Async-signal-safe: one store to a lock-free atomic (engine.h). */
+	atomic_store_explicit(&sim->os.eng.stop_requested, 1, memory_order_relaxed);
 }
 
 char *tlbsim_sim_stats_json(const tlbsim_sim *sim)
