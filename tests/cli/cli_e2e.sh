@@ -94,6 +94,20 @@ top_cycles() { sed -n 's/^  "cycles": \([0-9]*\),$/\1/p' "$1"; }
 check "--max-cycles stops before the uncapped run's end" test "$(top_cycles "$tmp/capc.json")" -lt "$(top_cycles "$tmp/full.json")"
 check "compare marks a capped run partial" bash -c "'$bin' compare --machine generic-x86-64 --policies x86-stock,flush-all --gen ctx-switch --param loops=1000 --max-events 100 2>/dev/null | grep -q '^\[partial\] x86-stock'"
 
+# A machine at models/README.md's maxima (4096 cores, 7 structures of 65536
+# entries) is refused before any allocation, not after minutes of paging.
+# Per entry: struct hw_tlb_entry is 3x8 + 2 + 3x1 = 29 bytes, padded to 32,
+# plus an 8-byte LRU stamp = 40; per structure 65536 x 40 + 8192 (the
+# asid_seen bitmap, 65536 bits) = 2629632 bytes; per core x7 = 18407424
+# bytes = 17976 KiB; x4096 cores = 71904 MiB.  Only meaningful on a host
+# with less memory than that (CI's has far less).
+mem_mib=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
+if [ "$mem_mib" -lt 71904 ]; then
+  timeout 20 "$bin" run --machine "$src/tests/data/machines/huge/at_documented_maxima.json" --gen ctx-switch --param loops=1 2>"$tmp/err"; rc=$?
+  check "a machine too big for the host exits 2 at once" test $rc -eq 2
+  check "its message gives the memory needed" grep -q "need 71904 MiB (4096 cores x 17976 KiB)" "$tmp/err"
+fi
+
 # Signals (issue 10): SIGINT or SIGTERM stops a long run at the next window;
 # the statistics so far are written, marked partial, and tlbsim exits 130.
 # The run would take minutes (4e8 events at about 1e6 a second); timeout(1)
