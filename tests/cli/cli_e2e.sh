@@ -108,6 +108,21 @@ if [ "$mem_mib" -lt 71904 ]; then
   check "its message gives the memory needed" grep -q "need 71904 MiB (4096 cores x 17976 KiB)" "$tmp/err"
 fi
 
+# Absurd sizes in traces (issue 10): a header declaring 2^32-1 threads is
+# advisory (FORMAT.md) and allocates nothing; tids near 2^32 are sparse keys;
+# an invlpgb of 2^32-1 pages is refused naming the field and the range
+# (CPUID 8000_0008h EDX: at most 65536 pages, FORMAT.md).
+printf '%s\n' 'tlbsim-trace 1 isa=x86-64 page_shift=12 threads=4294967295' 'proc_create 1 1' \
+  'T1 mmap 0x1000 0x1000 rw- private,anon' 'T1 load 0x1000 8' 'T1 exit' >"$tmp/lim1.txt"
+check "a header with 2^32-1 threads runs" "$bin" run --machine generic-x86-64 --quiet "$tmp/lim1.txt"
+printf '%s\n' "$H" 'proc_create 4294967294 4294967294' 'T4294967294 thread_create 4294967293' \
+  'T4294967293 exit' 'T4294967294 exit' >"$tmp/lim2.txt"
+check "tids near 2^32 run" "$bin" run --machine generic-x86-64 --quiet "$tmp/lim2.txt"
+printf '%s\n' "$H" 'proc_create 1 1' 'cpu1 invlpgb 0x0 4294967295 12 pcid=5 flags=va,pcid' 'T1 exit' >"$tmp/lim3.txt"
+"$bin" run --machine milan-36 --quiet "$tmp/lim3.txt" 2>"$tmp/err"; rc=$?
+check "an invlpgb of 2^32-1 pages exits 2" test $rc -eq 2
+check "its message names line, column and range" grep -q "lim3.txt:3:18: invlpgb nr_pages: 1..65536 expected, found 4294967295" "$tmp/err"
+
 # Signals (issue 10): SIGINT or SIGTERM stops a long run at the next window;
 # the statistics so far are written, marked partial, and tlbsim exits 130.
 # The run would take minutes (4e8 events at about 1e6 a second); timeout(1)
