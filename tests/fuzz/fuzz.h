@@ -30,13 +30,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static inline void fuzz_check_error(int rc, const struct tlbsim_error *err)
 {
-	FUZZ_ASSERT(rc < 0 && strcmp(tlbsim_err_name(rc), "TLBSIM_E?") != 0, "an error is a TLBSIM_E* code");
+	FUZZ_ASSERT(rc < 0 && strcmp(tlbsim_err_name(rc), "TLBSIM_E?") != 0,
+		    "an error is a TLBSIM_E* code");
 	FUZZ_ASSERT(err->code == rc, "the report carries the returned code");
 	FUZZ_ASSERT(err->text[0] != '\0', "an error has a message");
 }
 
-static inline int fuzz_read_trace(const uint8_t *data, size_t size,
-				  enum tlbsim_trace_format format)
+static inline int fuzz_read_trace(const uint8_t *data, size_t size, enum tlbsim_trace_format format)
 {
 	struct tlbsim_trace_stats st;
 	struct tlbsim_error err;
