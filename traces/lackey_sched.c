@@ -112,7 +112,8 @@ int lk_sched_line(struct tlbsim_trace_reader *r, struct tlbsim_error *err, const
 	} else if (lk_starts(p, end, "releasing lock") || lk_starts(p, end, "release lock in")) {
 		/* "releasing lock (VG_(client_syscall)[async]) -> VgTs_WaitSys":
 		 * the thread blocks in a syscall, unlike a yield or a timeslice end */
-		th->blocked = lk_starts(p, end, "releasing lock (VG_(client_syscall)[async])");
+		th->blocked =
+		    th->tid && lk_starts(p, end, "releasing lock (VG_(client_syscall)[async])");
 		lk->cur = 0;
 	} else if (lk_starts(p, end, "exiting VG_(scheduler)")) {
 		struct tlbsim_event *ev;
@@ -127,6 +128,10 @@ int lk_sched_line(struct tlbsim_trace_reader *r, struct tlbsim_error *err, const
 			lk->cont = 0;
 		if (lk->last == vtid)
 			lk->last = 0;
+		/* Valgrind prints "releasing lock" after this line; an access in
+		 * between would be made by no thread (found by fuzz_lackey). */
+		if (lk->cur == vtid)
+			lk->cur = 0;
 		memset(th, 0, sizeof(*th)); /* a syscall it was in never returns */
 	} else if (!lk_starts(p, end, "entering VG_(scheduler)")) {
 		trace_note_unknown(r, lk->line_no, line, (size_t)(end - line));

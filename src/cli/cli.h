@@ -97,7 +97,7 @@ void cli_print_summary(FILE *f, const struct cli_copy *c, const tlbsim_trace_rea
 /* Seconds since an arbitrary point (CLOCK_MONOTONIC). */
 double cli_now(void);
 
-/* Set by the SIGINT handler: the simulation in progress, to stop. */
+/* Catch SIGINT and SIGTERM: stop @sim (or nothing, when NULL) at its next window. */
 void cli_catch_sigint(tlbsim_sim *sim);
 bool cli_interrupted(void);
 

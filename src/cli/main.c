@@ -125,7 +125,15 @@ int cli_check_output(const char *path)
 	return 0;
 }
 
-/* ---- SIGINT ------------------------------------------------------------------ */
+/* ---- SIGINT, SIGTERM ------------------------------------------------------------ */
+
+/*
+ * Both signals stop a run at its next engine window (tlbsim_sim_stop() only
+ * stores to a lock-free atomic: async-signal-safe); the command then
+ * writes the statistics so far, marked partial, through a temporary file
+ * and a rename, and exits 130 (CLI_INTERRUPTED).  SIGTERM is what a batch
+ * system or timeout(1) sends: it deserves the same partial results.
+ */
 
 static tlbsim_sim *volatile running_sim;
 static volatile sig_atomic_t interrupted;
@@ -147,6 +155,7 @@ void cli_catch_sigint(tlbsim_sim *sim)
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 bool cli_interrupted(void)

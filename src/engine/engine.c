@@ -322,7 +322,8 @@ static void plan_window(struct eng *e, uint64_t max_time, uint64_t *end, bool *d
 {
 	uint64_t w = next_activity(e);
 
-	if (e->stop_requested || (max_time != ENG_NEVER && w != ENG_NEVER && w >= max_time)) {
+	if (atomic_load_explicit(&e->stop_requested, memory_order_relaxed) ||
+	    (max_time != ENG_NEVER && w != ENG_NEVER && w >= max_time)) {
 		*result = 1;
 		*done = true;
 	} else if (w == ENG_NEVER) {
@@ -391,12 +392,16 @@ void eng_send(struct eng *e, struct eng_core *from, struct eng_msg *m)
 	}
 }
 
+/* tlbsim_sim_stop() stores to stop_requested from a signal handler. */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "stop_requested must be a lock-free atomic");
+
 int eng_init(struct eng *e, uint32_t nr_cores, uint64_t window, int threads,
 	     const struct eng_ops *ops, void *ctx)
 {
 	uint32_t i;
 
 	memset(e, 0, sizeof(*e));
+	atomic_init(&e->stop_requested, 0);
 	if (!nr_cores || !window || !ops || !ops->step || !ops->deliver)
 		return -TLBSIM_EINVAL;
 	/* One extra core record holds the fabric's outbox. */

@@ -30,6 +30,7 @@
 #ifndef TLBSIM_ENGINE_H
 #define TLBSIM_ENGINE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -163,7 +164,11 @@ struct eng_ops {
  * @ops, @ctx: the owner
  * @windows: windows run so far
  * @now: start of the current window
- * @stop_requested: set (e.g. by a signal handler) to stop at the next window
+ * @stop_requested: set (e.g. by a signal handler) to stop at the next window;
+ *        a lock-free atomic, because the handler runs on any thread and the
+ *        flag is read inside the parallel region (by the omp single that
+ *        plans windows): C11 7.14.1.1 lets a handler store to a lock-free
+ *        atomic, while a plain volatile int would be a data race
  * @fabric_seq: sequence of messages the fabric sends
  * @merge: scratch: the fabric's messages of one batch
  */
@@ -176,7 +181,7 @@ struct eng {
 	void *ctx;
 	uint64_t windows;
 	uint64_t now;
-	volatile int stop_requested;
+	atomic_int stop_requested;
 	uint64_t fabric_seq;
 	struct eng_heap merge;
 };

@@ -13,6 +13,7 @@
 #include "hw/mmu_internal.h"
 #include "hw/physmem.h"
 #include "hw/smp.h"
+#include "hw/tlb.h"
 #include "tlbsim/error.h"
 
 static struct hw_cpu *cpu_of(struct eng_core *c)
@@ -358,6 +359,16 @@ void hw_smp_deliver(struct hw_smp *smp, struct eng_core *c, const struct eng_msg
 }
 
 /* ---- set-up ----------------------------------------------------------- */
+
+uint64_t hw_smp_bytes(const struct tlbsim_machine *m)
+{
+	/* The structures tlbsim_mmu_create() sets up for one core. */
+	uint64_t core = hw_tlb_bytes(&m->l1i) + hw_tlb_bytes(&m->l1d) + hw_tlb_bytes(&m->l2);
+
+	for (unsigned k = 1; k < m->pt_levels && k < TLBSIM_MAX_PT_LEVELS; k++)
+		core += hw_tlb_bytes(&m->pwc[k]);
+	return (uint64_t)m->nr_cpus * core;
+}
 
 int hw_smp_init(struct hw_smp *smp, const struct tlbsim_machine *m, tlbsim_physmem *pm,
 		struct eng *eng)

@@ -145,6 +145,11 @@ void hw_smp_fini(struct hw_smp *smp);
 /* The engine window the machine allows: its smallest core-to-core latency
  * (at least 1 cycle; a one-core machine gets a long window). */
 uint64_t hw_smp_window(const struct tlbsim_machine *m);
+/*
+ * Bytes hw_smp_init() allocates for @m's cores' TLBs and page-walk caches,
+ * the part of a simulation that grows with the machine (cores x entries).
+ */
+uint64_t hw_smp_bytes(const struct tlbsim_machine *m);
 
 /* Charge @cycles to @cpu: its own work, or stolen inside an IPI handler. */
 void hw_charge(struct hw_cpu *cpu, uint64_t cycles);

@@ -182,6 +182,21 @@ static int check_geom(const struct tlbsim_cache_geom *geom, unsigned pwc_shift)
 	return 0;
 }
 
+uint64_t hw_tlb_bytes(const struct tlbsim_cache_geom *geom)
+{
+	uint64_t n = geom->entries, bytes;
+
+	if (n == 0)
+		return 0;
+	bytes = (n * sizeof(struct hw_tlb_entry) + ENTRY_ALIGN_BYTES - 1) / ENTRY_ALIGN_BYTES *
+		ENTRY_ALIGN_BYTES;
+	if (geom->repl == TLBSIM_REPL_LRU)
+		bytes += n * sizeof(uint64_t);
+	else if (geom->repl == TLBSIM_REPL_PLRU && geom->ways)
+		bytes += (n / geom->ways + 2 * (uint64_t)geom->ways) * sizeof(uint64_t);
+	return bytes + HW_ASID_WORDS * sizeof(uint64_t);
+}
+
 int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned pwc_shift)
 {
 	unsigned n = geom->entries;

@@ -124,6 +124,8 @@ struct hw_tlb {
  * A geometry with 0 entries gives an empty structure whose lookups miss.
  */
 int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned pwc_shift);
+/* Bytes hw_tlb_init() allocates for @geom: what a machine's size costs. */
+uint64_t hw_tlb_bytes(const struct tlbsim_cache_geom *geom);
 void hw_tlb_fini(struct hw_tlb *t);
 
 /*

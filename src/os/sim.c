@@ -8,6 +8,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bug.h"
 #include "check/oracle.h"
@@ -48,7 +49,7 @@ static bool read_one(struct os *os, struct tlbsim_event *ev)
 		os->source_ended = true;
 		if (rc < 0) {
 			os->source_error = rc;
-			os->eng.stop_requested = 1;
+			atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
 		}
 		return false;
 	}
@@ -433,6 +434,32 @@ static const struct eng_ops os_eng_ops = {
 
 /* ---- public API ------------------------------------------------------------------ */
 
+/*
+ * A machine whose TLBs cannot fit in this host's memory is refused before
+ * anything is allocated: models/README.md allows 4096 cores of 65536-entry
+ * structures (what-if studies), about 90 GiB, and allocating that fails
+ * only after minutes of paging, or is killed.  Physical memory, not a
+ * fixed cap, because what fits depends on the host.
+ */
+static int check_machine_fits(const struct tlbsim_machine *m, struct tlbsim_error *err)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page_bytes = sysconf(_SC_PAGESIZE);
+	uint64_t need = hw_smp_bytes(m), have;
+
+	if (pages <= 0 || page_bytes <= 0)
+		return 0; /* unknown: let the allocations decide */
+	have = (uint64_t)pages * (uint64_t)page_bytes;
+	if (need <= have)
+		return 0;
+	return err_set(err, -TLBSIM_ENOMEM, m->name, -1, -1, -1, NULL,
+		       "the machine's TLBs and page-walk caches need %llu MiB (%u cores x %llu "
+		       "KiB), more than this host's %llu MiB of memory: fewer cores or "
+		       "smaller structures expected",
+		       (unsigned long long)(need >> 20), m->nr_cpus,
+		       (unsigned long long)(need / m->nr_cpus >> 10),
+		       (unsigned long long)(have >> 20));
+}
+
 static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tlbsim_error *err)
 {
 	const struct tlbsim_machine *m = cfg->machine;
@@ -440,6 +467,9 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 	int rc;
 
 	os->m = m;
+	rc = check_machine_fits(m, err);
+	if (rc)
+		return rc;
 	rc = os_policy_resolve(&os->pol, cfg->policy, m->isa, err);
 	if (rc)
 		return rc;
@@ -612,7 +642,8 @@ int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next, void *arg, stru
 
 void tlbsim_sim_stop(tlbsim_sim *sim)
 {
-	sim->os.eng.stop_requested = 1;
+	/* Async-signal-safe: one store to a lock-free atomic (engine.h). */
+	atomic_store_explicit(&sim->os.eng.stop_requested, 1, memory_order_relaxed);
 }
 
 char *tlbsim_sim_stats_json(const tlbsim_sim *sim)

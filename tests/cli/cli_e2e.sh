@@ -77,6 +77,82 @@ check "--json writes through a symlink" "$bin" run --machine generic-x86-64 --ge
 check "the symlink stays a symlink" test -L "$tmp/link.json"
 check "its target got the statistics" grep -q tlbsim-stats "$tmp/real.json"
 
+# Caps (issue 10): a run stops at --max-events / --max-cycles with exit 0 and
+# the statistics marked partial; without caps it is not partial.
+# ctx-switch with loops=1000 is 4006 events (traces/gen_ctx_switch.c's
+# totals: 1 PROC_CREATE + 2 SWITCH + 1 THREAD_CREATE + 2x1000 WAKE +
+# 2x1000 SLEEP + 2 EXIT), so a cap of 100 events stops it.
+check "--max-events runs" "$bin" run --machine generic-x86-64 --gen ctx-switch --param loops=1000 --quiet --max-events 100 --json "$tmp/cap.json"
+check "--max-events marks the statistics partial" grep -q '"partial": true' "$tmp/cap.json"
+check "--max-events reads exactly the cap" grep -q '"events_read": 100,' "$tmp/cap.json"
+check "an uncapped run" "$bin" run --machine generic-x86-64 --gen ctx-switch --param loops=1000 --quiet --json "$tmp/full.json"
+check "an uncapped run is not partial" grep -q '"partial": false' "$tmp/full.json"
+check "an uncapped run reads every event" grep -q '"events_read": 4006,' "$tmp/full.json"
+check "--max-cycles runs" "$bin" run --machine generic-x86-64 --gen ctx-switch --param loops=1000 --quiet --max-cycles 100000 --json "$tmp/capc.json"
+check "--max-cycles marks the statistics partial" grep -q '"partial": true' "$tmp/capc.json"
+top_cycles() { sed -n 's/^  "cycles": \([0-9]*\),$/\1/p' "$1"; }
+check "--max-cycles stops before the uncapped run's end" test "$(top_cycles "$tmp/capc.json")" -lt "$(top_cycles "$tmp/full.json")"
+check "compare marks a capped run partial" bash -c "'$bin' compare --machine generic-x86-64 --policies x86-stock,flush-all --gen ctx-switch --param loops=1000 --max-events 100 2>/dev/null | grep -q '^\[partial\] x86-stock'"
+
+# A machine at models/README.md's maxima (4096 cores, 7 structures of 65536
+# entries) is refused before any allocation, not after minutes of paging.
+# Per entry: struct hw_tlb_entry is 3x8 + 2 + 3x1 = 29 bytes, padded to 32,
+# plus an 8-byte LRU stamp = 40; per structure 65536 x 40 + 8192 (the
+# asid_seen bitmap, 65536 bits) = 2629632 bytes; per core x7 = 18407424
+# bytes = 17976 KiB; x4096 cores = 71904 MiB.  Only meaningful on a host
+# with less memory than that (CI's has far less).
+mem_mib=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
+if [ "$mem_mib" -lt 71904 ]; then
+  timeout 20 "$bin" run --machine "$src/tests/data/machines/huge/at_documented_maxima.json" --gen ctx-switch --param loops=1 2>"$tmp/err"; rc=$?
+  check "a machine too big for the host exits 2 at once" test $rc -eq 2
+  check "its message gives the memory needed" grep -q "need 71904 MiB (4096 cores x 17976 KiB)" "$tmp/err"
+fi
+
+# Absurd sizes in traces (issue 10): a header declaring 2^32-1 threads is
+# advisory (FORMAT.md) and allocates nothing; tids near 2^32 are sparse keys;
+# an invlpgb of 2^32-1 pages is refused naming the field and the range
+# (CPUID 8000_0008h EDX: at most 65536 pages, FORMAT.md).
+printf '%s\n' 'tlbsim-trace 1 isa=x86-64 page_shift=12 threads=4294967295' 'proc_create 1 1' \
+  'T1 mmap 0x1000 0x1000 rw- private,anon' 'T1 load 0x1000 8' 'T1 exit' >"$tmp/lim1.txt"
+check "a header with 2^32-1 threads runs" "$bin" run --machine generic-x86-64 --quiet "$tmp/lim1.txt"
+printf '%s\n' "$H" 'proc_create 4294967294 4294967294' 'T4294967294 thread_create 4294967293' \
+  'T4294967293 exit' 'T4294967294 exit' >"$tmp/lim2.txt"
+check "tids near 2^32 run" "$bin" run --machine generic-x86-64 --quiet "$tmp/lim2.txt"
+printf '%s\n' "$H" 'proc_create 1 1' 'cpu1 invlpgb 0x0 4294967295 12 pcid=5 flags=va,pcid' 'T1 exit' >"$tmp/lim3.txt"
+"$bin" run --machine milan-36 --quiet "$tmp/lim3.txt" 2>"$tmp/err"; rc=$?
+check "an invlpgb of 2^32-1 pages exits 2" test $rc -eq 2
+check "its message names line, column and range" grep -q "lim3.txt:3:18: invlpgb nr_pages: 1..65536 expected, found 4294967295" "$tmp/err"
+
+# Signals (issue 10): SIGINT or SIGTERM stops a long run at the next window;
+# the statistics so far are written, marked partial, and tlbsim exits 130.
+# The run would take minutes (4e8 events at about 1e6 a second); timeout(1)
+# kills it after 120 s if the signal is ignored.  2 s is ample for the
+# handler to be installed, even under the sanitizers.
+for sig in INT TERM; do
+  rm -f "$tmp"/sig.json*
+  timeout -s KILL 120 "$bin" run --machine generic-x86-64 --gen ctx-switch --param loops=100000000 --quiet --threads 2 --json "$tmp/sig.json" &
+  pid=$!
+  sleep 2
+  kill -$sig $pid
+  wait $pid; rc=$?
+  check "SIG$sig exits 130" test $rc -eq 130
+  check "SIG$sig writes the statistics so far" test -s "$tmp/sig.json"
+  check "SIG$sig marks them partial" grep -q '"partial": true' "$tmp/sig.json"
+  check "SIG$sig leaves no temporary file" bash -c "! ls -a '$tmp' | grep -q '\.tmp\.'"
+done
+# compare: the run in progress is stopped, later ones do not start.
+rm -f "$tmp"/sig.json*
+timeout -s KILL 120 "$bin" compare --machine generic-x86-64 --policies x86-stock,flush-all --gen ctx-switch --param loops=100000000 --json "$tmp/sig.json" >"$tmp/sig.txt" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid; rc=$?
+check "compare: SIGINT exits 130" test $rc -eq 130
+check "compare: the stopped run is marked partial" grep -q '^\[partial\] x86-stock' "$tmp/sig.txt"
+check "compare: later policies do not run" bash -c "! grep -q 'running flush-all' '$tmp/sig.txt'"
+check "compare: the JSON holds the one partial run" bash -c "[ \$(grep -c '\"partial\": true' '$tmp/sig.json') -eq 1 ]"
+check "compare: SIGINT leaves no temporary file" bash -c "! ls -a '$tmp' | grep -q '\.tmp\.'"
+
 # Every shipped generator sample runs to the end on a machine of its ISA.
 for f in "$src"/traces/samples/gen-*.tlbt.zst; do
   case $f in *mprotect-toggle*|*stencil-noise*) m=emag-32 ;; *) m=milan-36 ;; esac
