@@ -1088,15 +1088,20 @@ void chk_table_new(struct chk_oracle *o, struct hw_table_page *t, unsigned level
 /* Drop break records no slot refers to any more. */
 static void compact_breaks(struct chk_oracle *o)
 {
+	struct chk_break *live = malloc((size_t)o->cap_brk * sizeof(*live));
 	uint64_t i;
 	uint32_t k = 0;
 
+	if (!live)
+		return; /* keep growing instead */
 	for (i = 0; i < o->brk_by_slot.cap; i++) {
 		if (!o->brk_by_slot.key[i])
 			continue;
-		o->brk[k] = o->brk[o->brk_by_slot.val[i]];
+		live[k] = o->brk[o->brk_by_slot.val[i]];
 		o->brk_by_slot.val[i] = k++;
 	}
+	free(o->brk);
+	o->brk = live;
 	o->nr_brk = k;
 }
 

@@ -576,12 +576,42 @@ static void ret_ranges(struct os_ret *r, const struct os_mm *mm, const struct tl
 	}
 }
 
+bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const struct tlbsim_event *ev)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	bool write = ev && ev->kind != TLBSIM_EV_MADVISE;
+
+	(void)os;
+	if (!mm || oc->locked)
+		return true;
+	if (mm->lock_writer || (write && mm->lock_readers))
+		return false;
+	if (!ev)
+		return true; /* a fault needs no writer; it does not wait */
+	if (write)
+		mm->lock_writer = cpu->id + 1;
+	else
+		mm->lock_readers++;
+	oc->locked = mm;
+	oc->locked_write = write;
+	return true;
+}
+
 void os_kernel_exit(struct os *os, struct hw_cpu *cpu)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
 	unsigned i;
 
-	if (!os->oracle || !oc->ret.n || oc->cont)
+	if (oc->cont)
+		return;
+	if (oc->locked) {
+		if (oc->locked_write)
+			oc->locked->lock_writer = 0;
+		else
+			oc->locked->lock_readers--;
+		oc->locked = NULL;
+	}
+	if (!os->oracle || !oc->ret.n)
 		return;
 	for (i = 0; i < oc->ret.n; i++)
 		chk_syscall_return(os->oracle, cpu->id, oc->ret.root, oc->ret.start[i], oc->ret.end[i]);
@@ -597,6 +627,7 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
 	oc->st.syscalls++;
 	if (!syscall_ok(os, mm, ev)) {
 		oc->st.bad_syscalls++;
+		os_kernel_exit(os, cpu);
 		return;
 	}
 	if (os->oracle)

@@ -77,6 +77,8 @@ struct os_mm_stats {
  * @brk_start/@brk_end: the heap
  * @pid: the process
  * @dead: exit_mmap ran
+ * @lock_writer/@lock_readers: mmap_lock: 1 + the cpu holding it for
+ *        writing (0: none), and the number of read holders
  * @st: counters
  */
 struct os_mm {
@@ -88,6 +90,8 @@ struct os_mm {
 	uint64_t brk_start, brk_end;
 	uint32_t pid;
 	bool dead;
+	unsigned lock_writer;
+	unsigned lock_readers;
 	struct os_mm_stats st;
 };
 
@@ -246,6 +250,8 @@ struct os_cow {
  * @rcu_qs_seq: quiescent states passed (context switch, idle, tick)
  * @ret: what the syscall or fault in progress changes (hazard oracle)
  * @cow: a copy-on-write fault's new page, mapped after the flush
+ * @locked/@locked_write: the mm whose mmap_lock the syscall in progress
+ *        holds, and how
  * @st: counters
  */
 struct os_cpu {
@@ -265,6 +271,8 @@ struct os_cpu {
 	uint64_t rcu_qs_seq;
 	struct os_ret ret;
 	struct os_cow cow;
+	struct os_mm *locked;
+	bool locked_write;
 	struct os_cpu_stats st;
 };
 
@@ -402,6 +410,10 @@ void os_mm_destroy(struct os *os, struct os_mm *mm);
 int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot, unsigned flags);
 struct os_vma *os_vma_find(struct os_mm *mm, uint64_t va);
 void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
+/* May @cpu's syscall @ev (or a fault, @ev NULL) take @mm's mmap_lock now?
+ * Takes it if so (Linux: mmap, munmap, mremap, brk and mprotect write,
+ * madvise and faults read). */
+bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const struct tlbsim_event *ev);
 /* The syscall or fault of @cpu returns to user space (once its waits are
  * over): the hazard oracle commits what it changed. */
 void os_kernel_exit(struct os *os, struct hw_cpu *cpu);

@@ -257,6 +257,28 @@ static uint64_t os_horizon(void *ctx, const struct eng *e, const struct eng_core
 	return h < oc->slice_end ? h : oc->slice_end;
 }
 
+/*
+ * @cpu cannot go on now (its mm's mmap_lock is taken, or an ordered replay
+ * waits for an earlier event): it stays parked and its clock moves to the
+ * next window, as time spent waiting (@wait) or idle, so the windows go on
+ * while the holder finishes.
+ */
+static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
+{
+	struct eng_core *c = cpu->core;
+	uint64_t to = os->eng.now + os->eng.window;
+
+	if (to <= c->now)
+		to = c->now + 1;
+	if (wait)
+		c->st.waiting += to - c->now;
+	else
+		c->st.idle += to - c->now;
+	c->now = to;
+	os_cpu_of(cpu)->park = OS_PARK_EVENT;
+	c->state = ENG_PARKED;
+}
+
 static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
@@ -278,6 +300,10 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 				oc->st.events++;
 				return;
 			}
+		}
+		if (!os_mmap_lock(os, cpu, t->mm, NULL)) {
+			stall(os, cpu, true);
+			return;
 		}
 		/* The access stays at the head and is retried, unless it
 		 * cannot succeed. */
@@ -302,6 +328,10 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_MADVISE:
 	case TLBSIM_EV_MREMAP:
 	case TLBSIM_EV_BRK:
+		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
+			stall(os, cpu, true);
+			return;
+		}
 		os_evq_pop(t);
 		oc->st.events++;
 		os_syscall(os, cpu, &ev);
@@ -373,8 +403,10 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 		chk_serve(os->oracle, cpu->id);
 		chk_sync(os->oracle);
 	}
-	if (why == OS_PARK_EVENT && os->ordered && !ordered_may_start(os, cpu, oc))
-		return; /* stays parked: an earlier event has not started */
+	if (why == OS_PARK_EVENT && os->ordered && !ordered_may_start(os, cpu, oc)) {
+		stall(os, cpu, false); /* an earlier event has not started */
+		return;
+	}
 	oc->park = OS_PARK_NONE;
 	os_rcu_advance(os, c->now);
 	switch (why) {
@@ -399,6 +431,8 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 		break;
 	case OS_PARK_EVENT:
 		serve_event(os, cpu, oc->curr);
+		if (oc->park == OS_PARK_EVENT)
+			return; /* stalled: stays parked */
 		break;
 	default:
 		BUG_ON(1, "a parked cpu has a reason");
