@@ -17,12 +17,32 @@
  * ("in units of pages"; 33 caps a flush at about 3 us, CALIBRATION.md 3.1). */
 #define X86_FLUSH_CEILING 33
 
+/*
+ * Parameters.  Besides the ceiling, deliberate bugs ("mutations") for
+ * checking that the hazard oracle catches them (tests/hazards/):
+ *   lazy_skip_tables=1: lazy cpus are skipped even when tables are freed
+ *       (Linux before "x86/mm: Don't skip lazy CPUs on page table free")
+ *   no_freed_tables=1: flush requests claim no tables were freed
+ *   ack_early=1: an IPI target acknowledges without flushing (its flush
+ *       waits for the next switch_mm, which finds its tlb_gen behind)
+ *   no_tlbsync=1 (x86-invlpgb): INVLPGB without the TLBSYNC after it
+ */
 struct x86_params {
 	unsigned ceiling; /* pages */
+	unsigned lazy_skip_tables, no_freed_tables, ack_early, no_tlbsync;
 };
 
-/* Parse "ceiling=N" into a struct x86_params (policy init()). */
+/* Parse "key=N,..." of the keys above into @p; -TLBSIM_EINVAL for an
+ * unknown key or value.  @extra, if not NULL, is tried first on each key
+ * (x86-invlpgb's own); it returns the characters it used, or 0. */
+int x86_params_parse(const char *params, struct x86_params *p,
+		     int (*extra)(const char *s, void *arg), void *arg);
+
+/* policy init(): a struct x86_params from "key=N,...". */
 int x86_params_init(const char *params, void **state);
+
+/* The request @info as the mutations of @ctx's parameters change it. */
+void x86_mutate_request(struct tlbsim_pctx *ctx, struct tlbsim_flush_info *info);
 
 /*
  * flush_tlb_func(): bring this cpu's entries of @info->mm up to date, by

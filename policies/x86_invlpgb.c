@@ -29,33 +29,33 @@ struct invlpgb_params {
 	unsigned pool; /* free global ASIDs at the first allocation */
 };
 
+/* min_cpus=N, grow=0|1: the keys x86_params_parse() leaves to us. */
+static int invlpgb_key(const char *s, void *arg)
+{
+	struct invlpgb_params *p = arg;
+	unsigned v;
+	int n = 0;
+
+	if (sscanf(s, "min_cpus=%u%n", &v, &n) == 1 && v >= 1)
+		p->min_cpus = v;
+	else if (sscanf(s, "grow=%u%n", &v, &n) == 1 && v <= 1)
+		p->grow = v;
+	else
+		n = 0;
+	return n;
+}
+
 static int invlpgb_init(const char *params, void **state)
 {
 	struct invlpgb_params *p = calloc(1, sizeof(*p));
-	const char *s = params;
 
 	if (!p)
 		return -TLBSIM_ENOMEM;
-	p->x86.ceiling = X86_FLUSH_CEILING;
 	p->min_cpus = 3;
 	p->grow = 1;
-	while (*s) {
-		unsigned v;
-		int n = 0;
-
-		if (sscanf(s, "min_cpus=%u%n", &v, &n) == 1 && v >= 1)
-			p->min_cpus = v;
-		else if (sscanf(s, "grow=%u%n", &v, &n) == 1 && v <= 1)
-			p->grow = v;
-		else if (sscanf(s, "ceiling=%u%n", &v, &n) == 1)
-			p->x86.ceiling = v;
-		else
-			n = 0;
-		if (!n || (s[n] && s[n] != ',')) {
-			free(p);
-			return -TLBSIM_EINVAL;
-		}
-		s += n + (s[n] == ',');
+	if (x86_params_parse(params, &p->x86, invlpgb_key, p)) {
+		free(p);
+		return -TLBSIM_EINVAL;
 	}
 	*state = p;
 	return 0;
@@ -123,6 +123,7 @@ static void invlpgb_flush_range(struct tlbsim_pctx *ctx, const struct tlbsim_flu
 		return;
 	}
 	x86_apply_ceiling(ctx, req, &info);
+	x86_mutate_request(ctx, &info);
 	/* broadcast_tlb_flush(): every cpu, whatever it runs. */
 	ctx->ops->invlpgb(ctx, &info, info.mm->global_asid);
 	/* finish_asid_transition(): cpus still on a per-cpu PCID. */
@@ -137,7 +138,8 @@ static void invlpgb_flush_range(struct tlbsim_pctx *ctx, const struct tlbsim_flu
 	ctx->ops->send_ipi(ctx, &transition, &info);
 	if (ctx->cpu->loaded_mm == info.mm && ctx->cpu->loaded_asid != info.mm->global_asid)
 		x86_flush_tlb_func(ctx, &info, false);
-	ctx->ops->tlbsync(ctx);
+	if (!((const struct invlpgb_params *)ctx->state)->x86.no_tlbsync)
+		ctx->ops->tlbsync(ctx);
 }
 
 static void invlpgb_ipi_handler(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info)

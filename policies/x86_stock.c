@@ -21,23 +21,57 @@
 #include "policies/x86.h"
 #include "tlbsim/error.h"
 
+int x86_params_parse(const char *params, struct x86_params *p,
+		     int (*extra)(const char *s, void *arg), void *arg)
+{
+	static const char *const flags[] = {"lazy_skip_tables", "no_freed_tables", "ack_early",
+					    "no_tlbsync"};
+	unsigned *flag_of[] = {&p->lazy_skip_tables, &p->no_freed_tables, &p->ack_early,
+			       &p->no_tlbsync};
+	const char *s = params;
+
+	p->ceiling = X86_FLUSH_CEILING;
+	while (*s) {
+		unsigned v, i;
+		int n = extra ? extra(s, arg) : 0;
+
+		if (!n && sscanf(s, "ceiling=%u%n", &v, &n) == 1)
+			p->ceiling = v;
+		for (i = 0; !n && i < sizeof(flags) / sizeof(flags[0]); i++) {
+			size_t len = strlen(flags[i]);
+
+			if (!strncmp(s, flags[i], len) && s[len] == '=' && (s[len + 1] == '0' || s[len + 1] == '1')) {
+				*flag_of[i] = (unsigned)(s[len + 1] - '0');
+				n = (int)len + 2;
+			}
+		}
+		if (!n || (s[n] && s[n] != ','))
+			return -TLBSIM_EINVAL;
+		s += n + (s[n] == ',');
+	}
+	return 0;
+}
+
 int x86_params_init(const char *params, void **state)
 {
 	struct x86_params *p = calloc(1, sizeof(*p));
-	unsigned v;
-	int n = 0;
 
 	if (!p)
 		return -TLBSIM_ENOMEM;
-	p->ceiling = X86_FLUSH_CEILING;
-	if (params[0] && (sscanf(params, "ceiling=%u%n", &v, &n) != 1 || params[n])) {
+	if (x86_params_parse(params, p, NULL, NULL)) {
 		free(p);
 		return -TLBSIM_EINVAL;
 	}
-	if (params[0])
-		p->ceiling = v;
 	*state = p;
 	return 0;
+}
+
+void x86_mutate_request(struct tlbsim_pctx *ctx, struct tlbsim_flush_info *info)
+{
+	const struct x86_params *p = ctx->state;
+
+	if (p && p->no_freed_tables)
+		info->freed_tables = false;
 }
 
 void x86_apply_ceiling(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info,
@@ -115,13 +149,17 @@ void x86_flush_tlb_mm_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_i
 	struct tlbsim_cpumask targets;
 	unsigned cpu;
 
+	const struct x86_params *p = ctx->state;
+
 	x86_apply_ceiling(ctx, req, &info);
+	x86_mutate_request(ctx, &info);
 	tlbsim_cpumask_zero(&targets);
 	tlbsim_for_each_cpu(cpu, &info.mm->cpumask) {
 		if (cpu == ctx->cpu->id)
 			continue;
 		/* should_flush_tlb(): lazy cpus are skipped unless tables go. */
-		if (!info.freed_tables && ctx->ops->cpu(ctx, cpu)->is_lazy)
+		if ((!info.freed_tables || (p && p->lazy_skip_tables)) &&
+		    ctx->ops->cpu(ctx, cpu)->is_lazy)
 			continue;
 		tlbsim_cpumask_set(&targets, cpu);
 	}
@@ -143,6 +181,10 @@ static void stock_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev, str
 
 static void stock_ipi_handler(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info)
 {
+	const struct x86_params *p = ctx->state;
+
+	if (p && p->ack_early)
+		return; /* mutation: acknowledged, not flushed (tlb_gen stays behind) */
 	x86_flush_tlb_func(ctx, info, false);
 }
 

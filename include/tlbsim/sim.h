@@ -52,6 +52,7 @@ typedef int (*tlbsim_event_source_fn)(void *arg, struct tlbsim_event *ev, struct
  *        most 2^20 events
  * @ets2: Arm cpus that implement FEAT_ETS2 (HAZARD-RULES rule 7), or NULL
  *        for none (borrowed for tlbsim_sim_create() only)
+ * @os_flags: TLBSIM_OS_* bits: OS-model behaviours of older kernels
  */
 struct tlbsim_sim_config {
 	const struct tlbsim_machine *machine;
@@ -63,6 +64,15 @@ struct tlbsim_sim_config {
 	int check;
 	int ordered;
 	const struct tlbsim_cpumask *ets2;
+	unsigned os_flags;
+};
+
+/* struct tlbsim_sim_config.os_flags */
+enum tlbsim_os_flags {
+	/* mmu_gather without mm_tlb_flush_nested(): a munmap/madvise that
+	 * finds its PTEs already cleared by a concurrent one returns without
+	 * flushing (Linux before 4.15, commit 99baac21e458). */
+	TLBSIM_OS_NO_NESTED_FLUSH = 1u << 0,
 };
 
 /**

@@ -332,6 +332,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_record(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
 	{"run", "simulate a trace or a generator under one policy", cmd_run},
@@ -339,6 +340,7 @@ const struct cli_cmd cli_cmds[] = {
 	{"gen", "write a generator's events to a trace file", cmd_gen},
 	{"record", "record a program's memory accesses and syscalls under valgrind", cmd_record},
 	{"convert", "convert a trace (text, binary, lackey, champsim) to text or binary", cmd_convert},
+	{"check", "run hazard scenarios and judge them against their expected verdicts", cmd_check},
 	{"list", "list machines, policies or generators", cmd_list},
 	{NULL, NULL, NULL},
 };

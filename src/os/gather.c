@@ -45,6 +45,9 @@ void os_gather_init(struct os_gather *g, struct os_mm *mm, bool fullmm)
 	g->fullmm = fullmm;
 	g->pages.n = 0;
 	g->tables.n = 0;
+	/* inc_tlb_flush_pending() (tlb_gather_mmu()); dropped after the
+	 * flush, in gather_free(). */
+	mm->tlb_flush_pending++;
 }
 
 void os_gather_add_range(struct os_gather *g, uint64_t start, uint64_t end, unsigned shift)
@@ -107,6 +110,7 @@ static void gather_free(struct os *os, struct hw_cpu *cpu)
 	g->pages.n = 0;
 	g->tables.n = 0;
 	g->end = 0;
+	g->mm->tlb_flush_pending--;
 	if (then)
 		then(os, cpu);
 }
@@ -118,6 +122,18 @@ void os_gather_finish(struct os *os, struct hw_cpu *cpu, os_cont_fn then)
 
 	BUG_ON(oc->cont, "one continuation at a time per cpu");
 	oc->cont_then = then;
+	if (!g->fullmm && g->mm->tlb_flush_pending > 1 && !os->no_nested_flush) {
+		/* tlb_finish_mmu(): another gather of this mm is in flight and
+		 * may have cleared PTEs this one found empty (two madvise
+		 * (MADV_DONTNEED) of one range): flush the whole mm before
+		 * returning (mm_tlb_flush_nested(), Linux 4.15, commit
+		 * 99baac21e458 "mm: fix MADV_[FREE|DONTNEED] TLB flush miss
+		 * problem"). */
+		g->start = 0;
+		g->end = TLBSIM_FLUSH_ALL;
+		g->stride_shift = 12;
+		g->freed_tables = true;
+	}
 	if (g->end || g->fullmm) {
 		uint64_t start = g->fullmm ? 0 : g->start;
 		uint64_t end = g->fullmm ? TLBSIM_FLUSH_ALL : g->end;

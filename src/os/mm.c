@@ -368,9 +368,9 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 	unsigned first, last, i;
 	uint64_t changed = 0;
 
-	os_gather_init(g, mm, false);
 	if (vma_range(mm, start, end, &first, &last))
 		return;
+	os_gather_init(g, mm, false);
 	for (i = first; i < last; i++) {
 		struct os_vma *v = &mm->vma[i];
 		uint64_t va = v->start;

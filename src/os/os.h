@@ -77,6 +77,8 @@ struct os_mm_stats {
  * @brk_start/@brk_end: the heap
  * @pid: the process
  * @dead: exit_mmap ran
+ * @tlb_flush_pending: mmu_gathers of this mm between start and flush
+ *        (Linux mm->tlb_flush_pending)
  * @lock_writer/@lock_readers: mmap_lock: 1 + the cpu holding it for
  *        writing (0: none), and the number of read holders
  * @st: counters
@@ -92,6 +94,7 @@ struct os_mm {
 	bool dead;
 	unsigned lock_writer;
 	unsigned lock_readers;
+	unsigned tlb_flush_pending;
 	struct os_mm_stats st;
 };
 
@@ -379,6 +382,7 @@ struct os {
 	/* the hazard oracle (NULL: not checking) and ordered replay: an
 	 * event may start only once every earlier one (trace order) has */
 	struct chk_oracle *oracle;
+	bool no_nested_flush;
 	bool ordered;
 	uint64_t issued;	 /* every event before this index has started */
 	uint64_t issue_time;	 /* when the last one started, cycles */

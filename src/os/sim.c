@@ -22,7 +22,7 @@
 #define ORDERED_MAX_EVENTS (1u << 20)
 /* Serial services in a row in which no event could start, before an
  * ordered replay is declared stuck. */
-#define ORDERED_MAX_STALLS 1000000
+#define ORDERED_MAX_STALLS 100000
 /* Faults one access may take before it is given up (a segv). */
 #define MAX_FAULT_RETRIES 4
 
@@ -259,9 +259,9 @@ static uint64_t os_horizon(void *ctx, const struct eng *e, const struct eng_core
 
 /*
  * @cpu cannot go on now (its mm's mmap_lock is taken, or an ordered replay
- * waits for an earlier event): it stays parked and its clock moves to the
- * next window, as time spent waiting (@wait) or idle, so the windows go on
- * while the holder finishes.
+ * waits for an earlier event): its clock moves to the next window, as time
+ * spent waiting (@wait) or idle, and it runs again: it takes interrupts
+ * (the lock holder's IPIs) and parks again for the same event.
  */
 static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
 {
@@ -275,8 +275,8 @@ static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
 	else
 		c->st.idle += to - c->now;
 	c->now = to;
-	os_cpu_of(cpu)->park = OS_PARK_EVENT;
-	c->state = ENG_PARKED;
+	os_cpu_of(cpu)->park = OS_PARK_NONE;
+	c->state = ENG_RUNNING;
 }
 
 static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
@@ -371,6 +371,8 @@ static bool ordered_may_start(struct os *os, struct hw_cpu *cpu, struct os_cpu *
 	if (!oc->curr || !os_evq_head(oc->curr))
 		return true;
 	idx = os_evq_head_idx(oc->curr);
+	if (idx < os->issued && (os->ord_started[idx / 64] >> (idx % 64) & 1))
+		return true; /* started already: a retry (after a fault, a lock wait) */
 	if (idx != os->issued) {
 		if (++os->stalls > ORDERED_MAX_STALLS) {
 			os->source_error = err_set(os->err, -TLBSIM_EINVAL, "<trace>", -1, -1,
@@ -431,8 +433,6 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 		break;
 	case OS_PARK_EVENT:
 		serve_event(os, cpu, oc->curr);
-		if (oc->park == OS_PARK_EVENT)
-			return; /* stalled: stays parked */
 		break;
 	default:
 		BUG_ON(1, "a parked cpu has a reason");
@@ -528,6 +528,7 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 		for (i = 0; i < m->nr_cpus; i++)
 			chk_set_ets2(os->oracle, i, cfg->ets2 && tlbsim_cpumask_test(cfg->ets2, i));
 	}
+	os->no_nested_flush = cfg->os_flags & TLBSIM_OS_NO_NESTED_FLUSH;
 	if (cfg->ordered) {
 		os->ordered = true;
 		os->ord_cap = ORDERED_MAX_EVENTS;

@@ -20,11 +20,13 @@
  * computes for 50M cycles.  At time t thread 1 wakes thread 2: cpu 1
  * starts it at t and pays context_switch + switch_mm = 2000 + 100 cycles
  * (mm still loaded, generation current: no CR3 write); thread 1 computes
- * those 2100 cycles too.  So both reach their munmap at t + 2100 and are
- * served in the same serial phase, cpu 0 first:
- *   cpu 0 unmaps page 1: tlb_gen 1, IPIs to 1 and 2, local: local 0,
+ * those 2100 cycles too.  So both reach their madvise(MADV_DONTNEED) at
+ * t + 2100 and are served in the same serial phase, cpu 0 first (madvise
+ * takes mmap_lock for reading, so the two run at once; two munmaps could
+ * not, they take it for writing):
+ *   cpu 0 zaps page 1: tlb_gen 1, IPIs to 1 and 2, local: local 0,
  *     request 1, mm 1: one INVLPG; cpu 0 is at generation 1;
- *   cpu 1 unmaps page 2: tlb_gen 2, IPIs to 0 and 2, local: local 0,
+ *   cpu 1 zaps page 2: tlb_gen 2, IPIs to 0 and 2, local: local 0,
  *     request 2, mm 2: not the single missing one: a CR3 flush.
  * Both send to 2 targets with the same costs, so their IPIs reach cpu 2
  * together; cpu 0's (lower sender id) is taken first: local 0, request 1,
@@ -49,7 +51,7 @@ static void cpu_behind_by_two_requests_flushes_fully_once(void **state)
 	ev_thread(&l, 1, 2);
 	ev_thread(&l, 1, 3);
 	ev_simple(&l, TLBSIM_EV_SLEEP, 2);
-	ev_munmap(&l, 2, A + 2 * PAGE, PAGE);
+	ev_madvise(&l, 2, A + 2 * PAGE, PAGE, TLBSIM_MADV_DONTNEED);
 	ev_simple(&l, TLBSIM_EV_SLEEP, 2);
 	ev_access(&l, 3, TLBSIM_EV_LOAD, A);
 	ev_compute(&l, 3, 50000000);
@@ -57,7 +59,7 @@ static void cpu_behind_by_two_requests_flushes_fully_once(void **state)
 	ev_compute(&l, 1, 1000000);
 	ev_wake(&l, 1, 2);
 	ev_compute(&l, 1, 2100);
-	ev_munmap(&l, 1, A + PAGE, PAGE);
+	ev_madvise(&l, 1, A + PAGE, PAGE, TLBSIM_MADV_DONTNEED);
 	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
 	run_events(&r, TLBSIM_ISA_X86_64, 4, "x86-stock", &l);
 	assert_int_equal(r.os->mms[0]->pub.tlb_gen, 2);

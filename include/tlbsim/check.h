@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Checking flush-policy and TLB-maintenance correctness: the kernel-level
+ * replayer and hazard scenarios.
+ *
+ * The hazard oracle itself runs inside a simulation (struct
+ * tlbsim_sim_config.check, sim.h) or inside the replayer below; it reports
+ * stale uses, walks into freed (or reused) page tables, incomplete
+ * maintenance and skipped break-before-make, following the Arm ARM and
+ * Intel SDM rules collected in ../shared/HAZARD-RULES.md.
+ *
+ * Kernel-level replay runs raw events (PTE writes, TLBI, DSB, ISB, TTBR/CR3
+ * writes, INVLPG/INVPCID/INVLPGB/TLBSYNC, table allocation and free, and
+ * accesses) on the cpus they name, through the hardware model, with no OS
+ * model in between: what a kernel actually executed (instruction traces,
+ * traces/FORMAT.md) or a hand-written litmus-style scenario.  Frame numbers
+ * in the events are names: the replayer maps each to a frame of simulated
+ * physical memory when it first appears (table_alloc, or a leaf descriptor
+ * naming it) and frees it at table_free (of a table or a data frame); a
+ * later use of a freed name takes a fresh frame, which the allocator hands
+ * out most-recently-freed first, so "free, then reuse" happens as written.
+ *
+ * A scenario is a text trace (traces/FORMAT.md) with directives in comment
+ * lines "#@ key value" (docs/scenarios.md): the machine, the policy, the
+ * mode (os: events go through the OS model and the policy; kernel: the
+ * replayer), the order (trace: an event starts only once every earlier
+ * one started; timed: each cpu runs its events as fast as it can) and the
+ * expected verdict ("safe", or the diagnostics "kind@event" expected).
+ */
+#ifndef TLBSIM_CHECK_H
+#define TLBSIM_CHECK_H
+
+#include <stdint.h>
+
+#include "tlbsim/cpumask.h"
+#include "tlbsim/error.h"
+#include "tlbsim/export.h"
+#include "tlbsim/machine.h"
+#include "tlbsim/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct tlbsim_replay_config - a kernel-level replay
+ * @machine: the machine (borrowed)
+ * @ordered: non-zero: an event starts only once every earlier event (in
+ *        the source's order) has started; zero: each cpu runs its own
+ *        events back to back (timed)
+ * @check: non-zero: run the hazard oracle
+ * @ets2: Arm cpus with FEAT_ETS2, or NULL (borrowed)
+ * @max_events: read at most this many events (0: the limit, 2^22)
+ */
+struct tlbsim_replay_config {
+	const struct tlbsim_machine *machine;
+	int ordered;
+	int check;
+	const struct tlbsim_cpumask *ets2;
+	uint64_t max_events;
+};
+
+/**
+ * tlbsim_replay_run() - replay kernel-level events on the hardware model
+ * @cfg: configuration (borrowed)
+ * @next: the event source (read whole before the replay starts)
+ * @arg: passed to @next
+ * @stats: receives the statistics as JSON text, schema tlbsim-stats/1 with
+ *         "mode": "kernel-replay" (docs/stats-schema.md); caller frees
+ * @err: error report, or NULL
+ *
+ * Every event needs a cpu: kernel-level kinds name it; an access names it
+ * (T1@cpu0 load ...) or belongs to a thread a switch event placed.  A
+ * descriptor value written by pte_write or phys_store names frames as
+ * above.  TLBI with an unknown operand invalidates nothing (an unknown
+ * address is not assumed to cover any); DSB LD/ST forms do not complete
+ * TLBIs (Arm ARM: completion needs a DSB of the full type, HAZARD-RULES
+ * rule 5).
+ *
+ * Returns: 0; -TLBSIM_EINVAL for an event that cannot be replayed (no cpu,
+ * a user-level syscall, a descriptor naming a table never allocated), with
+ * the event's index in @err; the source's error; -TLBSIM_ENOMEM.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_replay_run(const struct tlbsim_replay_config *cfg,
+						   tlbsim_event_source_fn next, void *arg,
+						   char **stats, struct tlbsim_error *err);
+
+/**
+ * struct tlbsim_scenario_opts - how to check a scenario
+ * @explore: non-zero: also try every interleaving of the per-actor event
+ *        lists (threads in mode os, cpus in mode kernel; each list keeps
+ *        its order), and compare with the scenario's "explore" directive
+ * @max_interleavings: stop exploring after this many (0: 100000)
+ * @policy: run under this policy instead of the scenario's (NULL: its own)
+ */
+struct tlbsim_scenario_opts {
+	int explore;
+	uint64_t max_interleavings;
+	const char *policy;
+};
+
+/* Bytes of the verdict strings of struct tlbsim_scenario_result. */
+#define TLBSIM_VERDICT_LEN 1024
+
+/**
+ * struct tlbsim_scenario_result - what checking one scenario found
+ * @passed: the verdict (and, when exploring, the exploration's) matched
+ *        the scenario's expectation
+ * @hazards: diagnostics found in the scenario's own order
+ * @found: "safe", or the diagnostics found as "kind@event" (0-based event
+ *        index in the file), sorted, each once
+ * @expected: the expectation as written
+ * @explored: interleavings run (0 when not exploring)
+ * @hazardous: of them, how many reached a diagnostic
+ * @exhausted: every interleaving was run (not stopped at the bound)
+ * @witness: the first hazardous interleaving, as the file's event indices
+ *        in the order run, and what it found; empty if none
+ * @stats: the statistics JSON of the run in the scenario's order (caller
+ *        frees with free())
+ */
+struct tlbsim_scenario_result {
+	int passed;
+	uint64_t hazards;
+	char found[TLBSIM_VERDICT_LEN];
+	char expected[TLBSIM_VERDICT_LEN];
+	uint64_t explored, hazardous;
+	int exhausted;
+	char witness[TLBSIM_VERDICT_LEN];
+	char *stats;
+};
+
+/**
+ * tlbsim_scenario_check() - run a hazard scenario and judge it
+ * @path: the scenario: a text trace with "#@" directives (docs/scenarios.md)
+ * @opts: options, or NULL for the defaults
+ * @res: receives the result (its @stats is owned by the caller)
+ * @err: error report, or NULL
+ *
+ * Returns: 0 when the scenario ran (whether or not it passed: see
+ * @res->passed); -TLBSIM_EPARSE for a bad directive or trace (file and
+ * line), -TLBSIM_ENOENT for an unknown machine or policy, or any error of
+ * the run.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_scenario_check(const char *path,
+						       const struct tlbsim_scenario_opts *opts,
+						       struct tlbsim_scenario_result *res,
+						       struct tlbsim_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TLBSIM_CHECK_H */

@@ -1,0 +1,502 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Hazard scenarios (include/tlbsim/check.h, docs/scenarios.md): a text
+ * trace whose "#@" comment lines say on which machine, under which policy,
+ * in which mode and order it runs, and what the hazard oracle must find.
+ * Exploration runs every interleaving of the per-actor event lists
+ * (bounded) and counts those that reach a hazard: how a policy author
+ * finds the race the written order does not show.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error_internal.h"
+#include "tlbsim/check.h"
+#include "tlbsim/trace.h"
+
+#define DEFAULT_MAX_INTERLEAVINGS 100000
+/* Directive lines are short; the expectation list is the longest. */
+#define LINE_MAX_LEN 1024
+
+struct scenario {
+	const char *path;
+	char machine[256];
+	char policy[256];
+	bool kernel;		/* mode kernel: the replayer */
+	bool ordered;		/* order trace (default) or timed */
+	struct tlbsim_cpumask ets2;
+	bool has_ets2;
+	char expect[TLBSIM_VERDICT_LEN];
+	char explore[32];	/* "", "hazard" or "safe" */
+	unsigned os_flags;	/* TLBSIM_OS_* */
+	struct tlbsim_event *ev;
+	uint64_t n;
+};
+
+/* ---- parsing ----------------------------------------------------------------- */
+
+static int directive(struct scenario *s, char *line, int lineno, struct tlbsim_error *err)
+{
+	char *key = strtok(line, " \t\r\n"), *val = strtok(NULL, "\r\n");
+
+	while (val && (*val == ' ' || *val == '\t'))
+		val++;
+	if (!key || !val || !*val)
+		return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+			       "a directive is '#@ key value' (keys: machine, policy, mode, order, "
+			       "ets2, expect, explore)");
+	if (!strcmp(key, "machine")) {
+		snprintf(s->machine, sizeof(s->machine), "%s", val);
+	} else if (!strcmp(key, "policy")) {
+		snprintf(s->policy, sizeof(s->policy), "%s", val);
+	} else if (!strcmp(key, "mode")) {
+		if (strcmp(val, "os") && strcmp(val, "kernel"))
+			return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+				       "mode is 'os' or 'kernel', found '%s'", val);
+		s->kernel = !strcmp(val, "kernel");
+	} else if (!strcmp(key, "order")) {
+		if (strcmp(val, "trace") && strcmp(val, "timed"))
+			return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+				       "order is 'trace' or 'timed', found '%s'", val);
+		s->ordered = !strcmp(val, "trace");
+	} else if (!strcmp(key, "ets2")) {
+		char *tok, *save = NULL;
+
+		s->has_ets2 = true;
+		for (tok = strtok_r(val, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+			char *end;
+			unsigned long c = strtoul(tok, &end, 10);
+
+			if (*end || c >= TLBSIM_NR_CPUS)
+				return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+					       "ets2 lists cpu numbers, found '%s'", tok);
+			tlbsim_cpumask_set(&s->ets2, (unsigned)c);
+		}
+	} else if (!strcmp(key, "os")) {
+		if (strcmp(val, "no_nested_flush"))
+			return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+				       "os takes 'no_nested_flush', found '%s'", val);
+		s->os_flags |= TLBSIM_OS_NO_NESTED_FLUSH;
+	} else if (!strcmp(key, "expect")) {
+		snprintf(s->expect, sizeof(s->expect), "%s", val);
+	} else if (!strcmp(key, "explore")) {
+		if (strcmp(val, "hazard") && strcmp(val, "safe"))
+			return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+				       "explore is 'hazard' (some interleaving reaches one) or 'safe' "
+				       "(none does), found '%s'", val);
+		snprintf(s->explore, sizeof(s->explore), "%s", val);
+	} else {
+		return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+			       "unknown directive '%s' (machine, policy, mode, order, ets2, expect, "
+			       "explore)", key);
+	}
+	return 0;
+}
+
+static int load(struct scenario *s, const char *path, struct tlbsim_error *err)
+{
+	char line[LINE_MAX_LEN];
+	tlbsim_trace_reader *r = NULL;
+	struct tlbsim_event ev;
+	uint64_t cap = 0;
+	int lineno = 0, rc;
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	s->ordered = true;
+	f = fopen(path, "r");
+	if (!f)
+		return err_set(err, errno == ENOENT ? -TLBSIM_ENOENT : -TLBSIM_EIO, path, -1, -1, -1,
+			       NULL, "cannot read the scenario: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (!strncmp(line, "#@", 2) && (rc = directive(s, line + 2, lineno, err))) {
+			fclose(f);
+			return rc;
+		}
+	}
+	fclose(f);
+	if (!s->machine[0])
+		return err_set(err, -TLBSIM_EPARSE, path, -1, -1, -1, NULL,
+			       "a scenario names its machine ('#@ machine NAME')");
+	if (!s->expect[0])
+		return err_set(err, -TLBSIM_EPARSE, path, -1, -1, -1, NULL,
+			       "a scenario states its expected verdict ('#@ expect safe' or "
+			       "'#@ expect kind@event ...')");
+	rc = tlbsim_trace_open(path, TLBSIM_TRACE_TEXT, &r, err);
+	if (rc)
+		return rc;
+	while ((rc = tlbsim_trace_next(r, &ev, err)) > 0) {
+		if (s->n == cap) {
+			struct tlbsim_event *p;
+
+			cap = cap ? 2 * cap : 64;
+			p = realloc(s->ev, cap * sizeof(*p));
+			if (!p) {
+				rc = -TLBSIM_ENOMEM;
+				break;
+			}
+			s->ev = p;
+		}
+		s->ev[s->n++] = ev;
+	}
+	tlbsim_trace_close(r);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- one run ------------------------------------------------------------------- */
+
+struct array_src {
+	const struct tlbsim_event *ev;
+	const uint64_t *order; /* NULL: as stored */
+	uint64_t n, i;
+};
+
+static int array_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
+{
+	struct array_src *a = arg;
+
+	(void)err;
+	if (a->i == a->n)
+		return 0;
+	*ev = a->ev[a->order ? a->order[a->i] : a->i];
+	a->i++;
+	return 1;
+}
+
+/*
+ * Run @s's events in @order (NULL: the file's) under @policy; *stats gets
+ * the statistics JSON (caller frees), *found the diagnostics as
+ * "kind@event" with the file's event indices.
+ */
+static int run_once(const struct scenario *s, const struct tlbsim_machine *m, const char *policy,
+		    const uint64_t *order, char **stats, json_t **reports, struct tlbsim_error *err)
+{
+	struct array_src src = {.ev = s->ev, .order = order, .n = s->n};
+	json_error_t jerr;
+	json_t *st;
+	int rc;
+
+	*stats = NULL;
+	*reports = NULL;
+	if (s->kernel) {
+		struct tlbsim_replay_config cfg = {.machine = m, .ordered = s->ordered, .check = 1,
+						   .ets2 = s->has_ets2 ? &s->ets2 : NULL};
+
+		rc = tlbsim_replay_run(&cfg, array_next, &src, stats, err);
+	} else {
+		struct tlbsim_sim_config cfg = {.machine = m, .policy = policy, .threads = 1,
+						.check = 1, .ordered = s->ordered,
+						.ets2 = s->has_ets2 ? &s->ets2 : NULL,
+						.os_flags = s->os_flags};
+		tlbsim_sim *sim = NULL;
+
+		rc = tlbsim_sim_create(&cfg, &sim, err);
+		if (!rc) {
+			rc = tlbsim_sim_run(sim, array_next, &src, err);
+			if (rc >= 0) {
+				*stats = tlbsim_sim_stats_json(sim);
+				rc = *stats ? 0 : -TLBSIM_ENOMEM;
+			}
+		}
+		tlbsim_sim_destroy(sim);
+	}
+	if (rc)
+		return rc;
+	st = json_loads(*stats, 0, &jerr);
+	if (!st)
+		return err_set(err, -TLBSIM_EINVAL, s->path, -1, -1, -1, NULL,
+			       "internal: statistics are not JSON: %s", jerr.text);
+	*reports = json_incref(json_object_get(json_object_get(st, "hazards"), "reports"));
+	json_decref(st);
+	/* Back to the file's event indices. */
+	if (order && *reports) {
+		size_t i;
+		json_t *r;
+
+		json_array_foreach(*reports, i, r) {
+			json_t *e = json_object_get(r, "event");
+
+			if (json_is_integer(e) && (uint64_t)json_integer_value(e) < s->n)
+				json_object_set_new(r, "event",
+						    json_integer((json_int_t)order[json_integer_value(e)]));
+		}
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "safe", or the sorted, distinct "kind@event" of @reports. */
+static void verdict(json_t *reports, char *out, size_t size)
+{
+	size_t n = json_array_size(reports), i, k = 0, len = 0;
+	char **items = calloc(n ? n : 1, sizeof(*items));
+	json_t *r;
+
+	out[0] = 0;
+	json_array_foreach(reports, i, r) {
+		char buf[96];
+		json_t *e = json_object_get(r, "event");
+
+		snprintf(buf, sizeof(buf), "%s@%lld", json_string_value(json_object_get(r, "kind")),
+			 json_is_integer(e) ? (long long)json_integer_value(e) : -1LL);
+		if (items)
+			items[k++] = strdup(buf);
+	}
+	if (items) {
+		qsort(items, k, sizeof(*items), cmp_str);
+		for (i = 0; i < k; i++) {
+			if (items[i] && (i == 0 || !items[i - 1] || strcmp(items[i], items[i - 1])))
+				len += (size_t)snprintf(out + len, len < size ? size - len : 0, "%s%s",
+							len ? " " : "", items[i]);
+		}
+		for (i = 0; i < k; i++)
+			free(items[i]);
+		free(items);
+	}
+	if (!out[0])
+		snprintf(out, size, "safe");
+}
+
+/* Does one expectation item ("kind", "kind@N", "kind@*") match "kind@M"? */
+static bool item_matches(const char *want, const char *got)
+{
+	const char *at = strchr(want, '@'), *gat = strchr(got, '@');
+	size_t klen = at ? (size_t)(at - want) : strlen(want);
+
+	if (!gat || (size_t)(gat - got) != klen || strncmp(want, got, klen))
+		return false;
+	return !at || !strcmp(at + 1, "*") || !strcmp(at + 1, gat + 1);
+}
+
+/* Every expected item is found, and every finding is expected. */
+static bool matches(const char *expect, const char *found)
+{
+	char e[TLBSIM_VERDICT_LEN], f[TLBSIM_VERDICT_LEN], *a, *b, *sa = NULL, *sb = NULL;
+
+	if (!strcmp(expect, "safe") || !strcmp(found, "safe"))
+		return !strcmp(expect, found);
+	snprintf(e, sizeof(e), "%s", expect);
+	for (a = strtok_r(e, " \t", &sa); a; a = strtok_r(NULL, " \t", &sa)) {
+		bool hit = false;
+
+		snprintf(f, sizeof(f), "%s", found);
+		for (b = strtok_r(f, " ", &sb); b && !hit; b = strtok_r(NULL, " ", &sb))
+			hit = item_matches(a, b);
+		if (!hit)
+			return false;
+	}
+	snprintf(f, sizeof(f), "%s", found);
+	for (b = strtok_r(f, " ", &sb); b; b = strtok_r(NULL, " ", &sb)) {
+		bool hit = false;
+
+		snprintf(e, sizeof(e), "%s", expect);
+		for (a = strtok_r(e, " \t", &sa); a && !hit; a = strtok_r(NULL, " \t", &sa))
+			hit = item_matches(a, b);
+		if (!hit)
+			return false;
+	}
+	return true;
+}
+
+/* ---- exploration ----------------------------------------------------------------- */
+
+struct explore {
+	const struct scenario *s;
+	const struct tlbsim_machine *m;
+	const char *policy;
+	uint64_t **lists; /* per actor, its events' indices */
+	uint64_t *len, *pos;
+	unsigned nr_actors;
+	uint64_t *order, depth;
+	uint64_t max, runs, hazardous;
+	bool stopped;
+	struct tlbsim_scenario_result *res;
+	struct tlbsim_error *err;
+	int rc;
+};
+
+static void explore_leaf(struct explore *x)
+{
+	char *stats = NULL;
+	json_t *reports = NULL;
+	int rc;
+
+	x->runs++;
+	rc = run_once(x->s, x->m, x->policy, x->order, &stats, &reports, x->err);
+	free(stats);
+	if (rc) {
+		x->rc = rc;
+		x->stopped = true;
+		json_decref(reports);
+		return;
+	}
+	if (json_array_size(reports)) {
+		if (!x->hazardous) {
+			char found[TLBSIM_VERDICT_LEN];
+			size_t len = 0;
+			uint64_t i;
+
+			verdict(reports, found, sizeof(found));
+			len = (size_t)snprintf(x->res->witness, sizeof(x->res->witness), "order");
+			for (i = 0; i < x->s->n && len < sizeof(x->res->witness); i++)
+				len += (size_t)snprintf(x->res->witness + len, sizeof(x->res->witness) - len,
+							" %llu", (unsigned long long)x->order[i]);
+			if (len < sizeof(x->res->witness))
+				snprintf(x->res->witness + len, sizeof(x->res->witness) - len, ": %s", found);
+		}
+		x->hazardous++;
+	}
+	json_decref(reports);
+	if (x->runs >= x->max)
+		x->stopped = true;
+}
+
+/* Depth-first over the choice of which actor goes next. */
+static void explore_from(struct explore *x)
+{
+	unsigned a;
+
+	if (x->stopped)
+		return;
+	if (x->depth == x->s->n) {
+		explore_leaf(x);
+		return;
+	}
+	for (a = 0; a < x->nr_actors && !x->stopped; a++) {
+		if (x->pos[a] == x->len[a])
+			continue;
+		x->order[x->depth++] = x->lists[a][x->pos[a]++];
+		explore_from(x);
+		x->pos[a]--;
+		x->depth--;
+	}
+}
+
+/* The actor of an event: its thread (os), or its cpu (kernel); events of
+ * no actor (proc_create by nobody) lead every interleaving. */
+static uint64_t actor_of(const struct scenario *s, const struct tlbsim_event *ev)
+{
+	if (s->kernel)
+		return ev->cpu != TLBSIM_CPU_ANY ? ev->cpu : ((uint64_t)1 << 32) + ev->tid;
+	return ev->tid;
+}
+
+static bool is_setup(const struct tlbsim_event *ev)
+{
+	return ev->kind == TLBSIM_EV_PROC_CREATE || ev->kind == TLBSIM_EV_THREAD_CREATE ||
+	       ev->kind == TLBSIM_EV_FORK || ev->kind == TLBSIM_EV_SWITCH ||
+	       ev->kind == TLBSIM_EV_TABLE_ALLOC || ev->kind == TLBSIM_EV_TTBR_WRITE ||
+	       ev->kind == TLBSIM_EV_CR3_WRITE;
+}
+
+static int explore(const struct scenario *s, const struct tlbsim_machine *m, const char *policy,
+		   uint64_t max, struct tlbsim_scenario_result *res, struct tlbsim_error *err)
+{
+	struct explore x = {.s = s, .m = m, .policy = policy, .max = max, .res = res, .err = err};
+	uint64_t *actors = calloc(s->n + 1, sizeof(uint64_t)), i, prefix = 0;
+	unsigned a;
+
+	x.lists = calloc(s->n + 1, sizeof(*x.lists));
+	x.len = calloc(s->n + 1, sizeof(*x.len));
+	x.pos = calloc(s->n + 1, sizeof(*x.pos));
+	x.order = calloc(s->n + 1, sizeof(*x.order));
+	if (!actors || !x.lists || !x.len || !x.pos || !x.order) {
+		x.rc = -TLBSIM_ENOMEM;
+		goto out;
+	}
+	/* The set-up (processes, threads and their placement, up to the last
+	 * such event at the start of the file) leads every interleaving, in
+	 * file order: a thread's events cannot come before it exists. */
+	while (prefix < s->n && is_setup(&s->ev[prefix])) {
+		x.order[prefix] = prefix;
+		prefix++;
+	}
+	for (i = prefix; i < s->n; i++) {
+		uint64_t who = actor_of(s, &s->ev[i]);
+
+		for (a = 0; a < x.nr_actors && actors[a] != who; a++)
+			;
+		if (a == x.nr_actors) {
+			actors[a] = who;
+			x.lists[a] = calloc(s->n, sizeof(uint64_t));
+			if (!x.lists[a]) {
+				x.rc = -TLBSIM_ENOMEM;
+				goto out;
+			}
+			x.nr_actors++;
+		}
+		x.lists[a][x.len[a]++] = i;
+	}
+	x.depth = prefix;
+	explore_from(&x);
+	res->explored = x.runs;
+	res->hazardous = x.hazardous;
+	res->exhausted = !x.stopped;
+out:
+	for (a = 0; x.lists && a < x.nr_actors; a++)
+		free(x.lists[a]);
+	free(x.lists);
+	free(x.len);
+	free(x.pos);
+	free(x.order);
+	free(actors);
+	return x.rc;
+}
+
+/* ---- the public entry ----------------------------------------------------------- */
+
+int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *opts,
+			  struct tlbsim_scenario_result *res, struct tlbsim_error *err)
+{
+	struct tlbsim_scenario_opts def = {0};
+	struct tlbsim_machine *m = NULL;
+	struct scenario s;
+	json_t *reports = NULL;
+	const char *policy;
+	int rc;
+
+	if (!path || !res)
+		return -TLBSIM_EINVAL;
+	memset(res, 0, sizeof(*res));
+	if (!opts)
+		opts = &def;
+	rc = load(&s, path, err);
+	if (rc)
+		goto out;
+	snprintf(res->expected, sizeof(res->expected), "%s", s.expect);
+	rc = tlbsim_machine_find(s.machine, &m, err);
+	if (rc)
+		goto out;
+	policy = opts->policy ? opts->policy : s.policy[0] ? s.policy : NULL;
+	rc = run_once(&s, m, policy, NULL, &res->stats, &reports, err);
+	if (rc)
+		goto out;
+	verdict(reports, res->found, sizeof(res->found));
+	res->hazards = json_array_size(reports);
+	res->passed = matches(s.expect, res->found);
+	if (opts->explore && s.explore[0]) {
+		rc = explore(&s, m, policy,
+			     opts->max_interleavings ? opts->max_interleavings : DEFAULT_MAX_INTERLEAVINGS,
+			     res, err);
+		if (rc)
+			goto out;
+		if (!strcmp(s.explore, "hazard"))
+			res->passed = res->passed && res->hazardous > 0;
+		else
+			res->passed = res->passed && res->hazardous == 0;
+	}
+out:
+	json_decref(reports);
+	tlbsim_machine_free(m);
+	free(s.ev);
+	return rc;
+}
