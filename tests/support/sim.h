@@ -37,6 +37,7 @@ struct run_opts {
 	uint64_t max_cycles;	/* stop at this time (default: no cap) */
 	uint64_t sched_slice;	/* the machine's time slice, cycles (default 0: none) */
 	unsigned asid_bits;	/* the machine's ASID/PCID width (default: the ISA's) */
+	unsigned os_flags;	/* TLBSIM_OS_* */
 };
 
 static inline void run_opts(struct run *r, enum tlbsim_isa isa, unsigned cpus, const char *policy,
@@ -53,6 +54,7 @@ static inline void run_opts(struct run *r, enum tlbsim_isa isa, unsigned cpus, c
 	cfg.policy = policy;
 	cfg.threads = o->threads ? o->threads : 1;
 	cfg.max_cycles = o->max_cycles;
+	cfg.os_flags = o->os_flags;
 	tlbsim_error_clear(&err);
 	assert_int_equal(tlbsim_sim_create(&cfg, &r->sim, &err), 0);
 	r->os = os_of_sim(r->sim);
