@@ -175,6 +175,11 @@ uint64_t tlbsim_trace_nr_events(const tlbsim_trace_reader *r)
 	return r->nr_events;
 }
 
+uint64_t tlbsim_trace_bytes_read(const tlbsim_trace_reader *r)
+{
+	return r->in.raw_consumed;
+}
+
 void tlbsim_trace_stats(const tlbsim_trace_reader *r, struct tlbsim_trace_stats *out)
 {
 	*out = r->stats;

@@ -217,6 +217,15 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_next(tlbsim_trace_reader *r, struc
 TLBSIM_API const struct tlbsim_trace_info *tlbsim_trace_info(const tlbsim_trace_reader *r);
 
 /**
+ * tlbsim_trace_bytes_read() - input consumed so far
+ * @r: the reader (borrowed)
+ *
+ * Returns: bytes of the file (compressed, if it is) taken in so far; with
+ * the file's size, how far a reader has got (progress estimates).
+ */
+TLBSIM_API uint64_t tlbsim_trace_bytes_read(const tlbsim_trace_reader *r);
+
+/**
  * tlbsim_trace_nr_events() - events returned so far by tlbsim_trace_next()
  * @r: the reader (borrowed)
  *

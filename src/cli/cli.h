@@ -49,6 +49,7 @@ struct cli_source {
 	const char *what; /* for messages */
 	uint64_t events;
 	bool progress;	  /* print progress on stderr (a terminal, long run) */
+	uint64_t size;	  /* the trace file's bytes, 0 if unknown (a pipe, a generator) */
 	double started;
 	double last_print;
 };

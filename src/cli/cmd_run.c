@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "tlbsim/check.h"
 
 struct run_opts {
 	const char *machine;
@@ -27,11 +28,12 @@ struct run_opts {
 	uint64_t max_events, max_cycles;
 	bool quiet;
 	bool check;
+	bool kernel;
 	struct tlbsim_trace_opts topts;
 };
 
 static const char run_help[] =
-	"usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT] [--check]\n"
+	"usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT] [--check] [--kernel]\n"
 	"                  [--max-events N] [--max-cycles N] [--quiet] TRACE | --gen NAME [--param K=V,...]\n"
 	"                  [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n\n"
 	"Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
@@ -44,6 +46,9 @@ static const char run_help[] =
 	"--check runs the hazard oracle (stale translations used, walks into freed page\n"
 	"tables, incomplete TLB maintenance, break-before-make skipped), lists what it\n"
 	"found and exits with status 1 if it found anything.\n"
+	"--kernel replays TRACE's kernel-level events (PTE writes, TLBI, DSB, TTBR/CR3\n"
+	"writes, INVLPG(B), table frees...) on the cpus they name, without the OS model\n"
+	"(include/tlbsim/check.h); execlog and insn traces always replay so.\n"
 	"--format names TRACE's format when it has no magic (execlog, champsim);\n"
 	"--isa and --linear-map (kernel VA = PA + ADDR) are for instruction traces\n"
 	"(execlog: the ISA defaults to the machine's).\n\n"
@@ -61,7 +66,8 @@ static const char compare_help[] =
 	"example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
 	"             traces/samples/zstd-threads.tlbt.xz\n";
 
-enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET, OPT_CHECK, OPT_FORMAT, OPT_ISA, OPT_LINEAR_MAP };
+enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET, OPT_CHECK, OPT_KERNEL, OPT_FORMAT, OPT_ISA,
+       OPT_LINEAR_MAP };
 
 static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 {
@@ -78,6 +84,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 		{"max-cycles", required_argument, NULL, OPT_MAX_CYCLES},
 		{"quiet", no_argument, NULL, OPT_QUIET},
 		{"check", no_argument, NULL, OPT_CHECK},
+		{"kernel", no_argument, NULL, OPT_KERNEL},
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"isa", required_argument, NULL, OPT_ISA},
 		{"linear-map", required_argument, NULL, OPT_LINEAR_MAP},
@@ -139,6 +146,9 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 		case OPT_CHECK:
 			o->check = true;
 			break;
+		case OPT_KERNEL:
+			o->kernel = true;
+			break;
 		case OPT_FORMAT:
 		case OPT_ISA:
 		case OPT_LINEAR_MAP:
@@ -168,6 +178,32 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 }
 
 /* ---- one simulation ------------------------------------------------------------ */
+
+/* An instruction trace's counts go into the statistics ("trace"): how many
+ * instructions, and those that became no event, by mnemonic. */
+static void add_trace_stats(struct cli_source *src, char **text)
+{
+	struct tlbsim_trace_insn_count top[32];
+	struct tlbsim_trace_stats ts;
+	json_t *st, *tr, *by;
+	size_t n, i;
+
+	tlbsim_trace_stats(src->trace, &ts);
+	if (!ts.insns || !(st = json_loads(*text, 0, NULL)))
+		return;
+	tr = json_object();
+	by = json_object();
+	json_object_set_new(tr, "insns", json_integer((json_int_t)ts.insns));
+	json_object_set_new(tr, "unknown_insns", json_integer((json_int_t)ts.unknown_insns));
+	n = tlbsim_trace_insn_counts(src->trace, top, 32);
+	for (i = 0; i < n && i < 32; i++)
+		json_object_set_new(by, top[i].mnemonic, json_integer((json_int_t)top[i].count));
+	json_object_set_new(tr, "unknown_by_mnemonic", by);
+	json_object_set_new(st, "trace", tr);
+	free(*text);
+	*text = json_dumps(st, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_decref(st);
+}
 
 /* Runs the workload of @o under @policy; *stats receives the parsed JSON. */
 static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, const char *policy,
@@ -202,6 +238,20 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 					tlbsim_isa_name(isa), m->name, tlbsim_isa_name(m->isa));
 		}
 	}
+	if (o->trace && (o->kernel || tlbsim_trace_info(src.trace)->format == TLBSIM_TRACE_EXECLOG ||
+			 tlbsim_trace_info(src.trace)->format == TLBSIM_TRACE_INSN)) {
+		struct tlbsim_replay_config rcfg = {.machine = m, .ordered = 1, .check = o->check,
+						    .max_events = o->max_events};
+
+		tlbsim_error_clear(&err);
+		rc = tlbsim_replay_run(&rcfg, cli_source_next, &src, &text, &err);
+		if (!rc)
+			add_trace_stats(&src, &text);
+		cli_source_close(&src);
+		if (rc)
+			return cli_fail_err(&err);
+		goto parse;
+	}
 	cfg.machine = m;
 	cfg.policy = policy;
 	cfg.threads = o->threads;
@@ -223,6 +273,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 	}
 	text = tlbsim_sim_stats_json(sim);
 	tlbsim_sim_destroy(sim);
+parse:
 	if (!text)
 		return cli_fail("out of memory");
 	*stats = json_loads(text, 0, &jerr);

@@ -208,6 +208,12 @@ int cli_source_open_trace(struct cli_source *s, const char *path,
 	s->what = path;
 	s->started = cli_now();
 	s->progress = isatty(2);
+	{
+		struct stat st;
+
+		if (strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode))
+			s->size = (uint64_t)st.st_size;
+	}
 	return 0;
 }
 
@@ -236,6 +242,14 @@ static void progress(struct cli_source *s)
 	s->last_print = now;
 	fprintf(stderr, "\r%s: %llu events, %.2f M events/s, %.0f s", s->what,
 		(unsigned long long)s->events, s->events / el / 1e6, el);
+	if (s->trace && s->size) {
+		/* How far into the file, compressed bytes: the time left at
+		 * the rate so far. */
+		double f = (double)tlbsim_trace_bytes_read(s->trace) / (double)s->size;
+
+		if (f > 0.01 && f <= 1.0)
+			fprintf(stderr, ", %.0f%%, about %.0f s left   ", 100.0 * f, el * (1.0 - f) / f);
+	}
 }
 
 int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)

@@ -153,6 +153,34 @@ check "compare: later policies do not run" bash -c "! grep -q 'running flush-all
 check "compare: the JSON holds the one partial run" bash -c "[ \$(grep -c '\"partial\": true' '$tmp/sig.json') -eq 1 ]"
 check "compare: SIGINT leaves no temporary file" bash -c "! ls -a '$tmp' | grep -q '\.tmp\.'"
 
+# The hazard oracle (issues 6, 7, 8).
+ex="$src/tests/data/traces/execlog"
+check "run --check: the arm64 unmap with TLBI+DSB is safe (exit 0)" "$bin" run --machine generic-arm64 --check --format insn --quiet "$ex/oracle-arm64-safe.insn"
+"$bin" run --machine generic-arm64 --check --format insn --json "$tmp/o.json" "$ex/oracle-arm64-nodsb.insn" >"$tmp/o.txt" 2>&1; rc=$?
+check "run --check: without the second DSB, exit 1" test $rc -eq 1
+check "run --check: ... reports the frame reused before the DSB" grep -q '"kind": "incomplete_maintenance"' "$tmp/o.json"
+check "run --check: ... and lists it after the table" grep -q '^  incomplete_maintenance: event' "$tmp/o.txt"
+check "run --check: the x86 unmap with INVLPGB+TLBSYNC is safe" "$bin" run --machine x86-16 --check --format insn --quiet "$ex/oracle-x86-safe.insn"
+"$bin" run --machine x86-16 --check --format insn --quiet "$ex/oracle-x86-notlbsync.insn"; rc=$?
+check "run --check: without TLBSYNC, exit 1" test $rc -eq 1
+"$bin" run --machine generic-arm64 --format insn --quiet "$ex/oracle-arm64-nodsb.insn"; rc=$?
+check "run without --check: the same trace exits 0" test $rc -eq 0
+check "run --check: a shipped policy on a generator is hazard-free" "$bin" run --machine emag-32 --policy arm64-stock --check --quiet --gen madvise-threads --param threads=4,loops=2
+printf 'tlbsim-trace 1 isa=x86-64 page_shift=12\nproc_create 1 1\nT1 thread_create 2\nT1@cpu0 switch\nT2@cpu1 switch\nT1 mmap 0x10000000 0x1000 rw- private,anon\nT1 store 0x10000000 8\nT2 load 0x10000000 8\nT2 compute 100000 cycles\nT1 munmap 0x10000000 0x1000\nT2 load 0x10000000 8\n' >"$tmp/ack.tlbt"
+check "run --check: x86-stock on the munmap trace is safe" "$bin" run --machine x86-16 --policy x86-stock --check --quiet "$tmp/ack.tlbt"
+"$bin" run --machine x86-16 --policy x86-stock:ack_early=1 --check --json "$tmp/ack.json" --quiet "$tmp/ack.tlbt"; rc=$?
+check "run --check: a policy that acknowledges IPIs before flushing exits 1" test $rc -eq 1
+check "run --check: ... with a stale use by cpu 1 at event 9" python3 -c "import json,sys; r=json.load(open('$tmp/ack.json'))['hazards']['reports']; sys.exit(not any(x['kind']=='stale_use' and x['cpu']==1 and x['event']==9 for x in r))"
+printf 'tlbsim-trace 1 isa=arm64 page_shift=12\n#@ machine generic-arm64\n#@ bogus 1\n' >"$tmp/bad.tlbt"
+"$bin" check "$tmp/bad.tlbt" >/dev/null 2>"$tmp/bad.err"; rc=$?
+check "check: an unknown directive exits 2" test $rc -eq 2
+check "check: ... naming the line" grep -q 'bad.tlbt:3' "$tmp/bad.err"
+printf 'tlbsim-trace 1 isa=arm64 page_shift=12\n#@ machine generic-arm64\n#@ mode kernel\n#@ expect stale_use@1\ncpu0 table_alloc 0x10 3\ncpu0 table_alloc 0x11 2\n' >"$tmp/fail.tlbt"
+"$bin" check "$tmp/fail.tlbt" >"$tmp/fail.txt" 2>&1; rc=$?
+check "check: a scenario whose verdict differs exits 1" test $rc -eq 1
+check "check: ... and says FAIL with what it found" grep -q '^FAIL .*found' "$tmp/fail.txt"
+check "check --help has an example" bash -c "'$bin' check --help | grep -q example"
+
 # Every shipped generator sample runs to the end on a machine of its ISA.
 for f in "$src"/traces/samples/gen-*.tlbt.zst; do
   case $f in *mprotect-toggle*|*stencil-noise*) m=emag-32 ;; *) m=milan-36 ;; esac
