@@ -350,8 +350,9 @@ static void explore_leaf(struct explore *x)
 			for (i = 0; i < x->s->n && len < sizeof(x->res->witness); i++)
 				len += (size_t)snprintf(x->res->witness + len, sizeof(x->res->witness) - len,
 							" %llu", (unsigned long long)x->order[i]);
-			if (len < sizeof(x->res->witness))
-				snprintf(x->res->witness + len, sizeof(x->res->witness) - len, ": %s", found);
+			if (len + 2 < sizeof(x->res->witness))
+				snprintf(x->res->witness + len, sizeof(x->res->witness) - len, ": %.*s",
+					 (int)(sizeof(x->res->witness) - len - 3), found);
 		}
 		x->hazardous++;
 	}
