@@ -289,11 +289,13 @@ const struct chk_report *chk_reports(struct chk_oracle *o, unsigned *n)
 	free(o->merged);
 	o->merged = total ? malloc((size_t)total * sizeof(*o->merged)) : NULL;
 	if (o->merged) {
-		memcpy(o->merged, o->rep.v, (size_t)o->rep.n * sizeof(*o->merged));
+		if (o->rep.n)
+			memcpy(o->merged, o->rep.v, (size_t)o->rep.n * sizeof(*o->merged));
 		k = o->rep.n;
 		for (i = 0; i < o->nr_cpus; i++) {
-			memcpy(o->merged + k, o->cpu[i].rep.v,
-			       (size_t)o->cpu[i].rep.n * sizeof(*o->merged));
+			if (o->cpu[i].rep.n)
+				memcpy(o->merged + k, o->cpu[i].rep.v,
+				       (size_t)o->cpu[i].rep.n * sizeof(*o->merged));
 			k += o->cpu[i].rep.n;
 		}
 		qsort(o->merged, k, sizeof(*o->merged), cmp_report);
