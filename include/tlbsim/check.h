@@ -90,7 +90,7 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_replay_run(const struct tlbsim_replay_co
  * @explore: non-zero: also try every interleaving of the per-actor event
  *        lists (threads in mode os, cpus in mode kernel; each list keeps
  *        its order), and compare with the scenario's "explore" directive
- * @max_interleavings: stop exploring after this many (0: 100000)
+ * @max_interleavings: stop exploring after this many (0: 10000)
  * @policy: run under this policy instead of the scenario's (NULL: its own)
  */
 struct tlbsim_scenario_opts {

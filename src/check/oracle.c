@@ -166,6 +166,12 @@ struct chk_oracle {
 	uint64_t all_done;
 	struct chk_map asid_done;
 	struct chk_map va_done;
+	/* Latest time + 1 a syscall return committed, per root and page
+	 * (commit_key()), and per root for large ranges: Linux's contract
+	 * after a syscall returns counts as completed maintenance whatever
+	 * mechanism did it (IPIs and local flushes included). */
+	struct chk_map page_committed;
+	struct chk_map root_committed;
 
 	struct chk_map owner; /* root -> mm id */
 	struct chk_reports rep; /* serial reports */
@@ -376,6 +382,8 @@ void chk_destroy(struct chk_oracle *o)
 	chk_map_fini(&o->owner);
 	chk_map_fini(&o->asid_done);
 	chk_map_fini(&o->va_done);
+	chk_map_fini(&o->page_committed);
+	chk_map_fini(&o->root_committed);
 	reports_fini(&o->rep);
 	free(o->merged);
 	free(o);
@@ -505,12 +513,27 @@ static void add_change(struct chk_oracle *o, uint64_t root, uint64_t va, unsigne
 	o->live_chg++;
 }
 
+/* Key of (root, page) in @page_committed (a hash: a collision can only
+ * make the break-before-make check more lenient). */
+static uint64_t commit_key(uint64_t root, uint64_t va)
+{
+	return ((va >> 12) * 0x9e3779b97f4a7c15ull ^ root) | 1;
+}
+
+static void max_put(struct chk_oracle *o, struct chk_map *m, uint64_t key, uint64_t t);
+
 void chk_syscall_return(struct chk_oracle *o, unsigned cpu, uint64_t root, uint64_t start,
 			uint64_t end)
 {
+	uint64_t t = now_of(o, cpu) + 1, va;
 	uint32_t i;
 
 	chk_sync(o);
+	if (end - start > (512ull << 12) || end < start)
+		max_put(o, &o->root_committed, root, t);
+	else
+		for (va = start & ~0xfffull; va < end; va += 4096)
+			max_put(o, &o->page_committed, commit_key(root, va), t);
 	for (i = 0; i < o->nr_chg && o->live_chg; i++) {
 		struct chk_change *c = &o->chg[i];
 		uint64_t last = c->va + ((1ull << c->shift) - 1);
@@ -802,6 +825,9 @@ static bool done_since(const struct chk_oracle *o, uint64_t root, uint64_t lo, u
 	uint64_t i, first = o->nr_done > DONE_RING ? o->nr_done - DONE_RING : 0, v;
 
 	if (o->all_done > since)
+		return true;
+	if ((chk_map_get(&o->root_committed, root, &v) && v > since) ||
+	    (hi - lo < 4096 && chk_map_get(&o->page_committed, commit_key(root, lo), &v) && v > since))
 		return true;
 	if (t && t->nr_asids <= HW_ROOT_ASIDS)
 		for (i = 0; i < t->nr_asids; i++) {

@@ -13,11 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check/oracle.h"
 #include "error_internal.h"
 #include "tlbsim/check.h"
 #include "tlbsim/trace.h"
 
-#define DEFAULT_MAX_INTERLEAVINGS 100000
+#define DEFAULT_MAX_INTERLEAVINGS 10000
 /* Directive lines are short; the expectation list is the longest. */
 #define LINE_MAX_LEN 1024
 
@@ -32,6 +33,7 @@ struct scenario {
 	char expect[TLBSIM_VERDICT_LEN];
 	char explore[32];	/* "", "hazard" or "safe" */
 	unsigned os_flags;	/* TLBSIM_OS_* */
+	enum tlbsim_isa isa;	/* the trace header's */
 	struct tlbsim_event *ev;
 	uint64_t n;
 };
@@ -81,7 +83,25 @@ static int directive(struct scenario *s, char *line, int lineno, struct tlbsim_e
 				       "os takes 'no_nested_flush', found '%s'", val);
 		s->os_flags |= TLBSIM_OS_NO_NESTED_FLUSH;
 	} else if (!strcmp(key, "expect")) {
+		char items[TLBSIM_VERDICT_LEN], *tok, *save = NULL;
+
 		snprintf(s->expect, sizeof(s->expect), "%s", val);
+		snprintf(items, sizeof(items), "%s", val);
+		for (tok = strtok_r(items, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+			char *at = strchr(tok, '@'), *end = NULL;
+
+			if (!strcmp(tok, "safe") && !strcmp(val, "safe"))
+				break;
+			if (at)
+				*at = 0;
+			if (chk_kind_find(tok) < 0 ||
+			    (at && strcmp(at + 1, "*") && (!at[1] || (strtoull(at + 1, &end, 10), *end))))
+				return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+					       "expect takes 'safe' or items kind@event (event: a number "
+					       "or *; kinds: stale_use, walk_freed_table, walk_reused_table, "
+					       "incomplete_maintenance, bbm), found '%s%s%s'",
+					       tok, at ? "@" : "", at ? at + 1 : "");
+		}
 	} else if (!strcmp(key, "explore")) {
 		if (strcmp(val, "hazard") && strcmp(val, "safe"))
 			return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
@@ -130,6 +150,7 @@ static int load(struct scenario *s, const char *path, struct tlbsim_error *err)
 	rc = tlbsim_trace_open(path, TLBSIM_TRACE_TEXT, &r, err);
 	if (rc)
 		return rc;
+	s->isa = tlbsim_trace_info(r)->isa;
 	while ((rc = tlbsim_trace_next(r, &ev, err)) > 0) {
 		if (s->n == cap) {
 			struct tlbsim_event *p;
@@ -477,6 +498,23 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 	rc = tlbsim_machine_find(s.machine, &m, err);
 	if (rc)
 		goto out;
+	if (s.isa != m->isa) {
+		rc = err_set(err, -TLBSIM_EPARSE, path, 1, 1, -1, NULL,
+			     "the trace is %s but machine %s is %s", tlbsim_isa_name(s.isa), m->name,
+			     tlbsim_isa_name(m->isa));
+		goto out;
+	}
+	if (s.has_ets2) {
+		unsigned c;
+
+		for (c = m->nr_cpus; c < TLBSIM_NR_CPUS; c++)
+			if (tlbsim_cpumask_test(&s.ets2, c)) {
+				rc = err_set(err, -TLBSIM_EPARSE, path, -1, -1, -1, NULL,
+					     "ets2 names cpu %u; machine %s has %u", c, m->name,
+					     m->nr_cpus);
+				goto out;
+			}
+	}
 	policy = opts->policy ? opts->policy : s.policy[0] ? s.policy : NULL;
 	rc = run_once(&s, m, policy, NULL, &res->stats, &reports, err);
 	if (rc)

@@ -22,7 +22,7 @@ static const char check_help[] =
 	"found (kind@event, the 0-based event index in the file) against the ones\n"
 	"expected.  --explore also runs every interleaving of the per-thread (mode os)\n"
 	"or per-cpu (mode kernel) event lists of the scenarios with an 'explore'\n"
-	"directive, up to N (default 100000), and reports how many reach a hazard and\n"
+	"directive, up to N (default 10000, depth first), and reports how many reach a hazard and\n"
 	"the first that does.  --policy runs every scenario under P instead of its\n"
 	"own.  Exit status: 0 all passed, 1 some failed, 2 a scenario could not run.\n\n"
 	"example: tlbsim check --explore tests/hazards/*.tlbt\n";
@@ -38,7 +38,7 @@ int cmd_check(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	struct tlbsim_scenario_opts opts = {0};
-	unsigned passed = 0, failed = 0;
+	unsigned passed = 0, failed = 0, errors = 0;
 	bool verbose = false;
 	int c, i, rc = CLI_OK;
 
@@ -82,6 +82,7 @@ int cmd_check(int argc, char **argv)
 		if (tlbsim_scenario_check(argv[i], &opts, &res, &err)) {
 			cli_fail_err(&err);
 			printf("ERROR %s\n", argv[i]);
+			errors++;
 			rc = CLI_USAGE;
 			continue;
 		}
@@ -103,7 +104,7 @@ int cmd_check(int argc, char **argv)
 		else
 			failed++;
 	}
-	printf("%u passed, %u failed\n", passed, failed);
+	printf("%u passed, %u failed, %u could not run\n", passed, failed, errors);
 	if (rc == CLI_OK && failed)
 		rc = CLI_HAZARDS;
 	return rc;
