@@ -51,6 +51,7 @@ extern "C" {
  * @check: non-zero: run the hazard oracle
  * @ets2: Arm cpus with FEAT_ETS2, or NULL (borrowed)
  * @max_events: read at most this many events (0: the limit, 2^22)
+ * @name: the trace's name for error reports (borrowed), or NULL
  */
 struct tlbsim_replay_config {
 	const struct tlbsim_machine *machine;
@@ -58,6 +59,7 @@ struct tlbsim_replay_config {
 	int check;
 	const struct tlbsim_cpumask *ets2;
 	uint64_t max_events;
+	const char *name;
 };
 
 /**

@@ -54,13 +54,14 @@ struct replay {
 	struct chk_map tid_cpu;	 /* tid -> cpu + 1, from switch events */
 	uint64_t unknown_ops;	 /* TLBI with an unknown operand, DC, sysreg writes */
 	struct tlbsim_error *err;
+	const char *name; /* for error reports */
 	int rc;
 };
 
 static int fail(struct replay *r, uint64_t idx, const char *msg)
 {
 	if (!r->rc)
-		r->rc = err_set(r->err, -TLBSIM_EINVAL, "<trace>", -1, -1, (long long)idx, NULL,
+		r->rc = err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, (long long)idx, NULL,
 				"event %llu: %s", (unsigned long long)idx, msg);
 	r->eng.stop_requested = 1;
 	return r->rc;
@@ -431,7 +432,7 @@ static int read_all(struct replay *r, const struct tlbsim_replay_config *cfg,
 		unsigned cpu = ev.cpu;
 
 		if (r->nr_ev == limit)
-			return err_set(r->err, -TLBSIM_ERANGE, "<trace>", -1, -1, (long long)idx, NULL,
+			return err_set(r->err, -TLBSIM_ERANGE, r->name, -1, -1, (long long)idx, NULL,
 				       "a kernel-level replay reads at most %llu events",
 				       (unsigned long long)limit);
 		if (r->nr_ev == cap) {
@@ -449,12 +450,12 @@ static int read_all(struct replay *r, const struct tlbsim_replay_config *cfg,
 		if (cpu == TLBSIM_CPU_ANY && ev.tid && chk_map_get(&r->tid_cpu, ev.tid, &v))
 			cpu = (unsigned)v - 1;
 		if (cpu == TLBSIM_CPU_ANY)
-			return err_set(r->err, -TLBSIM_EINVAL, "<trace>", -1, -1, (long long)idx, NULL,
+			return err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, (long long)idx, NULL,
 				       "event %llu has no cpu: kernel-level replay runs every event on "
 				       "the cpu it names (T1@cpu0 load ..., or a switch first)",
 				       (unsigned long long)idx);
 		if (cpu >= r->m->nr_cpus)
-			return err_set(r->err, -TLBSIM_EINVAL, "<trace>", -1, -1, (long long)idx, NULL,
+			return err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, (long long)idx, NULL,
 				       "event %llu names cpu %u; machine %s has %u", (unsigned long long)idx,
 				       cpu, r->m->name, r->m->nr_cpus);
 		if (!push_idx(&r->cpu[cpu], idx))
@@ -558,6 +559,7 @@ int tlbsim_replay_run(const struct tlbsim_replay_config *cfg, tlbsim_event_sourc
 		return rc;
 	r.m = cfg->machine;
 	r.err = err;
+	r.name = cfg->name ? cfg->name : "<trace>";
 	r.ordered = cfg->ordered;
 	rc = -TLBSIM_ENOMEM;
 	r.cpu = calloc(r.m->nr_cpus, sizeof(*r.cpu));

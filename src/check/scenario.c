@@ -206,7 +206,8 @@ static int run_once(const struct scenario *s, const struct tlbsim_machine *m, co
 	*reports = NULL;
 	if (s->kernel) {
 		struct tlbsim_replay_config cfg = {.machine = m, .ordered = s->ordered, .check = 1,
-						   .ets2 = s->has_ets2 ? &s->ets2 : NULL};
+						   .ets2 = s->has_ets2 ? &s->ets2 : NULL,
+						   .name = s->path};
 
 		rc = tlbsim_replay_run(&cfg, array_next, &src, stats, err);
 	} else {

@@ -241,7 +241,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 	if (o->trace && (o->kernel || tlbsim_trace_info(src.trace)->format == TLBSIM_TRACE_EXECLOG ||
 			 tlbsim_trace_info(src.trace)->format == TLBSIM_TRACE_INSN)) {
 		struct tlbsim_replay_config rcfg = {.machine = m, .ordered = 1, .check = o->check,
-						    .max_events = o->max_events};
+						    .max_events = o->max_events, .name = o->trace};
 
 		tlbsim_error_clear(&err);
 		rc = tlbsim_replay_run(&rcfg, cli_source_next, &src, &text, &err);
