@@ -414,6 +414,20 @@ struct tlbsim_event {
 TLBSIM_API const char *tlbsim_event_kind_name(unsigned kind);
 
 /**
+ * tlbsim_event_access() - the MMU access an access event makes
+ * @kind: TLBSIM_EV_LOAD, TLBSIM_EV_STORE or TLBSIM_EV_FETCH
+ *
+ * Returns: TLBSIM_ACCESS_STORE for a store, TLBSIM_ACCESS_FETCH for a
+ * fetch, TLBSIM_ACCESS_LOAD otherwise (tlbsim_mmu_translate()'s argument).
+ */
+static inline enum tlbsim_access tlbsim_event_access(unsigned kind)
+{
+	return kind == TLBSIM_EV_STORE	 ? TLBSIM_ACCESS_STORE
+	       : kind == TLBSIM_EV_FETCH ? TLBSIM_ACCESS_FETCH
+					 : TLBSIM_ACCESS_LOAD;
+}
+
+/**
  * tlbsim_event_kind_find() - the event kind of a text name
  * @name: a name such as "mmap" (borrowed)
  *

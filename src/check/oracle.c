@@ -903,14 +903,12 @@ static void pend_outstanding(struct chk_oracle *o, uint64_t pfn, uint64_t root, 
 static bool pwc_in_scope(const struct chk_oracle *o, unsigned cpu, const struct hw_tlb_entry *e,
 			 uint64_t root)
 {
-	const struct chk_cpu *c = &o->cpu[cpu];
 	uint64_t cur_root;
 	uint16_t cur_asid;
 
 	if (o->isa == TLBSIM_ISA_ARM64)
 		return true; /* any ASID it holds (DESIGN.md; rules 1 and 12) */
 	/* x86: only with that CR3 still loaded, in its PCID (rule 19). */
-	(void)c;
 	if (!hw_mmu_context(o->smp->cpu[cpu].mmu, &cur_root, &cur_asid))
 		return false;
 	return e->asid == cur_asid && (!root || cur_root == root);
@@ -955,12 +953,6 @@ static unsigned scan_walk_caches(struct chk_oracle *o, uint64_t pfn, uint32_t ge
 	return found;
 }
 
-/* The cpu on whose behalf the serial phase works now. */
-static unsigned serving_cpu(const struct chk_oracle *o)
-{
-	return o->serving;
-}
-
 void chk_serve(struct chk_oracle *o, unsigned cpu)
 {
 	if (cpu < o->nr_cpus)
@@ -969,7 +961,7 @@ void chk_serve(struct chk_oracle *o, unsigned cpu)
 
 void chk_frame_free(struct chk_oracle *o, uint64_t pfn, unsigned kind, struct hw_table_page *t)
 {
-	unsigned by = serving_cpu(o), i;
+	unsigned by = o->serving, i;
 
 	chk_sync(o);
 	if (kind == TLBSIM_FRAME_TABLE && t) {
@@ -1047,7 +1039,7 @@ void chk_frame_free(struct chk_oracle *o, uint64_t pfn, unsigned kind, struct hw
 
 void chk_frame_alloc(struct chk_oracle *o, uint64_t pfn, unsigned kind)
 {
-	unsigned by = serving_cpu(o);
+	unsigned by = o->serving;
 	uint64_t v, root = 0;
 
 	chk_sync(o);
@@ -1137,7 +1129,7 @@ static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned in
 		      const struct hw_pte *old, const struct hw_pte *new, uint64_t va)
 {
 	uint64_t key = t->pfn << 9 | index, idx;
-	unsigned by = serving_cpu(o);
+	unsigned by = o->serving;
 
 	if (old->present && new->present) {
 		if (old->pfn != new->pfn || old->leaf != new->leaf)
@@ -1208,13 +1200,13 @@ void chk_desc_write(struct chk_oracle *o, struct hw_table_page *t, unsigned inde
 		struct hw_table_page *child = hw_physmem_table(o->pm, old.pfn);
 
 		if (child)
-			child->unlinked_at = now_of(o, serving_cpu(o)) + 1;
+			child->unlinked_at = now_of(o, o->serving) + 1;
 	}
 	if (old.present && old.leaf &&
 	    (!new.present || !new.leaf || new.pfn != old.pfn ||
 	     (old.prot & ~new.prot & (TLBSIM_PROT_READ | TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC))))
 		add_change(o, t->root_pfn, va, hw_level_shift(t->level), old_version, old.pfn,
-			   now_of(o, serving_cpu(o)));
+			   now_of(o, o->serving));
 	if (o->isa == TLBSIM_ISA_ARM64)
 		check_bbm(o, t, index, &old, &new, va);
 }

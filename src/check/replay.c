@@ -127,12 +127,6 @@ static int table_of(struct replay *r, uint64_t idx, uint64_t name, uint64_t *pfn
 
 /* ---- events ------------------------------------------------------------------- */
 
-static enum tlbsim_access access_of(unsigned kind)
-{
-	return kind == TLBSIM_EV_STORE ? TLBSIM_ACCESS_STORE
-	       : kind == TLBSIM_EV_FETCH ? TLBSIM_ACCESS_FETCH
-					 : TLBSIM_ACCESS_LOAD;
-}
 
 /* DSB options that complete TLB maintenance: full type, inner or outer
  * shareable or full system (Arm ARM C6.2 DSB; HAZARD-RULES rule 5). */
@@ -200,7 +194,7 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 
 		if (r->oracle)
 			chk_access(r->oracle, cpu->id, ev->access.va);
-		if (tlbsim_mmu_translate(cpu->mmu, ev->access.va, access_of(ev->kind), &x) == -TLBSIM_EINVAL)
+		if (tlbsim_mmu_translate(cpu->mmu, ev->access.va, tlbsim_event_access(ev->kind), &x) == -TLBSIM_EINVAL)
 			return fail(r, idx, "an access before any ttbr_write/cr3_write on its cpu");
 		eng_charge(cpu->core, x.cycles ? x.cycles : 1);
 		return 0;

@@ -299,34 +299,31 @@ static bool item_matches(const char *want, const char *got)
 	return !at || !strcmp(at + 1, "*") || !strcmp(at + 1, gat + 1);
 }
 
-/* Every expected item is found, and every finding is expected. */
-static bool matches(const char *expect, const char *found)
+/* Does every item of list @a match some item of list @b?  @a_is_expect:
+ * @a holds the expectation's patterns, else @b does. */
+static bool covered(const char *a, const char *b, bool a_is_expect)
 {
-	char e[TLBSIM_VERDICT_LEN], f[TLBSIM_VERDICT_LEN], *a, *b, *sa = NULL, *sb = NULL;
+	char la[TLBSIM_VERDICT_LEN], lb[TLBSIM_VERDICT_LEN], *x, *y, *sa = NULL, *sb = NULL;
 
-	if (!strcmp(expect, "safe") || !strcmp(found, "safe"))
-		return !strcmp(expect, found);
-	snprintf(e, sizeof(e), "%s", expect);
-	for (a = strtok_r(e, " \t", &sa); a; a = strtok_r(NULL, " \t", &sa)) {
+	snprintf(la, sizeof(la), "%s", a);
+	for (x = strtok_r(la, " \t", &sa); x; x = strtok_r(NULL, " \t", &sa)) {
 		bool hit = false;
 
-		snprintf(f, sizeof(f), "%s", found);
-		for (b = strtok_r(f, " ", &sb); b && !hit; b = strtok_r(NULL, " ", &sb))
-			hit = item_matches(a, b);
-		if (!hit)
-			return false;
-	}
-	snprintf(f, sizeof(f), "%s", found);
-	for (b = strtok_r(f, " ", &sb); b; b = strtok_r(NULL, " ", &sb)) {
-		bool hit = false;
-
-		snprintf(e, sizeof(e), "%s", expect);
-		for (a = strtok_r(e, " \t", &sa); a && !hit; a = strtok_r(NULL, " \t", &sa))
-			hit = item_matches(a, b);
+		snprintf(lb, sizeof(lb), "%s", b);
+		for (y = strtok_r(lb, " \t", &sb); y && !hit; y = strtok_r(NULL, " \t", &sb))
+			hit = a_is_expect ? item_matches(x, y) : item_matches(y, x);
 		if (!hit)
 			return false;
 	}
 	return true;
+}
+
+/* Every expected item is found, and every finding is expected. */
+static bool matches(const char *expect, const char *found)
+{
+	if (!strcmp(expect, "safe") || !strcmp(found, "safe"))
+		return !strcmp(expect, found);
+	return covered(expect, found, true) && covered(found, expect, false);
 }
 
 /* ---- exploration ----------------------------------------------------------------- */

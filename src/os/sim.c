@@ -145,12 +145,6 @@ static void park(struct eng_core *c, struct os_cpu *oc, enum os_park why)
 	c->state = ENG_PARKED;
 }
 
-static enum tlbsim_access access_of(unsigned kind)
-{
-	return kind == TLBSIM_EV_STORE	 ? TLBSIM_ACCESS_STORE
-	       : kind == TLBSIM_EV_FETCH ? TLBSIM_ACCESS_FETCH
-					 : TLBSIM_ACCESS_LOAD;
-}
 
 static void os_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
 {
@@ -195,7 +189,7 @@ static void os_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
 		case TLBSIM_EV_FETCH: {
 			struct tlbsim_xlate x;
 
-			if (tlbsim_mmu_translate(cpu->mmu, ev->access.va, access_of(ev->kind), &x)) {
+			if (tlbsim_mmu_translate(cpu->mmu, ev->access.va, tlbsim_event_access(ev->kind), &x)) {
 				eng_charge(c, x.cycles);
 				park(c, oc, OS_PARK_EVENT);
 				return;
@@ -291,7 +285,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		if (os->ordered) {
 			/* Ordered replay runs accesses here, not in step(). */
 			struct tlbsim_xlate x;
-			int rc = tlbsim_mmu_translate(cpu->mmu, ev.access.va, access_of(ev.kind), &x);
+			int rc = tlbsim_mmu_translate(cpu->mmu, ev.access.va, tlbsim_event_access(ev.kind), &x);
 
 			eng_charge(cpu->core, x.cycles);
 			if (!rc) {
@@ -307,7 +301,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		}
 		/* The access stays at the head and is retried, unless it
 		 * cannot succeed. */
-		if (!os_fault(os, cpu, t->mm, ev.access.va, access_of(ev.kind)) ||
+		if (!os_fault(os, cpu, t->mm, ev.access.va, tlbsim_event_access(ev.kind)) ||
 		    ++t->fault_retries > MAX_FAULT_RETRIES) {
 			if (t->fault_retries > MAX_FAULT_RETRIES)
 				oc->st.segv++;
