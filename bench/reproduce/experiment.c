@@ -31,7 +31,8 @@ static int check_keys(json_t *o, const char *const *known, const char *where, co
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(o, k, v) {
+	json_object_foreach(o, k, v)
+	{
 		unsigned i;
 		char list[512] = "";
 
@@ -40,8 +41,8 @@ static int check_keys(json_t *o, const char *const *known, const char *where, co
 		if (known[i])
 			continue;
 		for (i = 0; known[i]; i++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s", i ? ", " : "",
-				 known[i]);
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 i ? ", " : "", known[i]);
 		return fail(msg, len, file, "%s: unknown key '%s' (known: %s)", where, k, list);
 	}
 	return 0;
@@ -74,18 +75,20 @@ static int check_params(json_t *p, const char *where, const char *file, char *ms
 
 	if (!json_is_object(p))
 		return fail(msg, len, file, "%s: 'params' must be an object", where);
-	json_object_foreach(p, k, v)
-		if (!(json_is_integer(v) && json_integer_value(v) >= 0) && !json_is_string(v))
-			return fail(msg, len, file,
-				    "%s: parameter '%s' must be a whole number >= 0 or a string", where,
-				    k);
+	json_object_foreach(
+	    p, k,
+	    v) if (!(json_is_integer(v) && json_integer_value(v) >= 0) &&
+		   !json_is_string(
+		       v)) return fail(msg, len, file,
+				       "%s: parameter '%s' must be a whole number >= 0 or a string",
+				       where, k);
 	return 0;
 }
 
 static int load_metric(struct repro_experiment *e, json_t *m, unsigned idx, char *msg, size_t len)
 {
-	static const char *const keys[] = {"metric", "label", "ops", "ops_per", "published",
-					   "published_ratio", "source", NULL};
+	static const char *const keys[] = {"metric",	"label",	   "ops",    "ops_per",
+					   "published", "published_ratio", "source", NULL};
 	struct repro_metric_spec *s = &e->metrics[idx];
 	char where[32], kind[REPRO_NAME_LEN];
 	json_t *pub, *v;
@@ -104,7 +107,8 @@ static int load_metric(struct repro_experiment *e, json_t *m, unsigned idx, char
 	kd = repro_metric_kind(kind);
 	if (kd < 0)
 		return fail(msg, len, e->file,
-			    "%s: unknown metric '%s' (known: seconds, flush_share, flush_share_all, rate, ns_per_switch)",
+			    "%s: unknown metric '%s' (known: seconds, flush_share, "
+			    "flush_share_all, rate, ns_per_switch)",
 			    where, kind);
 	s->kind = (enum repro_metric_kind)kd;
 	if (!s->label[0])
@@ -116,15 +120,17 @@ static int load_metric(struct repro_experiment *e, json_t *m, unsigned idx, char
 		s->ops_per = json_number_value(v);
 	v = json_object_get(m, "ops");
 	if ((s->kind == REPRO_RATE) != (v != NULL))
-		return fail(msg, len, e->file, "%s: 'ops' goes with metric 'rate', and only with it",
-			    where);
-	if (v && (!json_is_array(v) || !json_array_size(v) ||
-		  json_array_size(v) > REPRO_MAX_OPS_PARAMS))
+		return fail(msg, len, e->file,
+			    "%s: 'ops' goes with metric 'rate', and only with it", where);
+	if (v &&
+	    (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > REPRO_MAX_OPS_PARAMS))
 		return fail(msg, len, e->file, "%s: 'ops' must list 1 to %d parameter names", where,
 			    REPRO_MAX_OPS_PARAMS);
-	json_array_foreach(v, i, pub) {
+	json_array_foreach(v, i, pub)
+	{
 		if (!json_is_string(pub) || json_string_length(pub) >= REPRO_NAME_LEN)
-			return fail(msg, len, e->file, "%s: 'ops' must list parameter names", where);
+			return fail(msg, len, e->file, "%s: 'ops' must list parameter names",
+				    where);
 		strcpy(s->ops_params[s->nr_ops_params++], json_string_value(pub));
 	}
 	for (i = 0; i < REPRO_MAX_POLICIES; i++)
@@ -140,17 +146,20 @@ static int load_metric(struct repro_experiment *e, json_t *m, unsigned idx, char
 	if (pub && !json_is_object(pub))
 		return fail(msg, len, e->file, "%s: 'published' must map policy names to numbers",
 			    where);
-	json_object_foreach(pub, k, v) {
+	json_object_foreach(pub, k, v)
+	{
 		unsigned p;
 
 		for (p = 0; p < e->nr_policies && strcmp(e->policies[p], k); p++)
 			;
 		if (p == e->nr_policies)
-			return fail(msg, len, e->file, "%s: 'published' names '%s', not a policy of "
-				    "the experiment", where, k);
+			return fail(msg, len, e->file,
+				    "%s: 'published' names '%s', not a policy of "
+				    "the experiment",
+				    where, k);
 		if (!json_is_number(v))
-			return fail(msg, len, e->file, "%s: published['%s'] must be a number", where,
-				    k);
+			return fail(msg, len, e->file, "%s: published['%s'] must be a number",
+				    where, k);
 		s->published[p] = json_number_value(v);
 	}
 	return 0;
@@ -167,9 +176,9 @@ static int load_variant(struct repro_experiment *e, json_t *root, json_t *var, u
 	snprintf(where, sizeof(where), "variants[%u]", idx);
 	if (var && !json_is_object(var))
 		return fail(msg, len, e->file, "%s must be an object", where);
-	if (var && (check_keys(var, keys, where, e->file, msg, len) ||
-		    get_str(var, "label", true, v->label, sizeof(v->label), where, e->file, msg,
-			    len)))
+	if (var &&
+	    (check_keys(var, keys, where, e->file, msg, len) ||
+	     get_str(var, "label", true, v->label, sizeof(v->label), where, e->file, msg, len)))
 		return -1;
 	/* The experiment's machine and generator, unless the variant names
 	 * its own. */
@@ -184,8 +193,10 @@ static int load_variant(struct repro_experiment *e, json_t *root, json_t *var, u
 			    e->file, msg, len)))
 		return -1;
 	if (!v->machine[0] || !v->generator[0])
-		return fail(msg, len, e->file, "%s: no 'machine' or 'generator' (top level or "
-			    "variant)", var ? where : "top level");
+		return fail(msg, len, e->file,
+			    "%s: no 'machine' or 'generator' (top level or "
+			    "variant)",
+			    var ? where : "top level");
 	v->params = base ? json_deep_copy(base) : json_object();
 	if ((own = var ? json_object_get(var, "params") : NULL)) {
 		if (check_params(own, where, e->file, msg, len))
@@ -197,9 +208,9 @@ static int load_variant(struct repro_experiment *e, json_t *root, json_t *var, u
 
 int repro_experiment_load(const char *path, struct repro_experiment *e, char *msg, size_t len)
 {
-	static const char *const keys[] = {"id", "title", "kind", "machine", "generator", "params",
-					   "scale", "policies", "metrics", "variants", "expected",
-					   "note", NULL};
+	static const char *const keys[] = {"id",       "title", "kind",	    "machine", "generator",
+					   "params",   "scale", "policies", "metrics", "variants",
+					   "expected", "note",	NULL};
 	char kind[32] = "";
 	json_error_t jerr;
 	json_t *root, *v, *x;
@@ -233,10 +244,12 @@ int repro_experiment_load(const char *path, struct repro_experiment *e, char *ms
 		goto out;
 	v = json_object_get(root, "policies");
 	if (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > REPRO_MAX_POLICIES) {
-		fail(msg, len, path, "'policies' must list 1 to %d policy names", REPRO_MAX_POLICIES);
+		fail(msg, len, path, "'policies' must list 1 to %d policy names",
+		     REPRO_MAX_POLICIES);
 		goto out;
 	}
-	json_array_foreach(v, i, x) {
+	json_array_foreach(v, i, x)
+	{
 		if (!json_is_string(x) || !json_string_length(x) ||
 		    json_string_length(x) >= REPRO_NAME_LEN) {
 			fail(msg, len, path, "policies[%zu] must be a policy name", i);
@@ -249,7 +262,8 @@ int repro_experiment_load(const char *path, struct repro_experiment *e, char *ms
 		fail(msg, len, path, "'metrics' must list 1 to %d metrics", REPRO_MAX_METRICS);
 		goto out;
 	}
-	json_array_foreach(v, i, x) {
+	json_array_foreach(v, i, x)
+	{
 		if (load_metric(e, x, (unsigned)i, msg, len))
 			goto out;
 		e->nr_metrics++;
@@ -259,15 +273,15 @@ int repro_experiment_load(const char *path, struct repro_experiment *e, char *ms
 		fail(msg, len, path, "'scale' must list parameter names");
 		goto out;
 	}
-	json_array_foreach(e->scale, i, x)
-		if (!json_is_string(x)) {
-			fail(msg, len, path, "scale[%zu] must be a parameter name", i);
-			goto out;
-		}
+	json_array_foreach(e->scale, i, x) if (!json_is_string(x))
+	{
+		fail(msg, len, path, "scale[%zu] must be a parameter name", i);
+		goto out;
+	}
 	e->scale = e->scale ? json_incref(e->scale) : json_array();
 	v = json_object_get(root, "variants");
-	if (v && (!json_is_array(v) || !json_array_size(v) ||
-		  json_array_size(v) > REPRO_MAX_VARIANTS)) {
+	if (v &&
+	    (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > REPRO_MAX_VARIANTS)) {
 		fail(msg, len, path, "'variants' must list 1 to %d variants", REPRO_MAX_VARIANTS);
 		goto out;
 	}
@@ -276,7 +290,8 @@ int repro_experiment_load(const char *path, struct repro_experiment *e, char *ms
 			goto out;
 		e->nr_variants = 1;
 	}
-	json_array_foreach(v, i, x) {
+	json_array_foreach(v, i, x)
+	{
 		/* Counted first: repro_experiment_free() releases its params
 		 * even when it fails half-way. */
 		e->nr_variants++;
@@ -285,16 +300,16 @@ int repro_experiment_load(const char *path, struct repro_experiment *e, char *ms
 	}
 	/* --scale divides numbers: a scaled parameter given as a string
 	 * ("4M") could not be divided. */
-	json_array_foreach(e->scale, i, x)
-		for (unsigned k = 0; k < e->nr_variants; k++) {
-			json_t *p = json_object_get(e->variants[k].params, json_string_value(x));
+	json_array_foreach(e->scale, i, x) for (unsigned k = 0; k < e->nr_variants; k++)
+	{
+		json_t *p = json_object_get(e->variants[k].params, json_string_value(x));
 
-			if (p && !json_is_integer(p)) {
-				fail(msg, len, path, "scaled parameter '%s' must be a whole number",
-				     json_string_value(x));
-				goto out;
-			}
+		if (p && !json_is_integer(p)) {
+			fail(msg, len, path, "scaled parameter '%s' must be a whole number",
+			     json_string_value(x));
+			goto out;
 		}
+	}
 	rc = 0;
 out:
 	json_decref(root);
@@ -315,9 +330,7 @@ static bool is_scaled(const struct repro_experiment *e, const char *name)
 	json_t *x;
 	size_t i;
 
-	json_array_foreach(e->scale, i, x)
-		if (!strcmp(json_string_value(x), name))
-			return true;
+	json_array_foreach(e->scale, i, x) if (!strcmp(json_string_value(x), name)) return true;
 	return false;
 }
 
@@ -347,7 +360,8 @@ int repro_variant_params(const struct repro_experiment *e, const struct repro_va
 	size_t n = 0;
 
 	buf[0] = 0;
-	json_object_foreach(v->params, k, x) {
+	json_object_foreach(v->params, k, x)
+	{
 		int w;
 
 		if (json_is_integer(x))

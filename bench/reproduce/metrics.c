@@ -13,19 +13,16 @@
 #include <string.h>
 
 static const char *const names[] = {
-	[REPRO_SECONDS] = "seconds",
-	[REPRO_FLUSH_SHARE] = "flush_share",
-	[REPRO_FLUSH_SHARE_ALL] = "flush_share_all",
-	[REPRO_RATE] = "rate",
-	[REPRO_NS_PER_SWITCH] = "ns_per_switch",
+    [REPRO_SECONDS] = "seconds",
+    [REPRO_FLUSH_SHARE] = "flush_share",
+    [REPRO_FLUSH_SHARE_ALL] = "flush_share_all",
+    [REPRO_RATE] = "rate",
+    [REPRO_NS_PER_SWITCH] = "ns_per_switch",
 };
 
 static const char *const units[] = {
-	[REPRO_SECONDS] = "s",
-	[REPRO_FLUSH_SHARE] = "%",
-	[REPRO_FLUSH_SHARE_ALL] = "%",
-	[REPRO_RATE] = "/s",
-	[REPRO_NS_PER_SWITCH] = "ns",
+    [REPRO_SECONDS] = "s", [REPRO_FLUSH_SHARE] = "%",	 [REPRO_FLUSH_SHARE_ALL] = "%",
+    [REPRO_RATE] = "/s",   [REPRO_NS_PER_SWITCH] = "ns",
 };
 
 int repro_metric_kind(const char *name)
@@ -91,8 +88,8 @@ static double sum(json_t *totals, const char *const *keys, unsigned n)
 
 static double flush_time(json_t *totals)
 {
-	static const char *const keys[] = {"flush_cycles", "flush_wait_cycles",
-					   "ipi_stolen_cycles", "broadcast_stolen_cycles"};
+	static const char *const keys[] = {"flush_cycles", "flush_wait_cycles", "ipi_stolen_cycles",
+					   "broadcast_stolen_cycles"};
 
 	return sum(totals, keys, 4);
 }

@@ -131,7 +131,7 @@ static json_t *run_summary(json_t *st, const char *policy, double wall)
 {
 	json_t *r = json_object();
 	static const char *const keys[] = {"cycles", "seconds", "events_read", "partial",
-					   "totals", "fabric", "os"};
+					   "totals", "fabric",	"os"};
 
 	json_object_set_new(r, "policy", json_string(policy));
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -147,7 +147,7 @@ static json_t *num_or_null(double v)
 
 static void print_header(void)
 {
-	printf("%-4s %-22s %-13s %-26s %-20s %11s  %-20s %11s %8s  %-22s %s\n", "exp", "variant",
+	printf("%-4s %-17s %-13s %-38s %-19s %10s  %-24s %10s %8s  %-20s %s\n", "exp", "variant",
 	       "machine", "metric", "baseline", "value", "policy", "value", "ratio", "published",
 	       "kind");
 }
@@ -171,8 +171,8 @@ static void published_text(const struct repro_metric_spec *s, unsigned p, char *
  * @exp_json and the table rows to @table.  Returns the number of failed
  * runs.
  */
-static int run_experiment(const struct opts *o, const struct repro_experiment *e,
-			  json_t *exp_json, json_t *table)
+static int run_experiment(const struct opts *o, const struct repro_experiment *e, json_t *exp_json,
+			  json_t *table)
 {
 	json_t *variants = json_array();
 	int failures = 0;
@@ -220,9 +220,12 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 				double ops = s->ops_per;
 
 				for (unsigned q = 0; q < s->nr_ops_params; q++)
-					ops *= repro_variant_param(e, v, s->ops_params[q], o->scale);
-				if (ops < 0 || repro_metric_value(s->kind, st, ops, &values[k][p])) {
-					fprintf(stderr, "%s: metric '%s' cannot be computed (a rate's "
+					ops *=
+					    repro_variant_param(e, v, s->ops_params[q], o->scale);
+				if (ops < 0 ||
+				    repro_metric_value(s->kind, st, ops, &values[k][p])) {
+					fprintf(stderr,
+						"%s: metric '%s' cannot be computed (a rate's "
 						"'ops' parameter missing, or a run of no time)\n",
 						e->file, s->label);
 					values[k][p] = NAN;
@@ -243,32 +246,35 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 				char ptext[64];
 				json_t *row;
 
-				json_object_set_new(vals, e->policies[p], num_or_null(values[k][p]));
-				json_object_set_new(pub, e->policies[p], num_or_null(s->published[p]));
+				json_object_set_new(vals, e->policies[p],
+						    num_or_null(values[k][p]));
+				json_object_set_new(pub, e->policies[p],
+						    num_or_null(s->published[p]));
 				if (!p)
 					continue;
 				json_object_set_new(ratios, e->policies[p], json_real(r));
 				published_text(s, p, ptext, sizeof(ptext));
 				snprintf(buf, sizeof(buf), "%s (%s)", s->label,
 					 repro_metric_unit(s->kind));
-				printf("%-4s %-22s %-13s %-26s %-20s %11.4g  %-20s %11.4g %7.3gx  %-22s "
+				printf("%-4s %-17s %-13s %-38s %-19s %10.4g  %-24s %10.4g %7.2fx  "
+				       "%-20s "
 				       "%s\n",
 				       e->id, v->label[0] ? v->label : "-", v->machine, buf,
-				       e->policies[0], values[k][0], e->policies[p], values[k][p], r,
-				       ptext, e->is_calibration ? "calibration" : "prediction");
-				row = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:s, "
-						"s:o, s:o, s:o, s:o, s:o, s:s}",
-						"experiment", e->id, "variant", v->label, "machine",
-						v->machine, "generator", v->generator, "params", params,
-						"metric", repro_metric_name(s->kind), "label", s->label,
-						"unit", repro_metric_unit(s->kind), "baseline_value",
-						num_or_null(values[k][0]), "policy", e->policies[p],
-						"value", num_or_null(values[k][p]), "ratio",
-						num_or_null(r ? r : NAN), "published_baseline",
-						num_or_null(s->published[0]), "published_value",
-						num_or_null(s->published[p]), "published_ratio",
-						num_or_null(s->published_ratio), "kind",
-						e->is_calibration ? "calibration" : "prediction");
+				       e->policies[0], values[k][0], e->policies[p], values[k][p],
+				       r, ptext, e->is_calibration ? "calibration" : "prediction");
+				row = json_pack(
+				    "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:s, "
+				    "s:o, s:o, s:o, s:o, s:o, s:s}",
+				    "experiment", e->id, "variant", v->label, "machine", v->machine,
+				    "generator", v->generator, "params", params, "metric",
+				    repro_metric_name(s->kind), "label", s->label, "unit",
+				    repro_metric_unit(s->kind), "baseline_value",
+				    num_or_null(values[k][0]), "policy", e->policies[p], "value",
+				    num_or_null(values[k][p]), "ratio", num_or_null(r ? r : NAN),
+				    "published_baseline", num_or_null(s->published[0]),
+				    "published_value", num_or_null(s->published[p]),
+				    "published_ratio", num_or_null(s->published_ratio), "kind",
+				    e->is_calibration ? "calibration" : "prediction");
 				json_object_set_new(row, "baseline", json_string(e->policies[0]));
 				json_array_append_new(table, row);
 			}
@@ -310,24 +316,27 @@ static int write_json(const char *path, json_t *v)
 }
 
 static const char usage[] =
-	"usage: tlbsim-reproduce [--scale F] [--threads N] [--json OUT] [--only ID,...] [--quiet]\n"
-	"                        [EXPERIMENT.json | DIR]...\n\n"
-	"Runs each experiment (default: every *.json of " REPRO_EXPERIMENTS_DIR ")\n"
-	"on its machine under each of its policies, prints a table (metric, value\n"
-	"under the baseline and each policy, ratio, published figure, calibration or\n"
-	"prediction) and writes it all as JSON to OUT.  --scale F divides the\n"
-	"parameters each experiment lists under \"scale\" (loop counts) by F, for a\n"
-	"quick smoke run; the figures then are not comparable with the published\n"
-	"ones.  --threads: OpenMP threads per simulation (results do not depend on it).\n"
-	"Format of an experiment: bench/reproduce/README.md.\n";
+    "usage: tlbsim-reproduce [--scale F] [--threads N] [--json OUT] [--only ID,...] [--quiet]\n"
+    "                        [EXPERIMENT.json | DIR]...\n\n"
+    "Runs each experiment (default: every *.json of " REPRO_EXPERIMENTS_DIR ")\n"
+    "on its machine under each of its policies, prints a table (metric, value\n"
+    "under the baseline and each policy, ratio, published figure, calibration or\n"
+    "prediction) and writes it all as JSON to OUT.  --scale F divides the\n"
+    "parameters each experiment lists under \"scale\" (loop counts) by F, for a\n"
+    "quick smoke run; the figures then are not comparable with the published\n"
+    "ones.  --threads: OpenMP threads per simulation (results do not depend on it).\n"
+    "Format of an experiment: bench/reproduce/README.md.\n";
 
 static int parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{"scale", required_argument, NULL, 's'}, {"threads", required_argument, NULL, 't'},
-		{"json", required_argument, NULL, 'j'},	 {"only", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, 'q'},	 {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"scale", required_argument, NULL, 's'},
+	    {"threads", required_argument, NULL, 't'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"only", required_argument, NULL, 'o'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	char *end;
 	int c;
@@ -338,7 +347,9 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 's':
 			o->scale = strtod(optarg, &end);
 			if (*end || !(o->scale >= 1))
-				return fprintf(stderr, "reproduce: --scale expects a number >= 1\n"), -1;
+				return fprintf(stderr,
+					       "reproduce: --scale expects a number >= 1\n"),
+				       -1;
 			break;
 		case 't':
 			o->threads = (int)strtol(optarg, &end, 10);
@@ -425,7 +436,8 @@ int main(int argc, char **argv)
 	json_object_set_new(out, "experiments", exps);
 	table = exps = NULL;
 	if (!o.quiet)
-		fprintf(stderr, "%u experiments, %d failed, %.1f s\n", nr_run, failures, now() - t0);
+		fprintf(stderr, "%u experiments, %d failed, %.1f s\n", nr_run, failures,
+			now() - t0);
 	rc = failures ? 1 : 0;
 	if (o.json && write_json(o.json, out))
 		rc = 2;

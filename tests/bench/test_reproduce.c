@@ -94,8 +94,8 @@ static void scale_divides_only_the_listed_parameters_rounding_to_at_least_one(vo
 	char msg[512], p[256];
 
 	(void)state;
-	assert_int_equal(repro_experiment_load("tests/data/reproduce/tiny.json", &e, msg, sizeof(msg)),
-			 0);
+	assert_int_equal(
+	    repro_experiment_load("tests/data/reproduce/tiny.json", &e, msg, sizeof(msg)), 0);
 	assert_int_equal(e.nr_variants, 1);
 	assert_int_equal(e.nr_policies, 2);
 	assert_string_equal(e.policies[0], "arm64-stock");
@@ -121,9 +121,9 @@ static void an_unknown_metric_is_an_error_naming_file_and_metric(void **state)
 	char msg[512];
 
 	(void)state;
-	assert_int_equal(repro_experiment_load("tests/data/reproduce/bad_metric.json", &e, msg,
-					       sizeof(msg)),
-			 -1);
+	assert_int_equal(
+	    repro_experiment_load("tests/data/reproduce/bad_metric.json", &e, msg, sizeof(msg)),
+	    -1);
 	assert_non_null(strstr(msg, "bad_metric.json: metrics[0]: unknown metric 'speed'"));
 	repro_experiment_free(&e);
 }
@@ -131,12 +131,12 @@ static void an_unknown_metric_is_an_error_naming_file_and_metric(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(flush_share_is_flush_wait_and_stolen_time_over_non_idle_time),
-		cmocka_unit_test(flush_share_fails_without_the_flush_cycles_counter),
-		cmocka_unit_test(rate_seconds_and_switch_time_from_the_run),
-		cmocka_unit_test(ratio_is_how_many_times_better_than_the_baseline),
-		cmocka_unit_test(scale_divides_only_the_listed_parameters_rounding_to_at_least_one),
-		cmocka_unit_test(an_unknown_metric_is_an_error_naming_file_and_metric),
+	    cmocka_unit_test(flush_share_is_flush_wait_and_stolen_time_over_non_idle_time),
+	    cmocka_unit_test(flush_share_fails_without_the_flush_cycles_counter),
+	    cmocka_unit_test(rate_seconds_and_switch_time_from_the_run),
+	    cmocka_unit_test(ratio_is_how_many_times_better_than_the_baseline),
+	    cmocka_unit_test(scale_divides_only_the_listed_parameters_rounding_to_at_least_one),
+	    cmocka_unit_test(an_unknown_metric_is_an_error_naming_file_and_metric),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
