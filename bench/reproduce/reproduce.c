@@ -252,7 +252,8 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 						    num_or_null(s->published[p]));
 				if (!p)
 					continue;
-				json_object_set_new(ratios, e->policies[p], json_real(r));
+				json_object_set_new(ratios, e->policies[p],
+						    num_or_null(r ? r : NAN));
 				published_text(s, p, ptext, sizeof(ptext));
 				snprintf(buf, sizeof(buf), "%s (%s)", s->label,
 					 repro_metric_unit(s->kind));
