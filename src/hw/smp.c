@@ -45,6 +45,7 @@ static void hw_wait(struct hw_cpu *cpu, enum hw_wait why)
 {
 	if (!cpu->waiting_for) {
 		cpu->wait_start = cpu->core->now;
+		cpu->wait_stolen_start = cpu->core->st.stolen;
 		eng_block(cpu->core, ENG_NEVER);
 	}
 	cpu->waiting_for |= 1u << why;
@@ -57,8 +58,11 @@ static void hw_satisfied(struct hw_cpu *cpu, enum hw_wait why)
 		return;
 	cpu->st.wait_cycles[why] += cpu->core->now - cpu->wait_start;
 	cpu->waiting_for &= ~(1u << why);
-	if (!cpu->waiting_for)
+	if (!cpu->waiting_for) {
+		cpu->st.blocked_cycles += cpu->core->now - cpu->wait_start -
+					  (cpu->core->st.stolen - cpu->wait_stolen_start);
 		eng_unblock(cpu->core);
+	}
 }
 
 /* The hazard oracle, or NULL. */

@@ -59,7 +59,10 @@ enum hw_wait {
  * @bcast_stolen_cycles: cycles lost to received broadcasts (TLBI, INVLPGB)
  * @invlpgb_sent/@invlpgb_received: AMD INVLPGBs
  * @wait_cycles: by enum hw_wait, cycles from the start of a block until
- *        that condition was satisfied
+ *        that condition was satisfied (interrupts taken meanwhile included)
+ * @blocked_cycles: cycles BLOCKED on any of them, without the interrupts
+ *        taken meanwhile (those are stolen): each cycle counts once, so
+ *        this adds to the stolen cycles without overlap
  * @dsbs/@tlbsyncs: barriers executed
  */
 struct hw_cpu_stats {
@@ -67,6 +70,7 @@ struct hw_cpu_stats {
 	uint64_t tlbi_bcast_sent, tlbi_bcast_received, bcast_stolen_cycles;
 	uint64_t invlpgb_sent, invlpgb_received;
 	uint64_t wait_cycles[HW_WAIT_NR];
+	uint64_t blocked_cycles;
 	uint64_t dsbs, tlbsyncs;
 };
 
@@ -83,6 +87,7 @@ struct hw_cpu_stats {
  * @invlpgb_outstanding: INVLPGBs issued and not yet complete
  * @waiting_for: bit mask of enum hw_wait conditions a BLOCKED core waits for
  * @wait_start: when the current block began, cycles
+ * @wait_stolen_start: the core's stolen cycles then
  * @st: counters
  * @priv: the owner's per-cpu state (the OS model's struct)
  */
@@ -100,6 +105,7 @@ struct hw_cpu {
 	unsigned invlpgb_outstanding;
 	unsigned waiting_for;
 	uint64_t wait_start;
+	uint64_t wait_stolen_start;
 	struct hw_cpu_stats st;
 	void *priv;
 };

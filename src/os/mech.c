@@ -319,6 +319,7 @@ void os_flush_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_
 	struct os_cpu *oc = os_cpu_of(cpu);
 	struct tlbsim_flush_info info;
 	struct tlbsim_pctx ctx;
+	uint64_t busy0 = cpu->core->st.busy;
 
 	/* inc_mm_tlb_gen(): the request's generation. */
 	mm->pub.tlb_gen++;
@@ -330,6 +331,9 @@ void os_flush_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_
 	oc->flush_kind = 0;
 	os_pctx(os, cpu, &os->pol.flush_range, &ctx);
 	os->pol.flush_range.p->flush_range(&ctx, &info);
+	/* Only what was charged here: a wait for acknowledgements or a DSB
+	 * passes later, as BLOCKED time (hw_cpu_stats.blocked_cycles). */
+	oc->st.flush_cycles += cpu->core->st.busy - busy0;
 	if (oc->flush_kind & OS_FK_IPI)
 		oc->st.flushes_ipi++;
 	else if (oc->flush_kind & OS_FK_BROADCAST)

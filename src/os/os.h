@@ -199,6 +199,11 @@ struct os_gather {
  *        carried out (the strongest mechanism used)
  * @full_flushes: initiated requests for the whole address space
  *        (TLBSIM_FLUSH_ALL; "full_flush_requests" in the JSON)
+ * @flush_cycles: busy cycles this cpu charged inside its own flush requests
+ *        (the policy's flush_range: local flush instructions, IPI set-up
+ *        and sends, TLBI/INVLPGB issue, DSB/TLBSYNC issue); the waits that
+ *        follow are the hardware's blocked cycles, the receivers' share is
+ *        stolen, so neither is counted twice
  * @syscalls: memory syscalls served
  * @faults: page faults taken
  * @segv: accesses outside any mapping or not permitted (counted, skipped)
@@ -212,6 +217,7 @@ struct os_cpu_stats {
 	uint64_t context_switches, mm_switches;
 	uint64_t flushes_local, flushes_ipi, flushes_broadcast, flushes_invlpgb, flushes_skipped;
 	uint64_t full_flushes, syscalls, faults, segv, events, ignored, bad_syscalls;
+	uint64_t flush_cycles;
 };
 
 /**

@@ -33,6 +33,7 @@
 	X("flushes_invlpgb", oc->st.flushes_invlpgb)                                               \
 	X("flushes_skipped", oc->st.flushes_skipped)                                               \
 	X("full_flush_requests", oc->st.full_flushes)                                              \
+	X("flush_cycles", oc->st.flush_cycles)                                                     \
 	X("shootdowns", hw->st.shootdowns)                                                         \
 	X("ipis_sent", hw->st.ipis_sent)                                                           \
 	X("ipis_received", hw->st.ipis_received)                                                   \
@@ -45,6 +46,7 @@
 	X("ipi_wait_cycles", hw->st.wait_cycles[HW_WAIT_IPI_ACKS])                                 \
 	X("dsb_wait_cycles", hw->st.wait_cycles[HW_WAIT_DSB])                                      \
 	X("tlbsync_wait_cycles", hw->st.wait_cycles[HW_WAIT_TLBSYNC])                              \
+	X("flush_wait_cycles", hw->st.blocked_cycles)                                              \
 	X("tlb_l1i_hits", mmu->l1i_hits)                                                           \
 	X("tlb_l1i_misses", mmu->l1i_misses)                                                       \
 	X("tlb_l1d_hits", mmu->l1d_hits)                                                           \

@@ -1,0 +1,452 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tlbsim-reproduce: the validation suite of issue 9.  Runs each experiment
+ * file (the .json files of bench/reproduce/experiments, format in
+ * bench/reproduce/README.md) on its machine model under each of its
+ * policies through the public simulation API (as `tlbsim run --gen` does),
+ * computes its metrics (metrics.c), prints one table row per metric and
+ * policy against the baseline policy, with the published figure and
+ * whether the experiment is a calibration point or a prediction, and
+ * writes everything as JSON (a temporary file renamed into place).
+ *
+ * usage: tlbsim-reproduce [--scale F] [--threads N] [--json OUT] [--only ID,...]
+ *                         [FILE.json | DIR]...
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/reproduce/experiment.h"
+#include "tlbsim/tlbsim.h"
+
+#ifndef REPRO_EXPERIMENTS_DIR
+#define REPRO_EXPERIMENTS_DIR "bench/reproduce/experiments"
+#endif
+
+#define MAX_FILES 256
+
+struct opts {
+	double scale;
+	int threads;
+	const char *json;
+	const char *only;
+	bool quiet;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.json files of @dir, sorted, appended to @files. */
+static int list_dir(const char *dir, char **files, unsigned *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned first = *n;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		char *p;
+
+		if (l < 6 || strcmp(de->d_name + l - 5, ".json") || *n == MAX_FILES)
+			continue;
+		p = malloc(strlen(dir) + l + 2);
+		if (!p)
+			break;
+		sprintf(p, "%s/%s", dir, de->d_name);
+		files[(*n)++] = p;
+	}
+	closedir(d);
+	qsort(files + first, *n - first, sizeof(*files), cmp_str);
+	return 0;
+}
+
+static bool selected(const struct opts *o, const char *id)
+{
+	const char *p = o->only;
+	size_t l = strlen(id);
+
+	if (!p)
+		return true;
+	for (; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		if (strcspn(p, ",") == l && !strncmp(p, id, l))
+			return true;
+	}
+	return false;
+}
+
+/* One simulation: the run's statistics, or NULL with a message printed. */
+static json_t *simulate(const struct opts *o, const struct tlbsim_machine *m, const char *gen,
+			const char *params, const char *policy)
+{
+	struct tlbsim_sim_config cfg = {.machine = m, .policy = policy, .threads = o->threads};
+	struct tlbsim_error err;
+	tlbsim_sim *sim = NULL;
+	tlbsim_gen *g = NULL;
+	json_t *st = NULL;
+	char *text = NULL, buf[1024];
+	int rc;
+
+	tlbsim_error_clear(&err);
+	rc = tlbsim_gen_create(gen, params, m->isa, &g, &err);
+	if (!rc)
+		rc = tlbsim_sim_create(&cfg, &sim, &err);
+	if (!rc)
+		rc = tlbsim_sim_run(sim, tlbsim_gen_next, g, &err);
+	if (rc < 0) {
+		tlbsim_error_format(&err, buf, sizeof(buf));
+		fprintf(stderr, "reproduce: %s under %s: %s\n", gen, policy, buf);
+	} else if (!(text = tlbsim_sim_stats_json(sim))) {
+		fprintf(stderr, "reproduce: out of memory\n");
+	} else {
+		st = json_loads(text, 0, NULL);
+	}
+	free(text);
+	tlbsim_sim_destroy(sim);
+	tlbsim_gen_destroy(g);
+	return st;
+}
+
+/* What the JSON keeps of a run: everything but the per-cpu, per-mm and
+ * hazard detail (a 128-cpu run's per_cpu alone is megabytes). */
+static json_t *run_summary(json_t *st, const char *policy, double wall)
+{
+	json_t *r = json_object();
+	static const char *const keys[] = {"cycles", "seconds", "events_read", "partial",
+					   "totals", "fabric",	"os"};
+
+	json_object_set_new(r, "policy", json_string(policy));
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		json_object_set(r, keys[i], json_object_get(st, keys[i]));
+	json_object_set_new(r, "wall_seconds", json_real(wall));
+	return r;
+}
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static void print_header(void)
+{
+	printf("%-4s %-17s %-13s %-38s %-19s %10s  %-24s %10s %8s  %-20s %s\n", "exp", "variant",
+	       "machine", "metric", "baseline", "value", "policy", "value", "ratio", "published",
+	       "kind");
+}
+
+/* The published column: "A / B (R x)", whichever parts exist. */
+static void published_text(const struct repro_metric_spec *s, unsigned p, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (!isnan(s->published[0]) && !isnan(s->published[p]))
+		n = (size_t)snprintf(buf, len, "%.3g / %.3g ", s->published[0], s->published[p]);
+	if (!isnan(s->published_ratio) && n < len)
+		snprintf(buf + n, len - n, "(%.3gx)", s->published_ratio);
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
+/*
+ * Runs every variant of @e under every policy; appends the runs to
+ * @exp_json and the table rows to @table.  Returns the number of failed
+ * runs.
+ */
+static int run_experiment(const struct opts *o, const struct repro_experiment *e, json_t *exp_json,
+			  json_t *table)
+{
+	json_t *variants = json_array();
+	int failures = 0;
+
+	for (unsigned vi = 0; vi < e->nr_variants; vi++) {
+		const struct repro_variant *v = &e->variants[vi];
+		double values[REPRO_MAX_METRICS][REPRO_MAX_POLICIES];
+		json_t *vj = json_object(), *runs = json_array(), *mets = json_array();
+		struct tlbsim_machine *m = NULL;
+		struct tlbsim_error err;
+		char params[1024], buf[1024];
+		bool ok = true;
+
+		tlbsim_error_clear(&err);
+		if (repro_variant_params(e, v, o->scale, params, sizeof(params))) {
+			fprintf(stderr, "%s: parameters too long\n", e->file);
+			ok = false;
+		} else if (tlbsim_machine_find(v->machine, &m, &err)) {
+			tlbsim_error_format(&err, buf, sizeof(buf));
+			fprintf(stderr, "%s: %s\n", e->file, buf);
+			ok = false;
+		}
+		json_object_set_new(vj, "label", json_string(v->label));
+		json_object_set_new(vj, "machine", json_string(v->machine));
+		json_object_set_new(vj, "generator", json_string(v->generator));
+		json_object_set_new(vj, "params", json_string(params));
+		for (unsigned p = 0; ok && p < e->nr_policies; p++) {
+			double t0 = now(), wall;
+			json_t *st;
+
+			if (!o->quiet)
+				fprintf(stderr, "[%s%s%s] %s on %s (%s) under %s...", e->id,
+					v->label[0] ? " " : "", v->label, v->generator, v->machine,
+					params, e->policies[p]);
+			st = simulate(o, m, v->generator, params, e->policies[p]);
+			wall = now() - t0;
+			if (!o->quiet)
+				fprintf(stderr, " %.1f s\n", wall);
+			if (!st) {
+				ok = false;
+				break;
+			}
+			for (unsigned k = 0; k < e->nr_metrics; k++) {
+				const struct repro_metric_spec *s = &e->metrics[k];
+				double ops = s->ops_per;
+
+				for (unsigned q = 0; q < s->nr_ops_params; q++)
+					ops *=
+					    repro_variant_param(e, v, s->ops_params[q], o->scale);
+				if (ops < 0 ||
+				    repro_metric_value(s->kind, st, ops, &values[k][p])) {
+					fprintf(stderr,
+						"%s: metric '%s' cannot be computed (a rate's "
+						"'ops' parameter missing, or a run of no time)\n",
+						e->file, s->label);
+					values[k][p] = NAN;
+				}
+			}
+			json_array_append_new(runs, run_summary(st, e->policies[p], wall));
+			json_decref(st);
+		}
+		tlbsim_machine_free(m);
+		failures += !ok;
+		for (unsigned k = 0; ok && k < e->nr_metrics; k++) {
+			const struct repro_metric_spec *s = &e->metrics[k];
+			json_t *mj = json_object(), *vals = json_object(), *ratios = json_object();
+			json_t *pub = json_object();
+
+			for (unsigned p = 0; p < e->nr_policies; p++) {
+				double r = repro_ratio(s->kind, values[k][0], values[k][p]);
+				char ptext[64];
+				json_t *row;
+
+				json_object_set_new(vals, e->policies[p],
+						    num_or_null(values[k][p]));
+				json_object_set_new(pub, e->policies[p],
+						    num_or_null(s->published[p]));
+				if (!p)
+					continue;
+				json_object_set_new(ratios, e->policies[p],
+						    num_or_null(r ? r : NAN));
+				published_text(s, p, ptext, sizeof(ptext));
+				snprintf(buf, sizeof(buf), "%s (%s)", s->label,
+					 repro_metric_unit(s->kind));
+				printf("%-4s %-17s %-13s %-38s %-19s %10.4g  %-24s %10.4g %7.2fx  "
+				       "%-20s "
+				       "%s\n",
+				       e->id, v->label[0] ? v->label : "-", v->machine, buf,
+				       e->policies[0], values[k][0], e->policies[p], values[k][p],
+				       r, ptext, e->is_calibration ? "calibration" : "prediction");
+				row = json_pack(
+				    "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:s, "
+				    "s:o, s:o, s:o, s:o, s:o, s:s}",
+				    "experiment", e->id, "variant", v->label, "machine", v->machine,
+				    "generator", v->generator, "params", params, "metric",
+				    repro_metric_name(s->kind), "label", s->label, "unit",
+				    repro_metric_unit(s->kind), "baseline_value",
+				    num_or_null(values[k][0]), "policy", e->policies[p], "value",
+				    num_or_null(values[k][p]), "ratio", num_or_null(r ? r : NAN),
+				    "published_baseline", num_or_null(s->published[0]),
+				    "published_value", num_or_null(s->published[p]),
+				    "published_ratio", num_or_null(s->published_ratio), "kind",
+				    e->is_calibration ? "calibration" : "prediction");
+				json_object_set_new(row, "baseline", json_string(e->policies[0]));
+				json_array_append_new(table, row);
+			}
+			json_object_set_new(mj, "metric", json_string(repro_metric_name(s->kind)));
+			json_object_set_new(mj, "label", json_string(s->label));
+			json_object_set_new(mj, "unit", json_string(repro_metric_unit(s->kind)));
+			json_object_set_new(mj, "values", vals);
+			json_object_set_new(mj, "ratios", ratios);
+			json_object_set_new(mj, "published", pub);
+			json_object_set_new(mj, "published_ratio", num_or_null(s->published_ratio));
+			json_object_set_new(mj, "source", json_string(s->source));
+			json_array_append_new(mets, mj);
+		}
+		fflush(stdout);
+		json_object_set_new(vj, "ok", json_boolean(ok));
+		json_object_set_new(vj, "runs", runs);
+		json_object_set_new(vj, "metrics", mets);
+		json_array_append_new(variants, vj);
+	}
+	json_object_set_new(exp_json, "variants", variants);
+	return failures;
+}
+
+/* Write @v to @path through a temporary file renamed into place, so an
+ * interrupted run leaves no half-written file. */
+static int write_json(const char *path, json_t *v)
+{
+	char tmp[4096];
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	rc = json_dump_file(v, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	if (rc || rename(tmp, path)) {
+		fprintf(stderr, "reproduce: cannot write %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static const char usage[] =
+    "usage: tlbsim-reproduce [--scale F] [--threads N] [--json OUT] [--only ID,...] [--quiet]\n"
+    "                        [EXPERIMENT.json | DIR]...\n\n"
+    "Runs each experiment (default: every *.json of " REPRO_EXPERIMENTS_DIR ")\n"
+    "on its machine under each of its policies, prints a table (metric, value\n"
+    "under the baseline and each policy, ratio, published figure, calibration or\n"
+    "prediction) and writes it all as JSON to OUT.  --scale F divides the\n"
+    "parameters each experiment lists under \"scale\" (loop counts) by F, for a\n"
+    "quick smoke run; the figures then are not comparable with the published\n"
+    "ones.  --threads: OpenMP threads per simulation (results do not depend on it).\n"
+    "Format of an experiment: bench/reproduce/README.md.\n";
+
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+	    {"scale", required_argument, NULL, 's'},
+	    {"threads", required_argument, NULL, 't'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"only", required_argument, NULL, 'o'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	char *end;
+	int c;
+
+	*o = (struct opts){.scale = 1, .threads = 1};
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			o->scale = strtod(optarg, &end);
+			if (*end || !(o->scale >= 1))
+				return fprintf(stderr,
+					       "reproduce: --scale expects a number >= 1\n"),
+				       -1;
+			break;
+		case 't':
+			o->threads = (int)strtol(optarg, &end, 10);
+			if (*end || o->threads < 1 || o->threads > 256)
+				return fprintf(stderr, "reproduce: --threads expects 1..256\n"), -1;
+			break;
+		case 'j':
+			o->json = optarg;
+			break;
+		case 'o':
+			o->only = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			exit(0);
+		default:
+			fputs(usage, stderr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char *files[MAX_FILES], msg[1024];
+	unsigned nr_files = 0, nr_run = 0;
+	json_t *out = json_object(), *exps = json_array(), *table = json_array();
+	int failures = 0, rc = 2;
+	struct opts o;
+	double t0 = now();
+
+	if (parse(argc, argv, &o))
+		goto done;
+	if (optind == argc && list_dir(REPRO_EXPERIMENTS_DIR, files, &nr_files)) {
+		fprintf(stderr, "reproduce: cannot read %s\n", REPRO_EXPERIMENTS_DIR);
+		goto done;
+	}
+	for (int i = optind; i < argc; i++) {
+		size_t l = strlen(argv[i]);
+
+		if (l > 5 && !strcmp(argv[i] + l - 5, ".json")) {
+			if (nr_files < MAX_FILES && (files[nr_files] = strdup(argv[i])))
+				nr_files++;
+		} else if (list_dir(argv[i], files, &nr_files)) {
+			fprintf(stderr, "reproduce: '%s' is neither a .json file nor a directory\n",
+				argv[i]);
+			goto done;
+		}
+	}
+	print_header();
+	for (unsigned i = 0; i < nr_files; i++) {
+		struct repro_experiment e;
+		json_t *ej;
+
+		if (repro_experiment_load(files[i], &e, msg, sizeof(msg))) {
+			fprintf(stderr, "reproduce: %s\n", msg);
+			repro_experiment_free(&e);
+			failures++;
+			continue;
+		}
+		if (!selected(&o, e.id)) {
+			repro_experiment_free(&e);
+			continue;
+		}
+		ej = json_pack("{s:s, s:s, s:s, s:s}", "id", e.id, "title", e.title, "file", e.file,
+			       "kind", e.is_calibration ? "calibration" : "prediction");
+		json_object_set_new(ej, "expected", json_string(e.expected));
+		json_object_set_new(ej, "note", json_string(e.note));
+		failures += run_experiment(&o, &e, ej, table);
+		json_array_append_new(exps, ej);
+		repro_experiment_free(&e);
+		nr_run++;
+	}
+	json_object_set_new(out, "schema", json_string("tlbsim-reproduce/1"));
+	json_object_set_new(out, "scale", json_real(o.scale));
+	json_object_set_new(out, "experiments_run", json_integer(nr_run));
+	json_object_set_new(out, "failures", json_integer(failures));
+	json_object_set_new(out, "wall_seconds", json_real(now() - t0));
+	json_object_set_new(out, "table", table);
+	json_object_set_new(out, "experiments", exps);
+	table = exps = NULL;
+	if (!o.quiet)
+		fprintf(stderr, "%u experiments, %d failed, %.1f s\n", nr_run, failures,
+			now() - t0);
+	rc = failures ? 1 : 0;
+	if (o.json && write_json(o.json, out))
+		rc = 2;
+done:
+	while (nr_files)
+		free(files[--nr_files]);
+	json_decref(out);
+	json_decref(exps);
+	json_decref(table);
+	return rc;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reproduction suite's metrics (bench/reproduce/metrics.c) on
+ * hand-made statistics, and its experiment files (experiment.c): scaling
+ * of loop counts, rejection of a bad file.  Every expected value is worked
+ * out by hand in the comment above it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bench/reproduce/experiment.h"
+#include "bench/reproduce/metrics.h"
+
+/* 4 cpus, 1000 cycles at 1 GHz (1 us), 500 context switches; of the 4000
+ * cpu cycles 1500 busy, 500 waiting (200 of them for flushes), 700 stolen
+ * (300 by IPIs, 400 by broadcasts), 1300 idle. */
+static json_t *stats(void)
+{
+	return json_pack("{s:i, s:i, s:f, s:{s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:i}}", "cpus",
+			 4, "cycles", 1000, "seconds", 1e-6, "totals", "busy_cycles", 1500,
+			 "waiting_cycles", 500, "stolen_cycles", 700, "idle_cycles", 1300,
+			 "flush_cycles", 100, "flush_wait_cycles", 200, "ipi_stolen_cycles", 300,
+			 "broadcast_stolen_cycles", 400, "context_switches", 500);
+}
+
+static void flush_share_is_flush_wait_and_stolen_time_over_non_idle_time(void **state)
+{
+	json_t *st = stats();
+	double v;
+
+	(void)state;
+	/* (100 + 200 + 300 + 400) / (1500 + 500 + 700) = 1000 / 2700 = 37.04 % */
+	assert_int_equal(repro_metric_value(REPRO_FLUSH_SHARE, st, 0, &v), 0);
+	assert_float_equal(v, 100.0 * 1000 / 2700, 1e-9);
+	/* over all the time: 1000 / (4 cpus x 1000 cycles) = 25 % */
+	assert_int_equal(repro_metric_value(REPRO_FLUSH_SHARE_ALL, st, 0, &v), 0);
+	assert_float_equal(v, 25.0, 1e-12);
+	json_decref(st);
+}
+
+static void flush_share_fails_without_the_flush_cycles_counter(void **state)
+{
+	json_t *st = stats();
+	double v;
+
+	(void)state;
+	/* An older schema without flush_cycles must not read as 0 %. */
+	json_object_del(json_object_get(st, "totals"), "flush_cycles");
+	assert_int_equal(repro_metric_value(REPRO_FLUSH_SHARE, st, 0, &v), -1);
+	json_decref(st);
+}
+
+static void rate_seconds_and_switch_time_from_the_run(void **state)
+{
+	json_t *st = stats();
+	double v;
+
+	(void)state;
+	assert_int_equal(repro_metric_value(REPRO_SECONDS, st, 0, &v), 0);
+	assert_float_equal(v, 1e-6, 1e-18);
+	/* 2 operations in 1 us: 2e6 per second */
+	assert_int_equal(repro_metric_value(REPRO_RATE, st, 2, &v), 0);
+	assert_float_equal(v, 2e6, 1e-6);
+	/* 1000 ns / 500 switches = 2 ns each */
+	assert_int_equal(repro_metric_value(REPRO_NS_PER_SWITCH, st, 0, &v), 0);
+	assert_float_equal(v, 2.0, 1e-12);
+	json_object_set_new(json_object_get(st, "totals"), "context_switches", json_integer(0));
+	assert_int_equal(repro_metric_value(REPRO_NS_PER_SWITCH, st, 0, &v), -1);
+	json_decref(st);
+}
+
+static void ratio_is_how_many_times_better_than_the_baseline(void **state)
+{
+	(void)state;
+	/* CALIBRATION.md 4.2: 2.1696 s / 0.13941 s = 15.563 (the "15.6x") */
+	assert_float_equal(repro_ratio(REPRO_SECONDS, 2.1696, 0.13941), 15.563, 1e-3);
+	/* 40 % / 4 % = 10 */
+	assert_float_equal(repro_ratio(REPRO_FLUSH_SHARE, 40, 4), 10, 1e-12);
+	/* a rate: higher is better, 250 / 100 = 2.5 */
+	assert_float_equal(repro_ratio(REPRO_RATE, 100, 250), 2.5, 1e-12);
+	assert_float_equal(repro_ratio(REPRO_RATE, 0, 250), 0, 0);
+	assert_int_equal(repro_metric_kind("flush_share"), REPRO_FLUSH_SHARE);
+	assert_int_equal(repro_metric_kind("speed"), -1);
+}
+
+static void scale_divides_only_the_listed_parameters_rounding_to_at_least_one(void **state)
+{
+	struct repro_experiment e;
+	char msg[512], p[256];
+
+	(void)state;
+	assert_int_equal(
+	    repro_experiment_load("tests/data/reproduce/tiny.json", &e, msg, sizeof(msg)), 0);
+	assert_int_equal(e.nr_variants, 1);
+	assert_int_equal(e.nr_policies, 2);
+	assert_string_equal(e.policies[0], "arm64-stock");
+	/* loops 40 / 4 = 10; the others unchanged */
+	assert_int_equal(repro_variant_params(&e, &e.variants[0], 4, p, sizeof(p)), 0);
+	assert_string_equal(p, "procs=2,threads=2,size=65536,loops=10");
+	/* 40 / 3 = 13.3, rounded to 13 */
+	assert_float_equal(repro_variant_param(&e, &e.variants[0], "loops", 3), 13, 0);
+	/* 40 / 1000 rounds to 0: at least 1 */
+	assert_float_equal(repro_variant_param(&e, &e.variants[0], "loops", 1000), 1, 0);
+	assert_float_equal(repro_variant_param(&e, &e.variants[0], "procs", 1000), 2, 0);
+	/* the rate's operations: procs x loops x 2, published 2.0 / 1.0 s */
+	assert_int_equal(e.metrics[1].nr_ops_params, 2);
+	assert_float_equal(e.metrics[1].ops_per, 2, 0);
+	assert_float_equal(e.metrics[0].published[1], 1.0, 0);
+	assert_int_equal(repro_variant_params(&e, &e.variants[0], 1, p, 8), -1);
+	repro_experiment_free(&e);
+}
+
+static void an_unknown_metric_is_an_error_naming_file_and_metric(void **state)
+{
+	struct repro_experiment e;
+	char msg[512];
+
+	(void)state;
+	assert_int_equal(
+	    repro_experiment_load("tests/data/reproduce/bad_metric.json", &e, msg, sizeof(msg)),
+	    -1);
+	assert_non_null(strstr(msg, "bad_metric.json: metrics[0]: unknown metric 'speed'"));
+	repro_experiment_free(&e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(flush_share_is_flush_wait_and_stolen_time_over_non_idle_time),
+	    cmocka_unit_test(flush_share_fails_without_the_flush_cycles_counter),
+	    cmocka_unit_test(rate_seconds_and_switch_time_from_the_run),
+	    cmocka_unit_test(ratio_is_how_many_times_better_than_the_baseline),
+	    cmocka_unit_test(scale_divides_only_the_listed_parameters_rounding_to_at_least_one),
+	    cmocka_unit_test(an_unknown_metric_is_an_error_naming_file_and_metric),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
