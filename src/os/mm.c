@@ -331,6 +331,27 @@ static void sys_mmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64
 	(void)os_vma_insert(mm, start, end, prot, vflags);
 }
 
+/*
+ * munmap (and brk shrinking, which is a munmap) hold mmap_lock for writing
+ * only while the VMAs are detached, then downgrade it to reading for the
+ * zap, free_pgtables() and the flush (Linux 4.20, dd2283f2605e "mm: mmap:
+ * zap pages with read mmap_sem in munmap"; mm/mmap.c do_vmi_align_munmap()
+ * mmap_write_downgrade()).  So madvise and faults elsewhere in the mm run
+ * while this cpu waits for its shootdown; a fault in the detached range
+ * finds no VMA, and free_pgtables()' floor and ceiling keep the tables a
+ * neighbouring VMA uses.
+ */
+static void mmap_write_downgrade(struct hw_cpu *cpu, struct os_mm *mm)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+
+	if (oc->locked != mm || !oc->locked_write)
+		return;
+	mm->lock_writer = 0;
+	mm->lock_readers++;
+	oc->locked_write = false;
+}
+
 static void sys_munmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t addr,
 		       uint64_t len)
 {
@@ -338,6 +359,7 @@ static void sys_munmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint
 
 	os_gather_init(&os_cpu_of(cpu)->gather, mm, false);
 	unmap_region(os, cpu, mm, start, end, true);
+	mmap_write_downgrade(cpu, mm);
 	os_gather_finish(os, cpu, NULL);
 }
 
