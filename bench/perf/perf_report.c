@@ -44,11 +44,12 @@ static json_t *find(json_t *all, const char *label, const char *mode)
 
 static void print_row(json_t *m)
 {
-	printf("%-34s %-8s %3d %12lld %9.2f %9.2f %9.2f %10.3f %10lld\n", str(m, "label"),
+	printf("%-30s %-8s %3d %10lld %8.2f %8.2f %8.2f %9.2f %9.3f %9.3f %9lld\n", str(m, "label"),
 	       str(m, "mode"), (int)json_integer_value(json_object_get(m, "threads")),
 	       (long long)json_integer_value(json_object_get(m, "accesses")),
 	       num(m, "accesses_per_s", "median") / 1e6, num(m, "accesses_per_s", "min") / 1e6,
-	       num(m, "accesses_per_s", "max") / 1e6, num(m, "seconds", "median"),
+	       num(m, "accesses_per_s", "max") / 1e6, num(m, "accesses_per_cpu_s", "median") / 1e6,
+	       num(m, "seconds", "median"), num(m, "cpu_seconds", "median"),
 	       (long long)json_integer_value(json_object_get(m, "peak_rss_kib")));
 }
 
@@ -88,22 +89,26 @@ int main(int argc, char **argv)
 		}
 	}
 
-	printf("\n%-34s %-8s %3s %12s %9s %9s %9s %10s %10s\n", "trace / workload", "mode", "thr",
-	       "accesses", "M acc/s", "min", "max", "median s", "rss KiB");
+	printf("\n%-30s %-8s %3s %10s %8s %8s %8s %9s %9s %9s %9s\n", "trace / workload", "mode",
+	       "thr", "accesses", "M acc/s", "min", "max", "M/cpu-s", "wall s", "cpu s", "rss KiB");
 	json_array_foreach(all, i, m)
 		print_row(m);
 
-	printf("\n%-34s %10s %10s %8s\n", "simulate / decode", "sim s", "decode s", "ratio");
+	printf("\n%-30s %10s %10s %8s %8s\n", "simulate / decode (medians)", "sim s", "decode s",
+	       "ratio", "cpu ratio");
 	json_array_foreach(all, i, m) {
 		json_t *d = find(all, str(m, "label"), "decode");
-		double s_sim = num(m, "seconds", "median"), s_dec;
+		double s_sim = num(m, "seconds", "median"), s_dec, cpu_ratio;
 
 		if (strcmp(str(m, "mode"), "simulate") || !d)
 			continue;
 		s_dec = num(d, "seconds", "median");
-		printf("%-34s %10.3f %10.3f %8.2f\n", str(m, "label"), s_sim, s_dec, s_sim / s_dec);
-		json_array_append_new(ratios, json_pack("{s:s, s:f}", "label", str(m, "label"),
-							"simulate_over_decode", s_sim / s_dec));
+		cpu_ratio = num(m, "cpu_seconds", "median") / num(d, "cpu_seconds", "median");
+		printf("%-30s %10.3f %10.3f %8.2f %8.2f\n", str(m, "label"), s_sim, s_dec,
+		       s_sim / s_dec, cpu_ratio);
+		json_array_append_new(ratios, json_pack("{s:s, s:f, s:f}", "label", str(m, "label"),
+							"simulate_over_decode", s_sim / s_dec,
+							"cpu_simulate_over_decode", cpu_ratio));
 	}
 
 	doc = json_pack("{s:o, s:o, s:o}", "host", host, "measurements", all, "ratios", ratios);

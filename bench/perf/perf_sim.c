@@ -63,6 +63,15 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static double cpu_now(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
 static void die(const char *what, const struct tlbsim_error *err)
 {
 	char msg[700];
@@ -106,14 +115,16 @@ static void source_close(struct source *s)
 	tlbsim_gen_destroy(s->gen);
 }
 
-/* One run; returns its wall time in seconds and fills *s's counts. */
-static double run_once(const struct opts *o, const struct tlbsim_machine *m, struct source *s)
+/* One run; returns its wall time in seconds, *cpu its cpu time, and fills
+ * *s's counts. */
+static double run_once(const struct opts *o, const struct tlbsim_machine *m, struct source *s,
+		       double *cpu)
 {
 	struct tlbsim_sim_config cfg = {.machine = m, .policy = o->policy, .threads = o->threads};
 	struct tlbsim_error err;
 	struct tlbsim_event ev;
 	tlbsim_sim *sim;
-	double t0 = now(), dt;
+	double t0 = now(), c0 = cpu_now(), dt;
 	int rc;
 
 	source_open(s, o, m->isa);
@@ -131,6 +142,7 @@ static double run_once(const struct opts *o, const struct tlbsim_machine *m, str
 		die(o->trace ? o->trace : o->gen, &err);
 	source_close(s);
 	dt = now() - t0;
+	*cpu = cpu_now() - c0;
 	return dt;
 }
 
@@ -194,7 +206,7 @@ static void parse(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	double secs[MAX_RUNS], rate[MAX_RUNS];
+	double secs[MAX_RUNS], rate[MAX_RUNS], cpu[MAX_RUNS], cpu_rate[MAX_RUNS];
 	struct tlbsim_machine *m;
 	struct tlbsim_error err;
 	struct source s;
@@ -207,20 +219,25 @@ int main(int argc, char **argv)
 	if (tlbsim_machine_load_file(o.machine, &m, &err))
 		die(o.machine, &err);
 	for (int i = 0; i < o.runs; i++) {
-		secs[i] = run_once(&o, m, &s);
+		secs[i] = run_once(&o, m, &s, &cpu[i]);
 		rate[i] = (double)s.accesses / secs[i];
+		cpu_rate[i] = (double)s.accesses / cpu[i];
 	}
 	getrusage(RUSAGE_SELF, &ru);
-	out = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:o, s:o, s:I}", "label", o.label,
+	out = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:o, s:o, s:o, s:o, s:I}",
+			"label", o.label,
 			"mode", o.decode ? "decode" : "simulate", "machine", m->name, "policy",
 			o.policy ? o.policy : "default", "threads", o.threads, "runs", o.runs,
 			"events", (json_int_t)s.events, "accesses", (json_int_t)s.accesses,
 			"seconds", summary(secs, o.runs), "accesses_per_s", summary(rate, o.runs),
+			"cpu_seconds", summary(cpu, o.runs), "accesses_per_cpu_s",
+			summary(cpu_rate, o.runs),
 			"peak_rss_kib", (json_int_t)ru.ru_maxrss);
-	printf("%-34s %-8s %12llu acc  %8.2f M acc/s (min %.2f, max %.2f)  %8.3f s  rss %ld KiB\n",
+	printf("%-30s %-8s %10llu acc %7.2f M acc/s (min %.2f, max %.2f) %7.2f M acc/cpu-s "
+	       "%8.3f s rss %ld KiB\n",
 	       o.label, o.decode ? "decode" : "simulate", (unsigned long long)s.accesses,
 	       median(rate, o.runs) / 1e6, rate[0] / 1e6, rate[o.runs - 1] / 1e6,
-	       median(secs, o.runs), ru.ru_maxrss);
+	       median(cpu_rate, o.runs) / 1e6, median(secs, o.runs), ru.ru_maxrss);
 	if (o.json_append) {
 		FILE *f = fopen(o.json_append, "a");
 
