@@ -42,6 +42,65 @@ static json_t *find(json_t *all, const char *label, const char *mode)
 	return NULL;
 }
 
+/* The simulate measurement of @label on @threads host threads, or NULL. */
+static json_t *find_threads(json_t *all, const char *label, int threads)
+{
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(all, i, m) {
+		if (!strcmp(str(m, "label"), label) && !strcmp(str(m, "mode"), "simulate") &&
+		    json_integer_value(json_object_get(m, "threads")) == threads)
+			return m;
+	}
+	return NULL;
+}
+
+/* Whether a measurement of @label comes before index @i. */
+static int find_before(json_t *all, size_t i, const char *label)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(str(json_array_get(all, j), "label"), label))
+			return 1;
+	return 0;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The peak RSS of every process that measured @label (ru_maxrss is a
+ * process's high-water mark, so each memory run is a process of its own):
+ * median, min and max, printed and returned as JSON.
+ */
+static json_t *rss_summary(json_t *all, const char *label)
+{
+	long rss[256];
+	size_t i, n = 0;
+	json_t *m, *first = NULL;
+	double med;
+
+	json_array_foreach(all, i, m) {
+		if (strcmp(str(m, "label"), label) || n == sizeof(rss) / sizeof(rss[0]))
+			continue;
+		first = first ? first : m;
+		rss[n++] = (long)json_integer_value(json_object_get(m, "peak_rss_kib"));
+	}
+	qsort(rss, n, sizeof(rss[0]), cmp_long);
+	med = n % 2 ? (double)rss[n / 2] : (rss[n / 2 - 1] + rss[n / 2]) / 2.0;
+	printf("%-30s %5zu %12lld %9.0f %9ld %9ld\n", label, n,
+	       (long long)json_integer_value(json_object_get(first, "accesses")), med, rss[0],
+	       rss[n - 1]);
+	return json_pack("{s:s, s:i, s:I, s:{s:f, s:I, s:I}}", "label", label, "runs", (int)n,
+			 "accesses", json_integer_value(json_object_get(first, "accesses")),
+			 "peak_rss_kib", "median", med, "min", (json_int_t)rss[0], "max",
+			 (json_int_t)rss[n - 1]);
+}
+
 static void print_row(json_t *m)
 {
 	printf("%-30s %-8s %3d %10lld %8.2f %8.2f %8.2f %9.2f %9.3f %9.3f %9lld\n", str(m, "label"),
@@ -55,7 +114,9 @@ static void print_row(json_t *m)
 
 int main(int argc, char **argv)
 {
-	json_t *all = json_array(), *ratios = json_array(), *host = json_object(), *doc, *m;
+	json_t *all = json_array(), *ratios = json_array(), *memory = json_array();
+	json_t *scaling = json_array();
+	json_t *host = json_object(), *doc, *m;
 	json_error_t jerr;
 	char line[8192], tmp[4096];
 	FILE *in;
@@ -111,7 +172,42 @@ int main(int argc, char **argv)
 							"cpu_simulate_over_decode", cpu_ratio));
 	}
 
-	doc = json_pack("{s:o, s:o, s:o}", "host", host, "measurements", all, "ratios", ratios);
+	printf("\n%-30s %5s %12s %9s %9s %9s\n", "peak memory (one run a process)", "runs",
+	       "accesses", "rss KiB", "min", "max");
+	json_array_foreach(all, i, m) {
+		if (!strncmp(str(m, "label"), "memory.", 7) && !find_before(all, i, str(m, "label")))
+			json_array_append_new(memory, rss_summary(all, str(m, "label")));
+	}
+
+	/* Scaling: cost against the first (smallest) machine on 1 thread, and
+	 * the speed-up of 2 threads on the same machine. */
+	printf("\n%-30s %3s %9s %9s %10s %10s\n", "scaling (madvise-threads)", "thr", "wall s",
+	       "cpu s", "x 1st", "speed-up");
+	json_t *base = NULL;
+	json_array_foreach(all, i, m) {
+		json_t *one;
+		double wall = num(m, "seconds", "median"), x1 = 0, speedup = 0;
+
+		if (strncmp(str(m, "label"), "madvise-threads.", 16))
+			continue;
+		if (json_integer_value(json_object_get(m, "threads")) == 1) {
+			base = base ? base : m;
+			x1 = wall / num(base, "seconds", "median");
+		} else if ((one = find_threads(all, str(m, "label"), 1))) {
+			speedup = num(one, "seconds", "median") / wall;
+		}
+		printf("%-30s %3d %9.3f %9.3f %10.2f %10.2f\n", str(m, "label"),
+		       (int)json_integer_value(json_object_get(m, "threads")), wall,
+		       num(m, "cpu_seconds", "median"), x1, speedup);
+		json_array_append_new(scaling,
+				      json_pack("{s:s, s:I, s:f, s:f, s:f}", "label", str(m, "label"),
+						"threads", json_integer_value(json_object_get(m, "threads")),
+						"seconds_median", wall, "times_smallest_1_thread", x1,
+						"speedup_over_1_thread", speedup));
+	}
+
+	doc = json_pack("{s:o, s:o, s:o, s:o, s:o}", "host", host, "measurements", all, "ratios",
+			ratios, "memory", memory, "scaling", scaling);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", argv[2], (int)getpid());
 	if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || rename(tmp, argv[2])) {
 		perror(argv[2]);
