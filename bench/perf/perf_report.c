@@ -35,7 +35,8 @@ static json_t *find(json_t *all, const char *label, const char *mode)
 	size_t i;
 	json_t *m;
 
-	json_array_foreach(all, i, m) {
+	json_array_foreach(all, i, m)
+	{
 		if (!strcmp(str(m, "label"), label) && !strcmp(str(m, "mode"), mode))
 			return m;
 	}
@@ -48,7 +49,8 @@ static json_t *find_threads(json_t *all, const char *label, int threads)
 	size_t i;
 	json_t *m;
 
-	json_array_foreach(all, i, m) {
+	json_array_foreach(all, i, m)
+	{
 		if (!strcmp(str(m, "label"), label) && !strcmp(str(m, "mode"), "simulate") &&
 		    json_integer_value(json_object_get(m, "threads")) == threads)
 			return m;
@@ -84,7 +86,8 @@ static json_t *rss_summary(json_t *all, const char *label)
 	json_t *m, *first = NULL;
 	double med;
 
-	json_array_foreach(all, i, m) {
+	json_array_foreach(all, i, m)
+	{
 		if (strcmp(str(m, "label"), label) || n == sizeof(rss) / sizeof(rss[0]))
 			continue;
 		first = first ? first : m;
@@ -152,12 +155,12 @@ int main(int argc, char **argv)
 
 	printf("\n%-30s %-8s %3s %10s %8s %8s %8s %9s %9s %9s %9s\n", "trace / workload", "mode",
 	       "thr", "accesses", "M acc/s", "min", "max", "M/cpu-s", "wall s", "cpu s", "rss KiB");
-	json_array_foreach(all, i, m)
-		print_row(m);
+	json_array_foreach(all, i, m) print_row(m);
 
 	printf("\n%-30s %10s %10s %8s %8s\n", "simulate / decode (medians)", "sim s", "decode s",
 	       "ratio", "cpu ratio");
-	json_array_foreach(all, i, m) {
+	json_array_foreach(all, i, m)
+	{
 		json_t *d = find(all, str(m, "label"), "decode");
 		double s_sim = num(m, "seconds", "median"), s_dec, cpu_ratio;
 
@@ -174,8 +177,10 @@ int main(int argc, char **argv)
 
 	printf("\n%-30s %5s %12s %9s %9s %9s\n", "peak memory (one run a process)", "runs",
 	       "accesses", "rss KiB", "min", "max");
-	json_array_foreach(all, i, m) {
-		if (!strncmp(str(m, "label"), "memory.", 7) && !find_before(all, i, str(m, "label")))
+	json_array_foreach(all, i, m)
+	{
+		if (!strncmp(str(m, "label"), "memory.", 7) &&
+		    !find_before(all, i, str(m, "label")))
 			json_array_append_new(memory, rss_summary(all, str(m, "label")));
 	}
 
@@ -184,7 +189,8 @@ int main(int argc, char **argv)
 	printf("\n%-30s %3s %9s %9s %10s %10s\n", "scaling (madvise-threads)", "thr", "wall s",
 	       "cpu s", "x 1st", "speed-up");
 	json_t *base = NULL;
-	json_array_foreach(all, i, m) {
+	json_array_foreach(all, i, m)
+	{
 		json_t *one;
 		double wall = num(m, "seconds", "median"), x1 = 0, speedup = 0;
 
@@ -199,17 +205,18 @@ int main(int argc, char **argv)
 		printf("%-30s %3d %9.3f %9.3f %10.2f %10.2f\n", str(m, "label"),
 		       (int)json_integer_value(json_object_get(m, "threads")), wall,
 		       num(m, "cpu_seconds", "median"), x1, speedup);
-		json_array_append_new(scaling,
-				      json_pack("{s:s, s:I, s:f, s:f, s:f}", "label", str(m, "label"),
-						"threads", json_integer_value(json_object_get(m, "threads")),
-						"seconds_median", wall, "times_smallest_1_thread", x1,
-						"speedup_over_1_thread", speedup));
+		json_array_append_new(
+		    scaling, json_pack("{s:s, s:I, s:f, s:f, s:f}", "label", str(m, "label"),
+				       "threads", json_integer_value(json_object_get(m, "threads")),
+				       "seconds_median", wall, "times_smallest_1_thread", x1,
+				       "speedup_over_1_thread", speedup));
 	}
 
 	doc = json_pack("{s:o, s:o, s:o, s:o, s:o}", "host", host, "measurements", all, "ratios",
 			ratios, "memory", memory, "scaling", scaling);
 	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", argv[2], (int)getpid());
-	if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) || rename(tmp, argv[2])) {
+	if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
+	    rename(tmp, argv[2])) {
 		perror(argv[2]);
 		remove(tmp);
 		return 2;

@@ -167,36 +167,60 @@ static json_t *summary(double *v, int n)
 
 static void parse(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-	    {"decode", no_argument, NULL, 'd'},	      {"runs", required_argument, NULL, 'r'},
-	    {"machine", required_argument, NULL, 'm'}, {"policy", required_argument, NULL, 'p'},
-	    {"threads", required_argument, NULL, 't'}, {"label", required_argument, NULL, 'l'},
-	    {"json-append", required_argument, NULL, 'j'}, {"gen", required_argument, NULL, 'g'},
-	    {"param", required_argument, NULL, 'P'},  {NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {{"decode", no_argument, NULL, 'd'},
+						 {"runs", required_argument, NULL, 'r'},
+						 {"machine", required_argument, NULL, 'm'},
+						 {"policy", required_argument, NULL, 'p'},
+						 {"threads", required_argument, NULL, 't'},
+						 {"label", required_argument, NULL, 'l'},
+						 {"json-append", required_argument, NULL, 'j'},
+						 {"gen", required_argument, NULL, 'g'},
+						 {"param", required_argument, NULL, 'P'},
+						 {NULL, 0, NULL, 0}};
 	int c;
 
-	*o = (struct opts){.runs = 5, .threads = 1,
-			   .machine = "models/machines/generic-x86-64.json"};
+	*o = (struct opts){
+	    .runs = 5, .threads = 1, .machine = "models/machines/generic-x86-64.json"};
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd': o->decode = 1; break;
-		case 'r': o->runs = atoi(optarg); break;
-		case 'm': o->machine = optarg; break;
-		case 'p': o->policy = optarg; break;
-		case 't': o->threads = atoi(optarg); break;
-		case 'l': o->label = optarg; break;
-		case 'j': o->json_append = optarg; break;
-		case 'g': o->gen = optarg; break;
-		case 'P': o->params = optarg; break;
-		default: exit(2);
+		case 'd':
+			o->decode = 1;
+			break;
+		case 'r':
+			o->runs = atoi(optarg);
+			break;
+		case 'm':
+			o->machine = optarg;
+			break;
+		case 'p':
+			o->policy = optarg;
+			break;
+		case 't':
+			o->threads = atoi(optarg);
+			break;
+		case 'l':
+			o->label = optarg;
+			break;
+		case 'j':
+			o->json_append = optarg;
+			break;
+		case 'g':
+			o->gen = optarg;
+			break;
+		case 'P':
+			o->params = optarg;
+			break;
+		default:
+			exit(2);
 		}
 	}
 	if (optind < argc)
 		o->trace = argv[optind];
 	if (!o->trace == !o->gen || o->runs < 1 || o->runs > MAX_RUNS || o->threads < 1) {
-		fprintf(stderr, "usage: perf_sim [--decode] [--runs 1..%d] [--machine PATH] "
-				"[--policy P] [--threads N] [--label TEXT] [--json-append FILE] "
-				"TRACE | --gen NAME [--param K=V,...]\n",
+		fprintf(stderr,
+			"usage: perf_sim [--decode] [--runs 1..%d] [--machine PATH] "
+			"[--policy P] [--threads N] [--label TEXT] [--json-append FILE] "
+			"TRACE | --gen NAME [--param K=V,...]\n",
 			MAX_RUNS);
 		exit(2);
 	}
@@ -224,15 +248,14 @@ int main(int argc, char **argv)
 		cpu_rate[i] = (double)s.accesses / cpu[i];
 	}
 	getrusage(RUSAGE_SELF, &ru);
-	out = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:o, s:o, s:o, s:o, s:I}",
-			"label", o.label,
-			"mode", o.decode ? "decode" : "simulate", "machine", m->name, "policy",
-			o.policy ? o.policy : "default", "threads", o.threads, "runs", o.runs,
-			"events", (json_int_t)s.events, "accesses", (json_int_t)s.accesses,
-			"seconds", summary(secs, o.runs), "accesses_per_s", summary(rate, o.runs),
-			"cpu_seconds", summary(cpu, o.runs), "accesses_per_cpu_s",
-			summary(cpu_rate, o.runs),
-			"peak_rss_kib", (json_int_t)ru.ru_maxrss);
+	out =
+	    json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:o, s:o, s:o, s:o, s:I}", "label",
+		      o.label, "mode", o.decode ? "decode" : "simulate", "machine", m->name,
+		      "policy", o.policy ? o.policy : "default", "threads", o.threads, "runs",
+		      o.runs, "events", (json_int_t)s.events, "accesses", (json_int_t)s.accesses,
+		      "seconds", summary(secs, o.runs), "accesses_per_s", summary(rate, o.runs),
+		      "cpu_seconds", summary(cpu, o.runs), "accesses_per_cpu_s",
+		      summary(cpu_rate, o.runs), "peak_rss_kib", (json_int_t)ru.ru_maxrss);
 	printf("%-30s %-8s %10llu acc %7.2f M acc/s (min %.2f, max %.2f) %7.2f M acc/cpu-s "
 	       "%8.3f s rss %ld KiB\n",
 	       o.label, o.decode ? "decode" : "simulate", (unsigned long long)s.accesses,
@@ -241,8 +264,8 @@ int main(int argc, char **argv)
 	if (o.json_append) {
 		FILE *f = fopen(o.json_append, "a");
 
-		if (!f || json_dumpf(out, f, JSON_COMPACT | JSON_PRESERVE_ORDER) || fputc('\n', f) == EOF ||
-		    fclose(f)) {
+		if (!f || json_dumpf(out, f, JSON_COMPACT | JSON_PRESERVE_ORDER) ||
+		    fputc('\n', f) == EOF || fclose(f)) {
 			perror(o.json_append);
 			return 2;
 		}

@@ -95,10 +95,8 @@ static unsigned native_access_bytes(uint64_t delta)
 static void write_native(struct pattern *p, uint64_t n, uint64_t target_bytes,
 			 enum tlbsim_trace_format format, const char *out)
 {
-	struct tlbsim_trace_info info = {.isa = TLBSIM_ISA_X86_64,
-					 .page_shift = 12,
-					 .nr_threads = 1,
-					 .source = "perf_tracegen"};
+	struct tlbsim_trace_info info = {
+	    .isa = TLBSIM_ISA_X86_64, .page_shift = 12, .nr_threads = 1, .source = "perf_tracegen"};
 	struct tlbsim_event ev = {.kind = TLBSIM_EV_PROC_CREATE, .cpu = TLBSIM_CPU_ANY};
 	struct tlbsim_error err;
 	tlbsim_trace_writer *w;
@@ -182,7 +180,8 @@ int main(int argc, char **argv)
 		target_bytes = n;
 	if (strcmp(argv[3], "lackey") == 0) {
 		if (target_bytes) {
-			fprintf(stderr, "perf_tracegen: a size in bytes is for the native format\n");
+			fprintf(stderr,
+				"perf_tracegen: a size in bytes is for the native format\n");
 			return 2;
 		}
 		write_lackey(&p, n, argv[4]);
