@@ -196,6 +196,47 @@ static int decode_event(struct tlbsim_trace_reader *r, struct tlbsim_error *err,
 	return 1;
 }
 
+/*
+ * A compact access without a tid, decoded without the field table and the
+ * error bookkeeping: nearly every record of a trace is one, and the general
+ * path costs three times as much.  Returns 1 with *@ev filled and the
+ * record consumed, or 0 with nothing consumed when the record needs the
+ * general path: another opcode, a varint not whole in the window or longer
+ * than 64 bits, no current thread, or an access past 2^64 (the general path
+ * reports the error).  Accepts exactly what decode_event() accepts.
+ */
+static int fast_access(struct native_reader *nr, struct trace_in *in, struct tlbsim_event *ev)
+{
+	const uint8_t *p = in->buf + in->pos, *end = in->buf + in->len;
+	unsigned op = *p++, shift = 0;
+	uint64_t z = 0, va;
+	uint32_t size;
+	uint8_t b;
+
+	if (op < NATIVE_OP_ACCESS || op >= NATIVE_OP_ACCESS_END ||
+	    nr->threads.cur_tid == TLBSIM_TID_NONE)
+		return 0;
+	do {
+		if (p == end || (shift == 63 && *p > 1))
+			return 0;
+		b = *p++;
+		z |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	size = 1u << (op & 7);
+	va = *nr->threads.cur + native_unzigzag(z);
+	if (va > UINT64_MAX - (size - 1))
+		return 0;
+	*nr->threads.cur = va;
+	ev->kind = (uint8_t)(((op >> 3) & 3) + TLBSIM_EV_LOAD);
+	ev->tid = nr->threads.cur_tid;
+	ev->cpu = nr->cpu;
+	ev->access.va = va;
+	ev->access.size = size;
+	in->pos = (size_t)(p - in->buf);
+	return 1;
+}
+
 static int native_next(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
 		       struct tlbsim_error *err)
 {
@@ -210,6 +251,8 @@ static int native_next(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
 		if (trace_in_avail(in) < NATIVE_RECORD_MAX && !in->eof &&
 		    (rc = trace_in_fill(in, err)) < 0)
 			return rc;
+		if (trace_in_avail(in) && fast_access(nr, in, ev))
+			return 1;
 		rec = (struct rec){trace_in_offset(in), in->buf + in->pos, in->buf + in->pos + 1,
 				   in->buf + in->len, "record"};
 		if (trace_in_avail(in) == 0)

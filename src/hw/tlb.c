@@ -281,6 +281,18 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 {
 	const unsigned ways = t->ways;
 
+	/*
+	 * Consecutive accesses mostly touch one page.  Two lookups of the
+	 * same smallest-size page and ASID compute the same vpn at every
+	 * size, so with no insert or invalidation in between (both clear
+	 * last_hit) the scan below finds the same entry.  Its touch() is
+	 * skipped: the entry is already the last one touched (only lookups
+	 * and inserts touch), and touching it again changes no set's order
+	 * (LRU: still the newest stamp; PLRU: the same bits; RANDOM: none).
+	 */
+	if (t->last_hit && va >> t->shifts[0] == t->last_vpn && asid == t->last_asid)
+		return t->last_hit;
+
 	for (unsigned i = 0; i < t->nr_shifts; i++) {
 		const unsigned shift = t->shifts[i];
 		const uint64_t vpn = va >> shift;
@@ -293,6 +305,9 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 			if (x->vpn == vpn && x->size_shift == shift && (x->flags & HW_TLBE_VALID) &&
 			    (x->asid == asid || (x->flags & HW_TLBE_GLOBAL))) {
 				touch(t, set, set * ways + w);
+				t->last_hit = x;
+				t->last_vpn = va >> t->shifts[0];
+				t->last_asid = asid;
 				return x;
 			}
 		}
@@ -302,6 +317,7 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 
 bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb_entry *victim)
 {
+	t->last_hit = NULL;
 	if (t->nr_sets == 0)
 		return false;
 	assert(serves_shift(t, e->size_shift) && "hw_tlb_insert: entry size not served");
@@ -362,6 +378,8 @@ static unsigned invalidate_range(struct hw_tlb_entry *x, unsigned n, const struc
 unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 {
 	unsigned removed = 0;
+
+	t->last_hit = NULL;
 
 	if (t->nr_sets == 0)
 		return 0;

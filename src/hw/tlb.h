@@ -112,6 +112,13 @@ struct hw_tlb {
 	uint64_t tick;
 	uint64_t rng;
 	uint64_t *asid_seen;
+	/* The last lookup's hit, and that lookup's smallest-size page
+	 * (va >> shifts[0]) and ASID; NULL once an insert or an
+	 * invalidation may have changed what a lookup finds.  See
+	 * hw_tlb_lookup(). */
+	struct hw_tlb_entry *last_hit;
+	uint64_t last_vpn;
+	uint16_t last_asid;
 };
 
 /* Words of the @asid_seen bitmap: 2^16 ASIDs. */

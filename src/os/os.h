@@ -347,9 +347,13 @@ struct os {
 	struct os_policy pol;
 	struct tlbsim_policy_ops ops;
 
-	/* threads by tid (open addressing), and all mms */
+	/* threads by tid (open addressing), and all mms; @last_thread is the
+	 * one os_thread_get() found last (threads live until the end: the
+	 * pointer stays valid), since a trace's events come in runs of one
+	 * thread */
 	struct os_thread **threads;
 	uint32_t threads_cap, nr_threads;
+	struct os_thread *last_thread;
 	struct os_mm **mms;
 	uint32_t nr_mms, cap_mms;
 	uint32_t next_mm_id;

@@ -98,11 +98,13 @@ struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool create)
 	struct os_thread *t;
 	uint32_t h;
 
+	if (os->last_thread && os->last_thread->tid == tid)
+		return os->last_thread;
 	if (os->threads_cap) {
 		for (h = tid_hash(tid, os->threads_cap); os->threads[h];
 		     h = (h + 1) & (os->threads_cap - 1))
 			if (os->threads[h]->tid == tid)
-				return os->threads[h];
+				return os->last_thread = os->threads[h];
 	}
 	if (!create)
 		return NULL;
@@ -118,7 +120,7 @@ struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool create)
 		;
 	os->threads[h] = t;
 	os->nr_threads++;
-	return t;
+	return os->last_thread = t;
 }
 
 /* ---- context switches ------------------------------------------------------ */

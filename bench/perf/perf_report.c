@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The last step of bench/perf/run: reads the JSON lines perf_sim appended
+ * (one measurement each), prints them as a table with, for every label
+ * measured both ways, the ratio simulate/decode of the median wall times
+ * (1 would mean the simulation costs nothing beyond reading the trace),
+ * and writes everything as one JSON document to OUT through a temporary
+ * file renamed into place, so a failed run leaves no half-written OUT.
+ *
+ * Usage: perf_report LINES OUT [KEY=VALUE...]   (the pairs describe the
+ *        host: machine, load average, date; they go into OUT's "host")
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+static double num(json_t *m, const char *key, const char *stat)
+{
+	return json_number_value(json_object_get(json_object_get(m, key), stat));
+}
+
+static const char *str(json_t *m, const char *key)
+{
+	const char *s = json_string_value(json_object_get(m, key));
+
+	return s ? s : "";
+}
+
+/* The measurement of @label in @mode, or NULL. */
+static json_t *find(json_t *all, const char *label, const char *mode)
+{
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(all, i, m)
+	{
+		if (!strcmp(str(m, "label"), label) && !strcmp(str(m, "mode"), mode))
+			return m;
+	}
+	return NULL;
+}
+
+/* The simulate measurement of @label on @threads host threads, or NULL. */
+static json_t *find_threads(json_t *all, const char *label, int threads)
+{
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(all, i, m)
+	{
+		if (!strcmp(str(m, "label"), label) && !strcmp(str(m, "mode"), "simulate") &&
+		    json_integer_value(json_object_get(m, "threads")) == threads)
+			return m;
+	}
+	return NULL;
+}
+
+/* Whether a measurement of @label comes before index @i. */
+static int find_before(json_t *all, size_t i, const char *label)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(str(json_array_get(all, j), "label"), label))
+			return 1;
+	return 0;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The peak RSS of every process that measured @label (ru_maxrss is a
+ * process's high-water mark, so each memory run is a process of its own):
+ * median, min and max, printed and returned as JSON.
+ */
+static json_t *rss_summary(json_t *all, const char *label)
+{
+	long rss[256];
+	size_t i, n = 0;
+	json_t *m, *first = NULL;
+	double med;
+
+	json_array_foreach(all, i, m)
+	{
+		if (strcmp(str(m, "label"), label) || n == sizeof(rss) / sizeof(rss[0]))
+			continue;
+		first = first ? first : m;
+		rss[n++] = (long)json_integer_value(json_object_get(m, "peak_rss_kib"));
+	}
+	qsort(rss, n, sizeof(rss[0]), cmp_long);
+	med = n % 2 ? (double)rss[n / 2] : (rss[n / 2 - 1] + rss[n / 2]) / 2.0;
+	printf("%-30s %5zu %12lld %9.0f %9ld %9ld\n", label, n,
+	       (long long)json_integer_value(json_object_get(first, "accesses")), med, rss[0],
+	       rss[n - 1]);
+	return json_pack("{s:s, s:i, s:I, s:{s:f, s:I, s:I}}", "label", label, "runs", (int)n,
+			 "accesses", json_integer_value(json_object_get(first, "accesses")),
+			 "peak_rss_kib", "median", med, "min", (json_int_t)rss[0], "max",
+			 (json_int_t)rss[n - 1]);
+}
+
+static void print_row(json_t *m)
+{
+	printf("%-30s %-8s %3d %10lld %8.2f %8.2f %8.2f %9.2f %9.3f %9.3f %9lld\n", str(m, "label"),
+	       str(m, "mode"), (int)json_integer_value(json_object_get(m, "threads")),
+	       (long long)json_integer_value(json_object_get(m, "accesses")),
+	       num(m, "accesses_per_s", "median") / 1e6, num(m, "accesses_per_s", "min") / 1e6,
+	       num(m, "accesses_per_s", "max") / 1e6, num(m, "accesses_per_cpu_s", "median") / 1e6,
+	       num(m, "seconds", "median"), num(m, "cpu_seconds", "median"),
+	       (long long)json_integer_value(json_object_get(m, "peak_rss_kib")));
+}
+
+int main(int argc, char **argv)
+{
+	json_t *all = json_array(), *ratios = json_array(), *memory = json_array();
+	json_t *scaling = json_array();
+	json_t *host = json_object(), *doc, *m;
+	json_error_t jerr;
+	char line[8192], tmp[4096];
+	FILE *in;
+	size_t i;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: perf_report LINES OUT [KEY=VALUE...]\n");
+		return 2;
+	}
+	in = fopen(argv[1], "r");
+	if (!in) {
+		perror(argv[1]);
+		return 2;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		json_t *one = json_loads(line, 0, &jerr);
+
+		if (!one) {
+			fprintf(stderr, "%s: %s\n", argv[1], jerr.text);
+			return 2;
+		}
+		json_array_append_new(all, one);
+	}
+	fclose(in);
+	for (int a = 3; a < argc; a++) {
+		char *eq = strchr(argv[a], '=');
+
+		if (eq) {
+			*eq = '\0';
+			json_object_set_new(host, argv[a], json_string(eq + 1));
+		}
+	}
+
+	printf("\n%-30s %-8s %3s %10s %8s %8s %8s %9s %9s %9s %9s\n", "trace / workload", "mode",
+	       "thr", "accesses", "M acc/s", "min", "max", "M/cpu-s", "wall s", "cpu s", "rss KiB");
+	json_array_foreach(all, i, m) print_row(m);
+
+	printf("\n%-30s %10s %10s %8s %8s\n", "simulate / decode (medians)", "sim s", "decode s",
+	       "ratio", "cpu ratio");
+	json_array_foreach(all, i, m)
+	{
+		json_t *d = find(all, str(m, "label"), "decode");
+		double s_sim = num(m, "seconds", "median"), s_dec, cpu_ratio;
+
+		if (strcmp(str(m, "mode"), "simulate") || !d)
+			continue;
+		s_dec = num(d, "seconds", "median");
+		cpu_ratio = num(m, "cpu_seconds", "median") / num(d, "cpu_seconds", "median");
+		printf("%-30s %10.3f %10.3f %8.2f %8.2f\n", str(m, "label"), s_sim, s_dec,
+		       s_sim / s_dec, cpu_ratio);
+		json_array_append_new(ratios, json_pack("{s:s, s:f, s:f}", "label", str(m, "label"),
+							"simulate_over_decode", s_sim / s_dec,
+							"cpu_simulate_over_decode", cpu_ratio));
+	}
+
+	printf("\n%-30s %5s %12s %9s %9s %9s\n", "peak memory (one run a process)", "runs",
+	       "accesses", "rss KiB", "min", "max");
+	json_array_foreach(all, i, m)
+	{
+		if (!strncmp(str(m, "label"), "memory.", 7) &&
+		    !find_before(all, i, str(m, "label")))
+			json_array_append_new(memory, rss_summary(all, str(m, "label")));
+	}
+
+	/* Scaling: cost against the first (smallest) machine on 1 thread, and
+	 * the speed-up of 2 threads on the same machine. */
+	printf("\n%-30s %3s %9s %9s %10s %10s\n", "scaling (madvise-threads)", "thr", "wall s",
+	       "cpu s", "x 1st", "speed-up");
+	json_t *base = NULL;
+	json_array_foreach(all, i, m)
+	{
+		json_t *one;
+		double wall = num(m, "seconds", "median"), x1 = 0, speedup = 0;
+
+		if (strncmp(str(m, "label"), "madvise-threads.", 16))
+			continue;
+		if (json_integer_value(json_object_get(m, "threads")) == 1) {
+			base = base ? base : m;
+			x1 = wall / num(base, "seconds", "median");
+		} else if ((one = find_threads(all, str(m, "label"), 1))) {
+			speedup = num(one, "seconds", "median") / wall;
+		}
+		printf("%-30s %3d %9.3f %9.3f %10.2f %10.2f\n", str(m, "label"),
+		       (int)json_integer_value(json_object_get(m, "threads")), wall,
+		       num(m, "cpu_seconds", "median"), x1, speedup);
+		json_array_append_new(
+		    scaling, json_pack("{s:s, s:I, s:f, s:f, s:f}", "label", str(m, "label"),
+				       "threads", json_integer_value(json_object_get(m, "threads")),
+				       "seconds_median", wall, "times_smallest_1_thread", x1,
+				       "speedup_over_1_thread", speedup));
+	}
+
+	doc = json_pack("{s:o, s:o, s:o, s:o, s:o}", "host", host, "measurements", all, "ratios",
+			ratios, "memory", memory, "scaling", scaling);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", argv[2], (int)getpid());
+	if (json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
+	    rename(tmp, argv[2])) {
+		perror(argv[2]);
+		remove(tmp);
+		return 2;
+	}
+	json_decref(doc);
+	printf("\nwritten %s\n", argv[2]);
+	return 0;
+}

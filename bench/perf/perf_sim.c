@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The timing loop of bench/perf/run: simulates a trace (or a generator's
+ * events) RUNS times in this one process, or with --decode only reads and
+ * decodes it (the reader loop of tlbsim_sim_run()'s source, nothing
+ * simulated), and reports the median, minimum and maximum of the simulated
+ * memory accesses (load, store, fetch events) per second and of the wall
+ * time, and the process's peak resident set size.  Timing in-process
+ * leaves out process start-up and the machine's loading; each run opens
+ * the trace afresh and builds a new simulation, as `tlbsim run` does.
+ *
+ * The pipeline timed is the one of `tlbsim run` without its table and JSON
+ * output: tlbsim_trace_open() -> tlbsim_sim_create() -> tlbsim_sim_run()
+ * (reader -> per-thread event queues -> OS model -> MMU translate -> TLB).
+ *
+ * Output: one line for people on stdout; with --json-append FILE, one JSON
+ * object a line appended to FILE (bench/perf/run gathers them).
+ *
+ * Usage: perf_sim [--decode] [--runs N] [--machine PATH] [--policy P]
+ *                 [--threads N] [--label TEXT] [--json-append FILE]
+ *                 TRACE | --gen NAME [--param K=V,...]
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "tlbsim/tlbsim.h"
+#include "tlbsim/trace.h"
+
+#define MAX_RUNS 100
+
+struct opts {
+	int decode;
+	int runs;
+	int threads;
+	const char *machine;
+	const char *policy;
+	const char *label;
+	const char *json_append;
+	const char *trace;
+	const char *gen;
+	const char *params;
+};
+
+/* An event source counting what it hands over. */
+struct source {
+	tlbsim_trace_reader *trace;
+	tlbsim_gen *gen;
+	uint64_t events;
+	uint64_t accesses;
+};
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu_now(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+static void die(const char *what, const struct tlbsim_error *err)
+{
+	char msg[700];
+
+	tlbsim_error_format(err, msg, sizeof(msg));
+	fprintf(stderr, "perf_sim: %s: %s\n", what, msg);
+	exit(2);
+}
+
+static int is_access(uint8_t kind)
+{
+	return kind == TLBSIM_EV_LOAD || kind == TLBSIM_EV_STORE || kind == TLBSIM_EV_FETCH;
+}
+
+static int source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
+{
+	struct source *s = arg;
+	int rc = s->trace ? tlbsim_trace_next(s->trace, ev, err) : tlbsim_gen_next(s->gen, ev, err);
+
+	if (rc > 0) {
+		s->events++;
+		s->accesses += is_access(ev->kind);
+	}
+	return rc;
+}
+
+static void source_open(struct source *s, const struct opts *o, enum tlbsim_isa isa)
+{
+	struct tlbsim_error err;
+
+	memset(s, 0, sizeof(*s));
+	tlbsim_error_clear(&err);
+	if (o->trace ? tlbsim_trace_open(o->trace, TLBSIM_TRACE_AUTO, &s->trace, &err)
+		     : tlbsim_gen_create(o->gen, o->params, isa, &s->gen, &err))
+		die(o->trace ? o->trace : o->gen, &err);
+}
+
+static void source_close(struct source *s)
+{
+	tlbsim_trace_close(s->trace);
+	tlbsim_gen_destroy(s->gen);
+}
+
+/* One run; returns its wall time in seconds, *cpu its cpu time, and fills
+ * *s's counts. */
+static double run_once(const struct opts *o, const struct tlbsim_machine *m, struct source *s,
+		       double *cpu)
+{
+	struct tlbsim_sim_config cfg = {.machine = m, .policy = o->policy, .threads = o->threads};
+	struct tlbsim_error err;
+	struct tlbsim_event ev;
+	tlbsim_sim *sim;
+	double t0 = now(), c0 = cpu_now(), dt;
+	int rc;
+
+	source_open(s, o, m->isa);
+	tlbsim_error_clear(&err);
+	if (o->decode) {
+		while ((rc = source_next(s, &ev, &err)) > 0)
+			;
+	} else {
+		if (tlbsim_sim_create(&cfg, &sim, &err))
+			die("sim_create", &err);
+		rc = tlbsim_sim_run(sim, source_next, s, &err);
+		tlbsim_sim_destroy(sim);
+	}
+	if (rc < 0)
+		die(o->trace ? o->trace : o->gen, &err);
+	source_close(s);
+	dt = now() - t0;
+	*cpu = cpu_now() - c0;
+	return dt;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median of @n sorted values (the mean of the middle two for even @n). */
+static double median(const double *v, int n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static json_t *summary(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return json_pack("{s:f, s:f, s:f}", "median", median(v, n), "min", v[0], "max", v[n - 1]);
+}
+
+static void parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {{"decode", no_argument, NULL, 'd'},
+						 {"runs", required_argument, NULL, 'r'},
+						 {"machine", required_argument, NULL, 'm'},
+						 {"policy", required_argument, NULL, 'p'},
+						 {"threads", required_argument, NULL, 't'},
+						 {"label", required_argument, NULL, 'l'},
+						 {"json-append", required_argument, NULL, 'j'},
+						 {"gen", required_argument, NULL, 'g'},
+						 {"param", required_argument, NULL, 'P'},
+						 {NULL, 0, NULL, 0}};
+	int c;
+
+	*o = (struct opts){
+	    .runs = 5, .threads = 1, .machine = "models/machines/generic-x86-64.json"};
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o->decode = 1;
+			break;
+		case 'r':
+			o->runs = atoi(optarg);
+			break;
+		case 'm':
+			o->machine = optarg;
+			break;
+		case 'p':
+			o->policy = optarg;
+			break;
+		case 't':
+			o->threads = atoi(optarg);
+			break;
+		case 'l':
+			o->label = optarg;
+			break;
+		case 'j':
+			o->json_append = optarg;
+			break;
+		case 'g':
+			o->gen = optarg;
+			break;
+		case 'P':
+			o->params = optarg;
+			break;
+		default:
+			exit(2);
+		}
+	}
+	if (optind < argc)
+		o->trace = argv[optind];
+	if (!o->trace == !o->gen || o->runs < 1 || o->runs > MAX_RUNS || o->threads < 1) {
+		fprintf(stderr,
+			"usage: perf_sim [--decode] [--runs 1..%d] [--machine PATH] "
+			"[--policy P] [--threads N] [--label TEXT] [--json-append FILE] "
+			"TRACE | --gen NAME [--param K=V,...]\n",
+			MAX_RUNS);
+		exit(2);
+	}
+	if (!o->label)
+		o->label = o->trace ? o->trace : o->gen;
+}
+
+int main(int argc, char **argv)
+{
+	double secs[MAX_RUNS], rate[MAX_RUNS], cpu[MAX_RUNS], cpu_rate[MAX_RUNS];
+	struct tlbsim_machine *m;
+	struct tlbsim_error err;
+	struct source s;
+	struct rusage ru;
+	struct opts o;
+	json_t *out;
+
+	parse(argc, argv, &o);
+	tlbsim_error_clear(&err);
+	if (tlbsim_machine_load_file(o.machine, &m, &err))
+		die(o.machine, &err);
+	for (int i = 0; i < o.runs; i++) {
+		secs[i] = run_once(&o, m, &s, &cpu[i]);
+		rate[i] = (double)s.accesses / secs[i];
+		cpu_rate[i] = (double)s.accesses / cpu[i];
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	out =
+	    json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:o, s:o, s:o, s:o, s:I}", "label",
+		      o.label, "mode", o.decode ? "decode" : "simulate", "machine", m->name,
+		      "policy", o.policy ? o.policy : "default", "threads", o.threads, "runs",
+		      o.runs, "events", (json_int_t)s.events, "accesses", (json_int_t)s.accesses,
+		      "seconds", summary(secs, o.runs), "accesses_per_s", summary(rate, o.runs),
+		      "cpu_seconds", summary(cpu, o.runs), "accesses_per_cpu_s",
+		      summary(cpu_rate, o.runs), "peak_rss_kib", (json_int_t)ru.ru_maxrss);
+	printf("%-30s %-8s %10llu acc %7.2f M acc/s (min %.2f, max %.2f) %7.2f M acc/cpu-s "
+	       "%8.3f s rss %ld KiB\n",
+	       o.label, o.decode ? "decode" : "simulate", (unsigned long long)s.accesses,
+	       median(rate, o.runs) / 1e6, rate[0] / 1e6, rate[o.runs - 1] / 1e6,
+	       median(cpu_rate, o.runs) / 1e6, median(secs, o.runs), ru.ru_maxrss);
+	if (o.json_append) {
+		FILE *f = fopen(o.json_append, "a");
+
+		if (!f || json_dumpf(out, f, JSON_COMPACT | JSON_PRESERVE_ORDER) ||
+		    fputc('\n', f) == EOF || fclose(f)) {
+			perror(o.json_append);
+			return 2;
+		}
+	}
+	json_decref(out);
+	tlbsim_machine_free(m);
+	return 0;
+}
