@@ -47,12 +47,14 @@ void xl_count_unknown(struct xl_sink *s, const char *name)
 		if (strcmp(s->mn[i].name, name) == 0)
 			break;
 	if (i == s->nr_mn) {
-		if (s->nr_mn == XL_MAX_MNEMONICS)
+		/* The last slot counts every mnemonic that finds the others
+		 * full, so that the counts still add up to unknown_insns. */
+		if (s->nr_mn >= XL_MAX_MNEMONICS - 1) {
+			i = XL_MAX_MNEMONICS - 1;
 			name = "(other)";
-		if (s->nr_mn == XL_MAX_MNEMONICS && strcmp(s->mn[i - 1].name, name) == 0) {
-			i--;
-		} else {
-			i = s->nr_mn < XL_MAX_MNEMONICS ? s->nr_mn++ : s->nr_mn - 1;
+		}
+		if (i == s->nr_mn) {
+			s->nr_mn++;
 			snprintf(s->mn[i].name, sizeof(s->mn[i].name), "%s", name);
 			s->mn[i].count = 0;
 		}

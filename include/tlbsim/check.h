@@ -52,6 +52,8 @@ extern "C" {
  * @ets2: Arm cpus with FEAT_ETS2, or NULL (borrowed)
  * @max_events: read at most this many events (0: the limit, 2^22)
  * @name: the trace's name for error reports (borrowed), or NULL
+ * @max_cycles: stop at this simulated time, cycles (0: no cap); the
+ *        statistics are then marked "partial"
  */
 struct tlbsim_replay_config {
 	const struct tlbsim_machine *machine;
@@ -60,6 +62,7 @@ struct tlbsim_replay_config {
 	const struct tlbsim_cpumask *ets2;
 	uint64_t max_events;
 	const char *name;
+	uint64_t max_cycles;
 };
 
 /**
@@ -94,11 +97,21 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_replay_run(const struct tlbsim_replay_co
  *        its order), and compare with the scenario's "explore" directive
  * @max_interleavings: stop exploring after this many (0: 10000)
  * @policy: run under this policy instead of the scenario's (NULL: its own)
+ * @max_events: run only the first this many events of the scenario, in
+ *        every run (0: all); the verdict is then that of those events
+ * @max_cycles: stop every run at this simulated time, cycles (0: no cap);
+ *        the statistics are then marked "partial"
+ *
+ * With a bounded @max_interleavings, @max_events and @max_cycles, checking
+ * any scenario takes bounded time (what the fuzzer, tests/fuzz, relies on).
+ * Zero-initialise it: new members keep their meaning at 0.
  */
 struct tlbsim_scenario_opts {
 	int explore;
 	uint64_t max_interleavings;
 	const char *policy;
+	uint64_t max_events;
+	uint64_t max_cycles;
 };
 
 /* Bytes of the verdict strings of struct tlbsim_scenario_result. */

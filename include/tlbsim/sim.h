@@ -53,6 +53,9 @@ typedef int (*tlbsim_event_source_fn)(void *arg, struct tlbsim_event *ev, struct
  * @ets2: Arm cpus that implement FEAT_ETS2 (HAZARD-RULES rule 7), or NULL
  *        for none (borrowed for tlbsim_sim_create() only)
  * @os_flags: TLBSIM_OS_* bits: OS-model behaviours of older kernels
+ * @name: the event source's name for error reports, e.g. the trace file
+ *        (borrowed for tlbsim_sim_create() only: copied), or NULL for
+ *        "<trace>"
  */
 struct tlbsim_sim_config {
 	const struct tlbsim_machine *machine;
@@ -65,6 +68,7 @@ struct tlbsim_sim_config {
 	int ordered;
 	const struct tlbsim_cpumask *ets2;
 	unsigned os_flags;
+	const char *name;
 };
 
 /* struct tlbsim_sim_config.os_flags */

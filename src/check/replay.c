@@ -56,12 +56,13 @@ struct replay {
 	struct tlbsim_error *err;
 	const char *name; /* for error reports */
 	int rc;
+	bool partial; /* stopped at cfg->max_cycles */
 };
 
 static int fail(struct replay *r, uint64_t idx, const char *msg)
 {
 	if (!r->rc)
-		r->rc = err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, (long long)idx, NULL,
+		r->rc = err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, -1, NULL,
 				"event %llu: %s", (unsigned long long)idx, msg);
 	r->eng.stop_requested = 1;
 	return r->rc;
@@ -426,7 +427,7 @@ static int read_all(struct replay *r, const struct tlbsim_replay_config *cfg,
 		unsigned cpu = ev.cpu;
 
 		if (r->nr_ev == limit)
-			return err_set(r->err, -TLBSIM_ERANGE, r->name, -1, -1, (long long)idx, NULL,
+			return err_set(r->err, -TLBSIM_ERANGE, r->name, -1, -1, -1, NULL,
 				       "a kernel-level replay reads at most %llu events",
 				       (unsigned long long)limit);
 		if (r->nr_ev == cap) {
@@ -444,12 +445,12 @@ static int read_all(struct replay *r, const struct tlbsim_replay_config *cfg,
 		if (cpu == TLBSIM_CPU_ANY && ev.tid && chk_map_get(&r->tid_cpu, ev.tid, &v))
 			cpu = (unsigned)v - 1;
 		if (cpu == TLBSIM_CPU_ANY)
-			return err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, (long long)idx, NULL,
+			return err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, -1, NULL,
 				       "event %llu has no cpu: kernel-level replay runs every event on "
 				       "the cpu it names (T1@cpu0 load ..., or a switch first)",
 				       (unsigned long long)idx);
 		if (cpu >= r->m->nr_cpus)
-			return err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, (long long)idx, NULL,
+			return err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, -1, NULL,
 				       "event %llu names cpu %u; machine %s has %u", (unsigned long long)idx,
 				       cpu, r->m->name, r->m->nr_cpus);
 		if (!push_idx(&r->cpu[cpu], idx))
@@ -490,7 +491,7 @@ static char *stats_json(struct replay *r)
 	}
 	json_object_set_new(root, "schema", json_string("tlbsim-stats/1"));
 	json_object_set_new(root, "mode", json_string("kernel-replay"));
-	json_object_set_new(root, "partial", json_boolean(r->eng.stop_requested && !r->rc));
+	json_object_set_new(root, "partial", json_boolean(r->partial || (r->eng.stop_requested && !r->rc)));
 	json_object_set_new(root, "machine", json_string(r->m->name));
 	json_object_set_new(root, "isa", json_string(tlbsim_isa_name(r->m->isa)));
 	json_object_set_new(root, "cpus", json_integer(r->m->nr_cpus));
@@ -586,7 +587,11 @@ int tlbsim_replay_run(const struct tlbsim_replay_config *cfg, tlbsim_event_sourc
 	for (i = 0; i < r.m->nr_cpus; i++)
 		if (r.cpu[i].n)
 			r.eng.cores[i].state = ENG_RUNNING;
-	rc = eng_run(&r.eng, ENG_NEVER);
+	rc = eng_run(&r.eng, cfg->max_cycles ? cfg->max_cycles : ENG_NEVER);
+	if (rc > 0) {
+		r.partial = true;
+		rc = 0;
+	}
 	if (r.rc) {
 		rc = r.rc;
 		goto out;

@@ -40,14 +40,19 @@ struct scenario {
 
 /* ---- parsing ----------------------------------------------------------------- */
 
-static int directive(struct scenario *s, char *line, int lineno, struct tlbsim_error *err)
+/* The column (1-based) and byte offset of @p, a pointer into @line. */
+#define AT(p) lineno, (int)((p) - line) + 1, off + ((p) - line)
+
+/* "#@ key value" in @line (line @lineno, starting at byte @off of the file). */
+static int directive(struct scenario *s, char *line, int lineno, long long off,
+		     struct tlbsim_error *err)
 {
-	char *key = strtok(line, " \t\r\n"), *val = strtok(NULL, "\r\n");
+	char *key = strtok(line + 2, " \t\r\n"), *val = strtok(NULL, "\r\n");
 
 	while (val && (*val == ' ' || *val == '\t'))
 		val++;
 	if (!key || !val || !*val)
-		return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+		return err_set(err, -TLBSIM_EPARSE, s->path, AT(line), NULL,
 			       "a directive is '#@ key value' (keys: machine, policy, mode, order, "
 			       "ets2, expect, explore)");
 	if (!strcmp(key, "machine")) {
@@ -56,12 +61,12 @@ static int directive(struct scenario *s, char *line, int lineno, struct tlbsim_e
 		snprintf(s->policy, sizeof(s->policy), "%s", val);
 	} else if (!strcmp(key, "mode")) {
 		if (strcmp(val, "os") && strcmp(val, "kernel"))
-			return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
 				       "mode is 'os' or 'kernel', found '%s'", val);
 		s->kernel = !strcmp(val, "kernel");
 	} else if (!strcmp(key, "order")) {
 		if (strcmp(val, "trace") && strcmp(val, "timed"))
-			return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
 				       "order is 'trace' or 'timed', found '%s'", val);
 		s->ordered = !strcmp(val, "trace");
 	} else if (!strcmp(key, "ets2")) {
@@ -73,13 +78,13 @@ static int directive(struct scenario *s, char *line, int lineno, struct tlbsim_e
 			unsigned long c = strtoul(tok, &end, 10);
 
 			if (*end || c >= TLBSIM_NR_CPUS)
-				return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+				return err_set(err, -TLBSIM_EPARSE, s->path, AT(tok), NULL,
 					       "ets2 lists cpu numbers, found '%s'", tok);
 			tlbsim_cpumask_set(&s->ets2, (unsigned)c);
 		}
 	} else if (!strcmp(key, "os")) {
 		if (strcmp(val, "no_nested_flush"))
-			return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
 				       "os takes 'no_nested_flush', found '%s'", val);
 		s->os_flags |= TLBSIM_OS_NO_NESTED_FLUSH;
 	} else if (!strcmp(key, "expect")) {
@@ -96,7 +101,7 @@ static int directive(struct scenario *s, char *line, int lineno, struct tlbsim_e
 				*at = 0;
 			if (chk_kind_find(tok) < 0 ||
 			    (at && strcmp(at + 1, "*") && (!at[1] || (strtoull(at + 1, &end, 10), *end))))
-				return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+				return err_set(err, -TLBSIM_EPARSE, s->path, AT(val + (tok - items)), NULL,
 					       "expect takes 'safe' or items kind@event (event: a number "
 					       "or *; kinds: stale_use, walk_freed_table, walk_reused_table, "
 					       "incomplete_maintenance, bbm), found '%s%s%s'",
@@ -104,17 +109,19 @@ static int directive(struct scenario *s, char *line, int lineno, struct tlbsim_e
 		}
 	} else if (!strcmp(key, "explore")) {
 		if (strcmp(val, "hazard") && strcmp(val, "safe"))
-			return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
 				       "explore is 'hazard' (some interleaving reaches one) or 'safe' "
 				       "(none does), found '%s'", val);
 		snprintf(s->explore, sizeof(s->explore), "%s", val);
 	} else {
-		return err_set(err, -TLBSIM_EPARSE, s->path, lineno, 1, -1, NULL,
+		return err_set(err, -TLBSIM_EPARSE, s->path, AT(key), NULL,
 			       "unknown directive '%s' (machine, policy, mode, order, ets2, expect, "
 			       "explore)", key);
 	}
 	return 0;
 }
+
+#undef AT
 
 static int load(struct scenario *s, const char *path, struct tlbsim_error *err)
 {
@@ -123,6 +130,8 @@ static int load(struct scenario *s, const char *path, struct tlbsim_error *err)
 	struct tlbsim_event ev;
 	uint64_t cap = 0;
 	int lineno = 0, rc;
+	long long off = 0; /* of the current line */
+	bool at_start = true;
 	FILE *f;
 
 	memset(s, 0, sizeof(*s));
@@ -132,12 +141,20 @@ static int load(struct scenario *s, const char *path, struct tlbsim_error *err)
 	if (!f)
 		return err_set(err, errno == ENOENT ? -TLBSIM_ENOENT : -TLBSIM_EIO, path, -1, -1, -1,
 			       NULL, "cannot read the scenario: %s", strerror(errno));
+	/* A line longer than the buffer comes in pieces: only the piece at
+	 * its start can be a directive. */
 	while (fgets(line, sizeof(line), f)) {
-		lineno++;
-		if (!strncmp(line, "#@", 2) && (rc = directive(s, line + 2, lineno, err))) {
+		size_t len = strlen(line);
+		bool start = at_start;
+
+		at_start = len && line[len - 1] == '\n';
+		if (start)
+			lineno++;
+		if (start && !strncmp(line, "#@", 2) && (rc = directive(s, line, lineno, off, err))) {
 			fclose(f);
 			return rc;
 		}
+		off += (long long)len;
 	}
 	fclose(f);
 	if (!s->machine[0])
@@ -195,7 +212,8 @@ static int array_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *e
  * "kind@event" with the file's event indices.
  */
 static int run_once(const struct scenario *s, const struct tlbsim_machine *m, const char *policy,
-		    const uint64_t *order, char **stats, json_t **reports, struct tlbsim_error *err)
+		    const uint64_t *order, uint64_t max_cycles, char **stats, json_t **reports,
+		    struct tlbsim_error *err)
 {
 	struct array_src src = {.ev = s->ev, .order = order, .n = s->n};
 	json_error_t jerr;
@@ -207,14 +225,15 @@ static int run_once(const struct scenario *s, const struct tlbsim_machine *m, co
 	if (s->kernel) {
 		struct tlbsim_replay_config cfg = {.machine = m, .ordered = s->ordered, .check = 1,
 						   .ets2 = s->has_ets2 ? &s->ets2 : NULL,
-						   .name = s->path};
+						   .name = s->path, .max_cycles = max_cycles};
 
 		rc = tlbsim_replay_run(&cfg, array_next, &src, stats, err);
 	} else {
 		struct tlbsim_sim_config cfg = {.machine = m, .policy = policy, .threads = 1,
 						.check = 1, .ordered = s->ordered,
 						.ets2 = s->has_ets2 ? &s->ets2 : NULL,
-						.os_flags = s->os_flags};
+						.os_flags = s->os_flags, .max_cycles = max_cycles,
+						.name = s->path};
 		tlbsim_sim *sim = NULL;
 
 		rc = tlbsim_sim_create(&cfg, &sim, err);
@@ -337,6 +356,7 @@ struct explore {
 	unsigned nr_actors;
 	uint64_t *order, depth;
 	uint64_t max, runs, hazardous;
+	uint64_t max_cycles; /* of each run; 0: none */
 	bool stopped;
 	struct tlbsim_scenario_result *res;
 	struct tlbsim_error *err;
@@ -350,7 +370,7 @@ static void explore_leaf(struct explore *x)
 	int rc;
 
 	x->runs++;
-	rc = run_once(x->s, x->m, x->policy, x->order, &stats, &reports, x->err);
+	rc = run_once(x->s, x->m, x->policy, x->order, x->max_cycles, &stats, &reports, x->err);
 	free(stats);
 	if (rc) {
 		x->rc = rc;
@@ -419,17 +439,23 @@ static bool is_setup(const struct tlbsim_event *ev)
 }
 
 static int explore(const struct scenario *s, const struct tlbsim_machine *m, const char *policy,
-		   uint64_t max, struct tlbsim_scenario_result *res, struct tlbsim_error *err)
+		   uint64_t max, uint64_t max_cycles, struct tlbsim_scenario_result *res,
+		   struct tlbsim_error *err)
 {
-	struct explore x = {.s = s, .m = m, .policy = policy, .max = max, .res = res, .err = err};
-	uint64_t *actors = calloc(s->n + 1, sizeof(uint64_t)), i, prefix = 0;
+	struct explore x = {.s = s, .m = m, .policy = policy, .max = max, .max_cycles = max_cycles,
+			    .res = res, .err = err};
+	uint64_t *actors = calloc(s->n + 1, sizeof(uint64_t)), i, prefix = 0, off = 0;
+	/* Each event's actor, then the per-actor lists as slices of one pool
+	 * of n indices (memory linear in the events, whatever the actors). */
+	unsigned *actor_idx = calloc(s->n + 1, sizeof(unsigned));
+	uint64_t *pool = calloc(s->n + 1, sizeof(uint64_t));
 	unsigned a;
 
 	x.lists = calloc(s->n + 1, sizeof(*x.lists));
 	x.len = calloc(s->n + 1, sizeof(*x.len));
 	x.pos = calloc(s->n + 1, sizeof(*x.pos));
 	x.order = calloc(s->n + 1, sizeof(*x.order));
-	if (!actors || !x.lists || !x.len || !x.pos || !x.order) {
+	if (!actors || !actor_idx || !pool || !x.lists || !x.len || !x.pos || !x.order) {
 		x.rc = -TLBSIM_ENOMEM;
 		goto out;
 	}
@@ -445,15 +471,18 @@ static int explore(const struct scenario *s, const struct tlbsim_machine *m, con
 
 		for (a = 0; a < x.nr_actors && actors[a] != who; a++)
 			;
-		if (a == x.nr_actors) {
-			actors[a] = who;
-			x.lists[a] = calloc(s->n, sizeof(uint64_t));
-			if (!x.lists[a]) {
-				x.rc = -TLBSIM_ENOMEM;
-				goto out;
-			}
-			x.nr_actors++;
-		}
+		if (a == x.nr_actors)
+			actors[x.nr_actors++] = who;
+		actor_idx[i] = a;
+		x.len[a]++;
+	}
+	for (a = 0; a < x.nr_actors; a++) {
+		x.lists[a] = pool + off;
+		off += x.len[a];
+		x.len[a] = 0;
+	}
+	for (i = prefix; i < s->n; i++) {
+		a = actor_idx[i];
 		x.lists[a][x.len[a]++] = i;
 	}
 	x.depth = prefix;
@@ -462,8 +491,8 @@ static int explore(const struct scenario *s, const struct tlbsim_machine *m, con
 	res->hazardous = x.hazardous;
 	res->exhausted = !x.stopped;
 out:
-	for (a = 0; x.lists && a < x.nr_actors; a++)
-		free(x.lists[a]);
+	free(pool);
+	free(actor_idx);
 	free(x.lists);
 	free(x.len);
 	free(x.pos);
@@ -492,12 +521,14 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 	rc = load(&s, path, err);
 	if (rc)
 		goto out;
+	if (opts->max_events && s.n > opts->max_events)
+		s.n = opts->max_events;
 	snprintf(res->expected, sizeof(res->expected), "%s", s.expect);
 	rc = tlbsim_machine_find(s.machine, &m, err);
 	if (rc)
 		goto out;
 	if (s.isa != m->isa) {
-		rc = err_set(err, -TLBSIM_EPARSE, path, 1, 1, -1, NULL,
+		rc = err_set(err, -TLBSIM_EPARSE, path, 1, 1, 0, NULL,
 			     "the trace is %s but machine %s is %s", tlbsim_isa_name(s.isa), m->name,
 			     tlbsim_isa_name(m->isa));
 		goto out;
@@ -514,7 +545,7 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 			}
 	}
 	policy = opts->policy ? opts->policy : s.policy[0] ? s.policy : NULL;
-	rc = run_once(&s, m, policy, NULL, &res->stats, &reports, err);
+	rc = run_once(&s, m, policy, NULL, opts->max_cycles, &res->stats, &reports, err);
 	if (rc)
 		goto out;
 	verdict(reports, res->found, sizeof(res->found));
@@ -523,7 +554,7 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 	if (opts->explore && s.explore[0]) {
 		rc = explore(&s, m, policy,
 			     opts->max_interleavings ? opts->max_interleavings : DEFAULT_MAX_INTERLEAVINGS,
-			     res, err);
+			     opts->max_cycles, res, err);
 		if (rc)
 			goto out;
 		if (!strcmp(s.explore, "hazard"))

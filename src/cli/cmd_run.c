@@ -258,6 +258,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 	cfg.max_events = o->max_events;
 	cfg.max_cycles = o->max_cycles;
 	cfg.check = o->check;
+	cfg.name = o->trace ? o->trace : o->gen;
 	tlbsim_error_clear(&err);
 	if (tlbsim_sim_create(&cfg, &sim, &err)) {
 		cli_source_close(&src);

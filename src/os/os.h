@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "check/map.h"
 #include "engine/engine.h"
 #include "hw/smp.h"
 #include "tlbsim/event.h"
@@ -147,6 +148,11 @@ struct os_thread {
 	struct os_thread *rq_next;
 	uint64_t events_done;
 	unsigned fault_retries;
+	/* The thread's life as read from the source, in trace order (the
+	 * front end's input checks; the fields above follow execution). */
+	bool r_created, r_exited;
+	uint32_t r_pid;
+	uint64_t r_created_at, r_exited_at; /* event indices */
 };
 
 /* ---- cpus --------------------------------------------------------------- */
@@ -348,12 +354,17 @@ struct os {
 	struct tlbsim_policy_ops ops;
 
 	/* threads by tid (open addressing), and all mms; @last_thread is the
-	 * one os_thread_get() found last (threads live until the end: the
-	 * pointer stays valid), since a trace's events come in runs of one
+	 * one os_thread_get() found last (threads live until the end, a
+	 * reused tid's earlier incarnation in @retired: the pointer stays
+	 * valid; os_thread_renew() points it at the new one), since a trace's events come in runs of one
 	 * thread */
 	struct os_thread **threads;
 	uint32_t threads_cap, nr_threads;
 	struct os_thread *last_thread;
+	/* Earlier incarnations of reused tids, oldest first (os_thread_renew()). */
+	struct os_thread **retired;
+	uint32_t nr_retired, cap_retired;
+	struct chk_map pid_live; /* pid -> threads alive in trace order (route()) */
 	struct os_mm **mms;
 	uint32_t nr_mms, cap_mms;
 	uint32_t next_mm_id;
@@ -383,6 +394,7 @@ struct os {
 	bool source_ended;
 	int source_error;
 	struct tlbsim_error *err;
+	char source_name[256]; /* for error reports (tlbsim_sim_config.name) */
 
 	uint64_t max_events;
 	uint64_t max_cycles;
@@ -398,6 +410,8 @@ struct os {
 	uint64_t issue_time;	 /* when the last one started, cycles */
 	uint64_t *ord_started;	 /* bit per event index */
 	uint64_t ord_cap;	 /* bits in @ord_started */
+	struct os_thread **ord_thread; /* each event's thread (NULL: none) */
+	uint64_t ord_thread_cap;
 	uint64_t stalls;
 };
 
@@ -453,6 +467,10 @@ void os_pfns_free(struct os_pfns *p);
 struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool create);
 /* Bind thread @tid (NEW) to process @pid and @mm; NULL if it exists already. */
 struct os_thread *os_thread_new(struct os *os, uint32_t tid, uint32_t pid, struct os_mm *mm);
+/* Give the not yet started @t (NULL: nothing) its process; NULL unless @t is new. */
+struct os_thread *os_thread_bind(struct os *os, struct os_thread *t, uint32_t pid, struct os_mm *mm);
+/* A fresh thread of @old's tid in @old's place (a tid reused after its exit). */
+struct os_thread *os_thread_renew(struct os *os, struct os_thread *old);
 void os_thread_start(struct os *os, struct hw_cpu *waker, struct os_thread *t);
 void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
 void os_schedule(struct os *os, struct hw_cpu *cpu);

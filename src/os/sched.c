@@ -15,7 +15,9 @@
  * Lifecycle: PROC_CREATE starts a process with an empty address space;
  * THREAD_CREATE a thread sharing the creator's; FORK a process whose
  * address space is a copy-on-write copy; EXIT ends a thread, and its
- * process's address space with the last one (exit_mmap()).
+ * process's address space with the last one (exit_mmap()).  A tid may be
+ * reused after its thread exited (as Linux reuses pids): the new thread is
+ * another struct os_thread, and the old one lives on in os->retired.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -243,16 +245,60 @@ void os_preempt(struct os *os, struct hw_cpu *cpu)
 
 /* ---- lifecycle and scheduling events --------------------------------------- */
 
-struct os_thread *os_thread_new(struct os *os, uint32_t tid, uint32_t pid, struct os_mm *mm)
+struct os_thread *os_thread_bind(struct os *os, struct os_thread *t, uint32_t pid, struct os_mm *mm)
 {
-	struct os_thread *t = os_thread_get(os, tid, true);
-
+	(void)os;
 	if (!t || t->state != OS_T_NEW)
 		return NULL;
 	t->pid = pid;
 	t->mm = mm;
 	mm->pub.users++;
 	return t;
+}
+
+/*
+ * A creation carried out now (execution order) names the oldest
+ * incarnation of its tid not yet started: with a tid reused after an
+ * exit, the trace may have made the later incarnation (route()) before
+ * the creation of the earlier one has run.
+ */
+struct os_thread *os_thread_new(struct os *os, uint32_t tid, uint32_t pid, struct os_mm *mm)
+{
+	uint32_t i;
+
+	for (i = 0; i < os->nr_retired; i++)
+		if (os->retired[i]->tid == tid && os->retired[i]->state == OS_T_NEW)
+			return os_thread_bind(os, os->retired[i], pid, mm);
+	return os_thread_bind(os, os_thread_get(os, tid, true), pid, mm);
+}
+
+struct os_thread *os_thread_renew(struct os *os, struct os_thread *old)
+{
+	struct os_thread *t;
+	uint32_t h;
+
+	if (os->nr_retired == os->cap_retired) {
+		uint32_t cap = os->cap_retired ? 2 * os->cap_retired : 16;
+		struct os_thread **n = realloc(os->retired, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		os->retired = n;
+		os->cap_retired = cap;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = old->tid;
+	t->cpu = -1;
+	t->pinned = -1;
+	for (h = tid_hash(old->tid, os->threads_cap); os->threads[h] != old;
+	     h = (h + 1) & (os->threads_cap - 1))
+		;
+	os->threads[h] = t;
+	os->retired[os->nr_retired++] = old;
+	os->nr_threads++;
+	return os->last_thread = t;
 }
 
 static void after_exit(struct os *os, struct hw_cpu *cpu)
@@ -328,6 +374,11 @@ void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event
 		break;
 	case TLBSIM_EV_WAKE:
 		t = os_thread_get(os, ev->wake.tid, false);
+		for (uint32_t i = 0; i < os->nr_retired; i++)
+			if (os->retired[i]->tid == ev->wake.tid && os->retired[i]->state != OS_T_EXITED) {
+				t = os->retired[i];
+				break;
+			}
 		if (!t || t->state == OS_T_EXITED)
 			break;
 		if (t->state == OS_T_SLEEPING)

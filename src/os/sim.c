@@ -6,6 +6,8 @@
  * phase): syscalls, faults, lifecycle and scheduling events, reading more
  * events, and continuations after a flush's wait.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,34 +71,166 @@ static void os_ordered_started(struct os *os, uint64_t idx)
 	os->stalls = 0;
 }
 
+/* An event the OS model cannot take: the source's input error. */
+static void input_error(struct os *os, uint64_t idx, const struct tlbsim_event *ev,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void input_error(struct os *os, uint64_t idx, const struct tlbsim_event *ev,
+			const char *fmt, ...)
+{
+	char text[TLBSIM_ERROR_TEXT_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	os->source_error = err_set(os->err, -TLBSIM_EINVAL, os->source_name, -1, -1, -1, NULL,
+				   "event %llu (%s): %s", (unsigned long long)idx,
+				   tlbsim_event_kind_name(ev->kind), text);
+	os->source_ended = true;
+	atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
+}
+
+static void pid_count(struct os *os, uint32_t pid, int delta)
+{
+	uint64_t n = 0;
+
+	if (!pid)
+		return;
+	chk_map_get(&os->pid_live, pid, &n);
+	n = delta > 0 ? n + 1 : n ? n - 1 : 0;
+	if (n)
+		(void)chk_map_put(&os->pid_live, pid, n);
+	else
+		chk_map_del(&os->pid_live, pid);
+}
+
+/*
+ * The lifecycle in trace order, checked as events are read
+ * (traces/FORMAT.md, "Threads and processes"): no event of a thread after
+ * its exit; a creation names a pid and a tid not in use.  Using them again
+ * after an exit is legal and makes a new thread (os_thread_renew()).
+ * Events of a thread never created stay legal (counted as
+ * unknown_thread_events): an excerpt of a longer trace has them.  Returns
+ * the thread @ev creates (NULL if none), or sets the source's error.
+ */
+static struct os_thread *lifecycle(struct os *os, const struct tlbsim_event *ev, uint64_t idx,
+				   bool *bad)
+{
+	struct os_thread *self = NULL, *c;
+	uint32_t pid = 0, tid;
+	uint64_t n;
+
+	*bad = false;
+	if (ev->tid != TLBSIM_TID_NONE && (self = os_thread_get(os, ev->tid, false)) &&
+	    self->r_exited) {
+		input_error(os, idx, ev,
+			    "thread %u exited at event %llu: an event of a live thread expected "
+			    "(a tid is used again only by a new proc_create, thread_create or fork)",
+			    ev->tid, (unsigned long long)self->r_exited_at);
+		*bad = true;
+		return NULL;
+	}
+	switch (ev->kind) {
+	case TLBSIM_EV_PROC_CREATE:
+		pid = ev->proc_create.pid;
+		tid = ev->proc_create.tid;
+		break;
+	case TLBSIM_EV_FORK:
+		pid = ev->fork.pid;
+		tid = ev->fork.tid;
+		break;
+	case TLBSIM_EV_THREAD_CREATE:
+		tid = ev->thread_create.tid;
+		break;
+	case TLBSIM_EV_EXIT:
+		if (self) {
+			self->r_exited = true;
+			self->r_exited_at = idx;
+			if (self->r_created)
+				pid_count(os, self->r_pid, -1);
+		}
+		return NULL;
+	default:
+		return NULL;
+	}
+	if (pid && chk_map_get(&os->pid_live, pid, &n)) {
+		input_error(os, idx, ev,
+			    "pid %u is in use (%llu thread%s alive): a pid not in use expected "
+			    "(a pid is used again only after its last thread's exit)",
+			    pid, (unsigned long long)n, n == 1 ? "" : "s");
+		*bad = true;
+		return NULL;
+	}
+	c = os_thread_get(os, tid, false);
+	if (c && c->r_created && !c->r_exited) {
+		input_error(os, idx, ev,
+			    "thread %u is alive (created at event %llu): a tid not in use expected",
+			    tid, (unsigned long long)c->r_created_at);
+		*bad = true;
+		return NULL;
+	}
+	c = c && c->r_exited ? os_thread_renew(os, c) : os_thread_get(os, tid, true);
+	if (!c)
+		return NULL;
+	c->r_created = true;
+	c->r_created_at = idx;
+	c->r_pid = pid ? pid : self ? self->r_pid : 0;
+	pid_count(os, c->r_pid, +1);
+	return c;
+}
+
 /* Hand @ev to its thread; a process created by no thread starts now. */
 static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
 {
-	struct os_thread *t;
+	uint64_t idx = os->st.events_read - 1;
+	bool unowned_proc = ev->kind == TLBSIM_EV_PROC_CREATE && ev->tid == TLBSIM_TID_NONE, bad;
+	struct os_thread *t = NULL, *child;
 
-	if (ev->kind == TLBSIM_EV_PROC_CREATE && ev->tid == TLBSIM_TID_NONE) {
+	if (!unowned_proc) {
+		t = os_thread_get(os, ev->tid, true);
+		if (!t)
+			return;
+		if (t->state == OS_T_NEW && !t->mm && os->nr_mms == 0) {
+			/* A trace that starts without creating its first
+			 * process: the first thread seen is process tid. */
+			struct os_mm *mm = os_mm_create(os, ev->tid);
+
+			if (mm && os_thread_bind(os, t, ev->tid, mm))
+				os_thread_start(os, reader, t);
+			t->r_created = true;
+			t->r_created_at = idx;
+			t->r_pid = ev->tid;
+			pid_count(os, ev->tid, +1);
+		}
+	}
+	child = lifecycle(os, ev, idx, &bad);
+	if (bad)
+		return;
+	if (unowned_proc) {
 		struct os_mm *mm = os_mm_create(os, ev->proc_create.pid);
 
 		if (os->ordered)
-			os_ordered_started(os, os->st.events_read - 1);
-
-		t = mm ? os_thread_new(os, ev->proc_create.tid, ev->proc_create.pid, mm) : NULL;
+			os_ordered_started(os, idx);
+		t = mm ? os_thread_bind(os, child, ev->proc_create.pid, mm) : NULL;
 		if (t)
 			os_thread_start(os, reader, t);
 		return;
 	}
-	t = os_thread_get(os, ev->tid, true);
-	if (!t)
-		return;
-	if (t->state == OS_T_NEW && !t->mm && os->nr_mms == 0) {
-		/* A trace that starts without creating its first process:
-		 * the first thread seen is process tid. */
-		struct os_mm *mm = os_mm_create(os, ev->tid);
+	if (os->ordered && idx < os->ord_cap) {
+		if (idx >= os->ord_thread_cap) {
+			uint64_t cap = os->ord_thread_cap ? 2 * os->ord_thread_cap : 1024;
+			struct os_thread **n = realloc(os->ord_thread, cap * sizeof(*n));
 
-		if (mm && os_thread_new(os, ev->tid, ev->tid, mm))
-			os_thread_start(os, reader, t);
+			if (!n)
+				return;
+			memset(n + os->ord_thread_cap, 0, (cap - os->ord_thread_cap) * sizeof(*n));
+			os->ord_thread = n;
+			os->ord_thread_cap = cap;
+		}
+		os->ord_thread[idx] = t;
 	}
-	(void)os_evq_push(&t->q, ev, os->st.events_read - 1);
+	(void)os_evq_push(&t->q, ev, idx);
 }
 
 static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
@@ -117,7 +251,7 @@ static void prime(struct os *os)
 	if (os->ordered) {
 		while (read_one(os, &ev)) {
 			if (os->st.events_read > ORDERED_MAX_EVENTS) {
-				os->source_error = err_set(os->err, -TLBSIM_ERANGE, "<trace>", -1, -1, -1,
+				os->source_error = err_set(os->err, -TLBSIM_ERANGE, os->source_name, -1, -1, -1,
 							   NULL,
 							   "an ordered replay holds at most %u events",
 							   ORDERED_MAX_EVENTS);
@@ -368,9 +502,30 @@ static bool ordered_may_start(struct os *os, struct hw_cpu *cpu, struct os_cpu *
 	if (idx < os->issued && (os->ord_started[idx / 64] >> (idx % 64) & 1))
 		return true; /* started already: a retry (after a fault, a lock wait) */
 	if (idx != os->issued) {
+		/* Only the thread of event @issued can start it: when that
+		 * thread cannot run until some later event, nothing ever will
+		 * (every earlier event has started: a creation has made it). */
+		const struct os_thread *w =
+		    os->issued < os->ord_thread_cap ? os->ord_thread[os->issued] : NULL;
+		const char *why = NULL;
+
+		if (w && w->state == OS_T_NEW)
+			why = "was not created by an earlier event (a proc_create, thread_create "
+			      "or fork naming it expected before)";
+		else if (w && w->state == OS_T_SLEEPING && !w->wake_tokens)
+			why = "sleeps, and only a later event could wake it";
+		if (why) {
+			os->source_error = err_set(os->err, -TLBSIM_EINVAL, os->source_name, -1, -1,
+						   -1, NULL,
+						   "ordered replay is stuck: event %llu cannot start: "
+						   "its thread %u %s",
+						   (unsigned long long)os->issued, w->tid, why);
+			os->eng.stop_requested = 1;
+			return false;
+		}
 		if (++os->stalls > ORDERED_MAX_STALLS) {
-			os->source_error = err_set(os->err, -TLBSIM_EINVAL, "<trace>", -1, -1,
-						   (int64_t)os->issued, NULL,
+			os->source_error = err_set(os->err, -TLBSIM_EINVAL, os->source_name, -1, -1,
+						   -1, NULL,
 						   "ordered replay is stuck: event %llu cannot start "
 						   "(its thread never runs on a cpu)",
 						   (unsigned long long)os->issued);
@@ -400,7 +555,21 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 		chk_sync(os->oracle);
 	}
 	if (why == OS_PARK_EVENT && os->ordered && !ordered_may_start(os, cpu, oc)) {
-		stall(os, cpu, false); /* an earlier event has not started */
+		/* An earlier event has not started.  When its thread waits in
+		 * this cpu's runqueue, the current thread gives way to it, as
+		 * if it blocked: else they wait for the end of the time slice
+		 * (or, without slices, for ever). */
+		const struct os_thread *w =
+		    os->issued < os->ord_thread_cap ? os->ord_thread[os->issued] : NULL, *q;
+
+		for (q = oc->rq_head; w && w->state == OS_T_RUNNABLE && q && q != w; q = q->rq_next)
+			;
+		if (w && q == w && !os->source_error) {
+			oc->park = OS_PARK_NONE;
+			os_preempt(os, cpu);
+			return;
+		}
+		stall(os, cpu, false);
 		return;
 	}
 	oc->park = OS_PARK_NONE;
@@ -502,6 +671,7 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 	if (rc)
 		return rc;
 	os_ops_init(&os->ops);
+	snprintf(os->source_name, sizeof(os->source_name), "%s", cfg->name ? cfg->name : "<trace>");
 	os->max_events = cfg->max_events;
 	os->max_cycles = cfg->max_cycles;
 	os->pm = tlbsim_physmem_create(cfg->memory_frames ? cfg->memory_frames : 1ull << 24);
@@ -574,6 +744,13 @@ static void os_fini(struct os *os)
 			free(os->threads[i]);
 		}
 	free(os->threads);
+	for (i = 0; i < os->nr_retired; i++) {
+		free(os->retired[i]->q.ev);
+		free(os->retired[i]->q.idx);
+		free(os->retired[i]);
+	}
+	free(os->retired);
+	chk_map_fini(&os->pid_live);
 	for (i = 0; i < os->nr_mms; i++)
 		os_mm_destroy(os, os->mms[i]);
 	free(os->mms);
@@ -588,6 +765,7 @@ static void os_fini(struct os *os)
 	tlbsim_pgtable_destroy(os->init_pgt);
 	chk_destroy(os->oracle);
 	free(os->ord_started);
+	free(os->ord_thread);
 	if (os->smp.cpu)
 		hw_smp_fini(&os->smp);
 	eng_fini(&os->eng);
@@ -664,6 +842,9 @@ int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next, void *arg, stru
 	for (i = 0; i < os->threads_cap; i++)
 		if (os->threads[i] && os->threads[i]->state == OS_T_NEW)
 			os->st.unknown_thread_events += os->threads[i]->q.n;
+	for (i = 0; i < os->nr_retired; i++)
+		if (os->retired[i]->state == OS_T_NEW)
+			os->st.unknown_thread_events += os->retired[i]->q.n;
 	if (os->source_error)
 		return os->source_error;
 	return os->stopped_early ? 1 : 0;

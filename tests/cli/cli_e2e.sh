@@ -31,6 +31,17 @@ check "bad trace error names file and line" grep -q "bad.txt:3:" "$tmp/err"
 check "no JSON left after a failed run" test ! -e "$tmp/out.json"
 check "no temporary file left" bash -c "! ls '$tmp' | grep -q tmp"
 
+# The OS model's front end: a thread made twice, an event after an exit
+# (traces/FORMAT.md, "Threads and processes").
+printf 'tlbsim-trace 1 isa=x86-64 page_shift=12\nproc_create 1 1\nT1 thread_create 2\nT1 thread_create 2\n' >"$tmp/dup.txt"
+"$bin" run --machine generic-x86-64 --json "$tmp/dup.json" "$tmp/dup.txt" 2>"$tmp/err"; rc=$?
+check "a thread made twice exits 2" test $rc -eq 2
+check "a thread made twice names the trace and the event" \
+  grep -q "dup.txt: event 2 (thread_create): thread 2 is alive (created at event 1)" "$tmp/err"
+check "no JSON left after an input error of the OS model" test ! -e "$tmp/dup.json"
+printf 'tlbsim-trace 1 isa=x86-64 page_shift=12\nproc_create 1 1\nT1 exit\nproc_create 1 1\nT1 exit\n' >"$tmp/reuse.txt"
+check "a pid and tid used again after the exit run" "$bin" run --machine generic-x86-64 --quiet "$tmp/reuse.txt"
+
 "$bin" run --machine generic-x86-64 --policy arm64-stock --gen mprotect-toggle 2>"$tmp/err"; rc=$?
 check "policy of another ISA exits 2" test $rc -eq 2
 check "policy error lists known ones" grep -q "known for x86-64: x86-stock" "$tmp/err"

@@ -36,7 +36,9 @@ static inline void fuzz_check_error(int rc, const struct tlbsim_error *err)
 	FUZZ_ASSERT(err->text[0] != '\0', "an error has a message");
 }
 
-static inline int fuzz_read_trace(const uint8_t *data, size_t size, enum tlbsim_trace_format format)
+/* Reads the trace in @data with reader options @opts, checking the promises. */
+static inline int fuzz_read_trace_opts(const uint8_t *data, size_t size,
+				       const struct tlbsim_trace_opts *opts)
 {
 	struct tlbsim_trace_stats st;
 	struct tlbsim_error err;
@@ -46,7 +48,7 @@ static inline int fuzz_read_trace(const uint8_t *data, size_t size, enum tlbsim_
 	int rc;
 
 	tlbsim_error_clear(&err);
-	rc = tlbsim_trace_open_mem(data, size, "<fuzz>", format, &r, &err);
+	rc = tlbsim_trace_open_mem_opts(data, size, "<fuzz>", opts, &r, &err);
 	if (rc) {
 		fuzz_check_error(rc, &err);
 		FUZZ_ASSERT(r == NULL, "a failed open returns no reader");
@@ -69,8 +71,30 @@ static inline int fuzz_read_trace(const uint8_t *data, size_t size, enum tlbsim_
 	}
 	tlbsim_trace_stats(r, &st);
 	FUZZ_ASSERT(st.events == tlbsim_trace_nr_events(r), "stats count the events returned");
+	{
+		/* Unknown instructions are never dropped silently: the counts by
+		 * mnemonic add up to the total (trace.h). */
+		struct tlbsim_trace_insn_count c[64];
+		size_t n = tlbsim_trace_insn_counts(r, NULL, 0), i;
+		uint64_t sum = 0;
+
+		if (n <= 64) {
+			FUZZ_ASSERT(tlbsim_trace_insn_counts(r, c, 64) == n, "counts are stable");
+			for (i = 0; i < n; i++)
+				sum += c[i].count;
+			FUZZ_ASSERT(sum == st.unknown_insns,
+				    "unknown instructions by mnemonic add up to their total");
+		}
+	}
 	tlbsim_trace_close(r);
 	return 0;
+}
+
+static inline int fuzz_read_trace(const uint8_t *data, size_t size, enum tlbsim_trace_format format)
+{
+	struct tlbsim_trace_opts opts = {.format = format};
+
+	return fuzz_read_trace_opts(data, size, &opts);
 }
 
 #endif /* TLBSIM_FUZZ_H */

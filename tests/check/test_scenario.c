@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenario files (src/check/scenario.c, docs/scenarios.md) as input: a bad
+ * directive names its line, column and byte offset; a long comment line
+ * read in pieces never turns into a directive; the bounds of struct
+ * tlbsim_scenario_opts (max_events, max_cycles) hold; a scenario whose
+ * order waits on a thread nothing creates is an error at once.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tlbsim/check.h"
+
+#define HEADER "tlbsim-trace 1 isa=x86-64 page_shift=12\n"
+
+static char path[64];
+
+/* Write @text to a temporary file, check it, remove it. */
+static int check_text(const char *text, const struct tlbsim_scenario_opts *opts,
+		      struct tlbsim_scenario_result *res, struct tlbsim_error *err)
+{
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "/tmp/tlbsim-test-scenario-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	tlbsim_error_clear(err);
+	rc = tlbsim_scenario_check(path, opts, res, err);
+	unlink(path);
+	return rc;
+}
+
+/*
+ * "#@ mode fast": line 3; the header is 40 bytes with its newline and
+ * "#@ machine generic-x86-64\n" 26, so line 3 starts at byte 66; the value
+ * "fast" is at column 9 ("#@ mode " is 8 bytes), byte 66 + 8 = 74.
+ */
+static void a_bad_directive_names_line_column_and_byte_offset(void **state)
+{
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(check_text(HEADER "#@ machine generic-x86-64\n#@ mode fast\n"
+					   "#@ expect safe\nproc_create 1 1\n",
+				    NULL, &res, &err),
+			 -TLBSIM_EPARSE);
+	assert_string_equal(err.source, path);
+	assert_int_equal(err.line, 3);
+	assert_int_equal(err.column, 9);
+	assert_int_equal(err.offset, 74);
+	assert_non_null(strstr(err.text, "mode is 'os' or 'kernel', found 'fast'"));
+	free(res.stats);
+}
+
+/* A comment of 1100 bytes: its piece after the first 1023 bytes starts
+ * with "#@ bogus", which must not be read as a directive. */
+static void a_long_comment_line_is_never_a_directive(void **state)
+{
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+	char text[2048], comment[1200];
+
+	(void)state;
+	memset(comment, 'x', sizeof(comment));
+	comment[0] = '#';
+	memcpy(comment + 1023, "#@ bogus", 8);
+	comment[1100] = '\0';
+	snprintf(text, sizeof(text),
+		 HEADER "#@ machine generic-x86-64\n%s\n#@ expect safe\nproc_create 1 1\n",
+		 comment);
+	assert_int_equal(check_text(text, NULL, &res, &err), 0);
+	assert_true(res.passed);
+	free(res.stats);
+}
+
+/*
+ * Process 1 maps a page and writes it 3 times: with max_events 2 only
+ * proc_create and mmap run, so "events_read" is 2 in the statistics.
+ */
+static void max_events_runs_only_the_first_events(void **state)
+{
+	struct tlbsim_scenario_opts opts = {.max_events = 2};
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(check_text(HEADER "#@ machine generic-x86-64\n#@ expect safe\n"
+					   "proc_create 1 1\n"
+					   "T1 mmap 0x10000000 0x1000 rw- private,anon\n"
+					   "T1 store 0x10000000 8\nT1 store 0x10000000 8\n"
+					   "T1 store 0x10000000 8\n",
+				    &opts, &res, &err),
+			 0);
+	assert_non_null(strstr(res.stats, "\"events_read\": 2,"));
+	free(res.stats);
+}
+
+/* 10^12 cycles of compute, stopped at 10^6: the run is partial and ends. */
+static void max_cycles_stops_a_long_run(void **state)
+{
+	struct tlbsim_scenario_opts opts = {.max_cycles = 1000000};
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(check_text(HEADER "#@ machine generic-x86-64\n#@ expect safe\n"
+					   "proc_create 1 1\nT1 compute 1000000000000 cycles\n",
+				    &opts, &res, &err),
+			 0);
+	assert_non_null(strstr(res.stats, "\"partial\": true"));
+	free(res.stats);
+}
+
+/* tests/fuzz/regressions/scenario/thread_never_created_stalls_ordered_replay,
+ * cut down: event 1 is thread 3's, and nothing creates thread 3. */
+static void an_order_waiting_on_a_thread_never_created_is_an_error(void **state)
+{
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(check_text(HEADER
+				    "#@ machine generic-x86-64\n#@ expect safe\n"
+				    "proc_create 1 1\nT3 thread_create 2\nT1 load 0x1000 8\n",
+				    NULL, &res, &err),
+			 -TLBSIM_EINVAL);
+	assert_string_equal(err.source, path);
+	assert_non_null(strstr(err.text, "ordered replay is stuck: event 1 cannot start: its "
+					 "thread 3 was not created by an earlier event"));
+	free(res.stats);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(a_bad_directive_names_line_column_and_byte_offset),
+	    cmocka_unit_test(a_long_comment_line_is_never_a_directive),
+	    cmocka_unit_test(max_events_runs_only_the_first_events),
+	    cmocka_unit_test(max_cycles_stops_a_long_run),
+	    cmocka_unit_test(an_order_waiting_on_a_thread_never_created_is_an_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

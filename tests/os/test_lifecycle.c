@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OS model's front end (src/os/sim.c route() and lifecycle()) on
+ * hand-built text traces (traces/FORMAT.md, "Threads and processes"): a
+ * process or thread created while its pid or tid is in use, and an event
+ * of a thread after its exit, are input errors naming the trace and the
+ * event; pid and tid reuse after an exit is legal and makes a new thread;
+ * events of a thread never created stay legal and are counted; an ordered
+ * replay whose next event belongs to a thread that can never run stops at
+ * once with an error instead of spinning.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "os/os.h"
+#include "support/machines.h"
+#include "tlbsim/trace.h"
+
+#define HEADER "tlbsim-trace 1 isa=x86-64 page_shift=12\n"
+
+static int reader_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
+{
+	return tlbsim_trace_next(arg, ev, err);
+}
+
+struct result {
+	int rc;
+	struct tlbsim_error err;
+	uint64_t events_run, unknown_thread_events, faults;
+	uint32_t threads, mms;
+};
+
+/* Run the text trace @text, named @name, on a 2-cpu x86 machine. */
+static void run_text(const char *name, const char *text, int ordered, struct result *res)
+{
+	struct tlbsim_machine *m = test_machine(TLBSIM_ISA_X86_64, 2);
+	struct tlbsim_sim_config cfg = {
+	    .machine = m, .threads = 1, .ordered = ordered, .name = name};
+	tlbsim_trace_reader *r = NULL;
+	tlbsim_sim *sim = NULL;
+	struct os *os;
+
+	memset(res, 0, sizeof(*res));
+	tlbsim_error_clear(&res->err);
+	assert_int_equal(
+	    tlbsim_trace_open_mem(text, strlen(text), name, TLBSIM_TRACE_TEXT, &r, &res->err), 0);
+	assert_int_equal(tlbsim_sim_create(&cfg, &sim, &res->err), 0);
+	res->rc = tlbsim_sim_run(sim, reader_next, r, &res->err);
+	os = os_of_sim(sim);
+	for (unsigned c = 0; c < m->nr_cpus; c++) {
+		res->events_run += os->cpu[c].st.events;
+		res->faults += os->cpu[c].st.faults;
+	}
+	res->unknown_thread_events = os->st.unknown_thread_events;
+	res->threads = os->nr_threads;
+	res->mms = os->nr_mms;
+	tlbsim_sim_destroy(sim);
+	tlbsim_trace_close(r);
+	tlbsim_machine_free(m);
+}
+
+static void assert_input_error(const struct result *res, const char *file, const char *text)
+{
+	assert_int_equal(res->rc, -TLBSIM_EINVAL);
+	assert_int_equal(res->err.code, -TLBSIM_EINVAL);
+	assert_string_equal(res->err.source, file);
+	if (!strstr(res->err.text, text))
+		fail_msg("message '%s' lacks '%s'", res->err.text, text);
+}
+
+static void proc_create_of_a_pid_in_use_is_an_input_error(void **state)
+{
+	struct result res;
+
+	(void)state;
+	/* event 0 makes pid 5 (thread 5); event 1 names pid 5 again, with a
+	 * new tid, while thread 5 is alive */
+	run_text("dup-pid.tlbt", HEADER "proc_create 5 5\nproc_create 5 6\n", 0, &res);
+	assert_input_error(&res, "dup-pid.tlbt",
+			   "event 1 (proc_create): pid 5 is in use (1 thread alive): a pid not in "
+			   "use expected");
+}
+
+static void thread_create_of_a_live_tid_is_an_input_error(void **state)
+{
+	struct result res;
+
+	(void)state;
+	/* events: 0 proc_create, 1 thread_create 2, 2 thread_create 2 again */
+	run_text("dup-tid.tlbt", HEADER "proc_create 1 1\nT1 thread_create 2\nT1 thread_create 2\n",
+		 0, &res);
+	assert_input_error(&res, "dup-tid.tlbt",
+			   "event 2 (thread_create): thread 2 is alive (created at event 1): a tid "
+			   "not in use expected");
+}
+
+static void proc_create_naming_a_live_tid_is_an_input_error(void **state)
+{
+	struct result res;
+
+	(void)state;
+	run_text("dup-tid2.tlbt", HEADER "proc_create 1 1\nproc_create 2 1\n", 0, &res);
+	assert_input_error(&res, "dup-tid2.tlbt",
+			   "event 1 (proc_create): thread 1 is alive (created at event 0)");
+}
+
+static void fork_to_a_pid_in_use_is_an_input_error(void **state)
+{
+	struct result res;
+
+	(void)state;
+	/* thread 1 forks pid 1 (its own) with a new tid 3 */
+	run_text("dup-fork.tlbt", HEADER "proc_create 1 1\nT1 fork 1 3\n", 0, &res);
+	assert_input_error(&res, "dup-fork.tlbt", "event 1 (fork): pid 1 is in use");
+}
+
+static void an_event_after_its_threads_exit_is_an_input_error(void **state)
+{
+	struct result res;
+
+	(void)state;
+	/* events: 0 proc_create, 1 thread_create 2, 2 T2 exit, 3 T2 load */
+	run_text("after-exit.tlbt",
+		 HEADER "proc_create 1 1\nT1 thread_create 2\nT2 exit\nT2 load 0x10000000 8\n", 0,
+		 &res);
+	assert_input_error(&res, "after-exit.tlbt",
+			   "event 3 (load): thread 2 exited at event 2: an event of a live thread "
+			   "expected");
+}
+
+/*
+ * Process 5 (thread 5) maps a page, writes it (one fault), exits; then
+ * pid 5 and tid 5 are used again for a second process doing the same.
+ * Both run: 2 threads, 2 address spaces, 2 faults, and every thread event
+ * runs: mmap, store, exit twice = 6 (proc_create of no thread runs at
+ * read time, not on a cpu), none left over.
+ */
+static void pid_and_tid_reuse_after_exit_is_legal(void **state)
+{
+	static const char once[] = "proc_create 5 5\n"
+				   "T5 mmap 0x10000000 0x1000 rw- private,anon\n"
+				   "T5 store 0x10000000 8\n"
+				   "T5 exit\n";
+	char text[512];
+	struct result res;
+
+	(void)state;
+	snprintf(text, sizeof(text), HEADER "%s%s", once, once);
+	run_text("reuse.tlbt", text, 0, &res);
+	assert_int_equal(res.rc, 0);
+	assert_int_equal(res.threads, 2);
+	assert_int_equal(res.mms, 2);
+	assert_int_equal(res.faults, 2);
+	assert_int_equal(res.events_run, 6);
+	assert_int_equal(res.unknown_thread_events, 0);
+}
+
+/*
+ * Thread 2 is made, exits, and is made again before the first creation
+ * has run (all of it is read ahead): the earlier creation starts the
+ * earlier thread 2 (which exits), the later one the later (which writes
+ * the page: one fault).  Events run: thread 1's mmap, two thread_creates
+ * and exit (4), the first thread 2's exit (1), the second's store and
+ * exit (2) = 7; 3 threads; nothing left over.
+ */
+static void a_tid_made_again_before_its_first_creation_ran_is_a_new_thread(void **state)
+{
+	struct result res;
+
+	(void)state;
+	run_text("reuse-thread.tlbt",
+		 HEADER "proc_create 1 1\n"
+			"T1 mmap 0x10000000 0x1000 rw- private,anon\n"
+			"T1 thread_create 2\n"
+			"T2 exit\n"
+			"T1 thread_create 2\n"
+			"T2 store 0x10000000 8\n"
+			"T2 exit\n"
+			"T1 exit\n",
+		 0, &res);
+	assert_int_equal(res.rc, 0);
+	assert_int_equal(res.threads, 3);
+	assert_int_equal(res.faults, 1);
+	assert_int_equal(res.events_run, 7);
+	assert_int_equal(res.unknown_thread_events, 0);
+}
+
+/* Thread 9 is never created: its one event is counted, not run, and the
+ * trace is not refused (an excerpt of a longer trace has such threads). */
+static void events_of_a_thread_never_created_are_counted(void **state)
+{
+	struct result res;
+
+	(void)state;
+	run_text("excerpt.tlbt",
+		 HEADER "proc_create 1 1\nT1 mmap 0x10000000 0x1000 rw- private,anon\n"
+			"T9 load 0x10000000 8\n",
+		 0, &res);
+	assert_int_equal(res.rc, 0);
+	assert_int_equal(res.unknown_thread_events, 1);
+	assert_int_equal(res.events_run, 1);
+}
+
+/* In trace order, event 1 waits for thread 3, which nothing creates: the
+ * replay stops at once with an error rather than spinning. */
+static void ordered_replay_of_a_thread_never_created_stops_with_an_error(void **state)
+{
+	struct result res;
+
+	(void)state;
+	run_text("stuck.tlbt",
+		 HEADER "proc_create 1 1\nT3 load 0x10000000 8\nT1 load 0x10000000 8\n", 1, &res);
+	assert_input_error(&res, "stuck.tlbt",
+			   "ordered replay is stuck: event 1 cannot start: its thread 3 was not "
+			   "created by an earlier event");
+}
+
+/* Thread 1 sleeps and only its own later event could be a wake: stuck. */
+static void ordered_replay_waiting_on_a_sleeper_stops_with_an_error(void **state)
+{
+	struct result res;
+
+	(void)state;
+	run_text("sleeper.tlbt",
+		 HEADER "proc_create 1 1\nT1 thread_create 2\nT2 sleep\nT2 load 0x10000000 8\n"
+			"T1 wake 2\n",
+		 1, &res);
+	assert_input_error(&res, "sleeper.tlbt",
+			   "ordered replay is stuck: event 3 cannot start: its thread 2 sleeps");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(proc_create_of_a_pid_in_use_is_an_input_error),
+	    cmocka_unit_test(thread_create_of_a_live_tid_is_an_input_error),
+	    cmocka_unit_test(proc_create_naming_a_live_tid_is_an_input_error),
+	    cmocka_unit_test(fork_to_a_pid_in_use_is_an_input_error),
+	    cmocka_unit_test(an_event_after_its_threads_exit_is_an_input_error),
+	    cmocka_unit_test(pid_and_tid_reuse_after_exit_is_legal),
+	    cmocka_unit_test(a_tid_made_again_before_its_first_creation_ran_is_a_new_thread),
+	    cmocka_unit_test(events_of_a_thread_never_created_are_counted),
+	    cmocka_unit_test(ordered_replay_of_a_thread_never_created_stops_with_an_error),
+	    cmocka_unit_test(ordered_replay_waiting_on_a_sleeper_stops_with_an_error),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
