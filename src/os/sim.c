@@ -233,12 +233,26 @@ static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_even
 	(void)os_evq_push(&t->q, ev, idx);
 }
 
+/*
+ * Read for @t until it has an event and either REFILL_EVENTS of its own or
+ * REFILL_EVENTS read in all, whichever comes first: a thread whose few
+ * remaining events lie far ahead (a main thread's exit after its workers)
+ * must not pull the whole stream into the other threads' queues.  Only
+ * when @t has none at all does the reading go on past that, and a stop
+ * request (SIGINT) ends it.  When events are read does not change what is
+ * simulated.
+ */
 static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 {
 	struct tlbsim_event ev;
+	unsigned n = 0;
 
-	while (t->q.n < REFILL_EVENTS && read_one(os, &ev))
+	while ((t->q.n == 0 || (t->q.n < REFILL_EVENTS && n < REFILL_EVENTS)) &&
+	       !atomic_load_explicit(&os->eng.stop_requested, memory_order_relaxed) &&
+	       read_one(os, &ev)) {
 		route(os, cpu, &ev);
+		n++;
+	}
 }
 
 /* Read until some cpu has a thread to run, or the source ends; ordered
@@ -586,7 +600,8 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 	}
 	case OS_PARK_REFILL:
 		refill(os, cpu, oc->curr);
-		if (!oc->curr->q.n) {
+		if (!oc->curr->q.n &&
+		    !atomic_load_explicit(&os->eng.stop_requested, memory_order_relaxed)) {
 			/* The thread's stream ended without an EXIT. */
 			os_thread_exit(os, cpu, oc->curr);
 		}
