@@ -551,6 +551,12 @@ int trace_event_check(const struct tlbsim_event *ev, int *field, char *why, size
 			return fail(field, 1, why, size, "phys_store: store past 2^64");
 		return check_unknown(ev, ev->phys_store.value, ev->phys_store.unknown, 2, field,
 				     why, size);
+	case TLBSIM_EV_COMPUTE:
+		if (ev->compute.count > TLBSIM_COMPUTE_MAX)
+			return fail(field, 0, why, size,
+				    "compute: a count of at most 2^40 (%llu) expected, found %llu",
+				    TLBSIM_COMPUTE_MAX, (unsigned long long)ev->compute.count);
+		return check_kind(ev, field, why, size);
 	case TLBSIM_EV_DC:
 		/* set/way operations name no address (Arm ARM C5.3, DC ISW/CSW/CISW) */
 		if ((ev->dc.op == TLBSIM_DC_ISW || ev->dc.op == TLBSIM_DC_CSW ||

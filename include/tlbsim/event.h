@@ -45,6 +45,11 @@ extern "C" {
 #define TLBSIM_TID_NONE 0u
 /* Bytes that always hold tlbsim_event_format()'s output, NUL included. */
 #define TLBSIM_EVENT_LINE_MAX 256
+/* The longest COMPUTE event: 2^40 cycles or instructions (about six
+ * minutes at 3 GHz).  A larger count is an input error
+ * (tlbsim_event_validate()): the OS model wakes every time slice, so a
+ * count near 2^64 would take the engine years of windows to play. */
+#define TLBSIM_COMPUTE_MAX (1ull << 40)
 
 /*
  * The single list of event kinds: X(NAME, value, "text name").  The values
@@ -193,7 +198,8 @@ enum tlbsim_dc_op {
  * LOAD, STORE, FETCH - @access: @va, @size in bytes (>= 1); the access must
  *     not run past 2^64.
  * COMPUTE - @compute: @count of cycles or instructions spent before the
- *     thread's next event; @unit is enum tlbsim_compute_unit.
+ *     thread's next event, at most TLBSIM_COMPUTE_MAX; @unit is enum
+ *     tlbsim_compute_unit.
  * PROC_CREATE - @proc_create: a new process @pid (>= 1) whose first thread
  *     is @tid (>= 1), with an empty address space.
  * THREAD_CREATE - @thread_create: thread @tid (>= 1) starts in the process
