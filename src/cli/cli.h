@@ -70,9 +70,11 @@ int cli_source_open_gen(struct cli_source *s, const char *name, const char *para
 int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err);
 void cli_source_close(struct cli_source *s);
 
-/* --to and --compress of convert and record (NULL: binary, zstd; text: none). */
-int cli_parse_output(const char *to, const char *compress, enum tlbsim_trace_format *format,
-		     enum tlbsim_trace_compression *compression);
+/* The output format (option @opt: convert's and record's --to, gen's
+ * --format; NULL: binary) and --compress (NULL: zstd for binary, none for
+ * text) of the commands that write traces. */
+int cli_parse_output(const char *opt, const char *to, const char *compress,
+		     enum tlbsim_trace_format *format, enum tlbsim_trace_compression *compression);
 
 /* Copying a trace's events into a writer (convert, record). */
 struct cli_copy {

@@ -82,7 +82,7 @@ int cmd_convert(int argc, char **argv)
 		return cli_fail("convert: IN and OUT expected (see --help)");
 	in = argv[optind];
 	out = argv[optind + 1];
-	if ((rc = cli_parse_output(to_name, compress, &to, &compression)))
+	if ((rc = cli_parse_output("--to", to_name, compress, &to, &compression)))
 		return rc;
 
 	tlbsim_error_clear(&err);

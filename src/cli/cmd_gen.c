@@ -15,7 +15,8 @@ static const char gen_help[] =
 	"                  [--compress none|zstd|xz] -o FILE\n\n"
 	"Writes the events of generator NAME ('tlbsim list generators' shows them and\n"
 	"their parameters) to FILE, atomically.  The same parameters (seed included)\n"
-	"give the same file.  -o - writes a text trace to standard output (no\n"
+	"give the same file.  --compress: zstd (default for binary), xz, or none\n"
+	"(default for text).  -o - writes a text trace to standard output (no\n"
 	"compression), which 'tlbsim run ... -' reads from standard input.\n\n"
 	"example: tlbsim gen mprotect-toggle --param procs=2,loops=10 -o t.tlbt\n";
 
@@ -27,7 +28,7 @@ int cmd_gen(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *params = NULL, *out = NULL, *format = "binary", *compress = "zstd";
+	const char *params = NULL, *out = NULL, *format = "binary", *compress = NULL;
 	enum tlbsim_isa isa = TLBSIM_ISA_X86_64;
 	struct tlbsim_trace_info info;
 	tlbsim_trace_writer *w = NULL;
@@ -75,20 +76,8 @@ int cmd_gen(int argc, char **argv)
 		return cli_fail("gen: give one generator NAME (see 'tlbsim list generators')");
 	if (!out)
 		return cli_fail("gen: -o FILE is required");
-	if (!strcmp(format, "text"))
-		fmt = TLBSIM_TRACE_TEXT;
-	else if (!strcmp(format, "binary"))
-		fmt = TLBSIM_TRACE_BINARY;
-	else
-		return cli_fail("gen: --format expects text or binary, found '%s'", format);
-	if (!strcmp(compress, "none"))
-		comp = TLBSIM_COMPRESS_NONE;
-	else if (!strcmp(compress, "zstd"))
-		comp = TLBSIM_COMPRESS_ZSTD;
-	else if (!strcmp(compress, "xz"))
-		comp = TLBSIM_COMPRESS_XZ;
-	else
-		return cli_fail("gen: --compress expects none, zstd or xz, found '%s'", compress);
+	if (cli_parse_output("--format", format, compress, &fmt, &comp))
+		return CLI_USAGE;
 	if (!strcmp(out, "-")) {
 		/* A text trace on standard output, uncompressed: for reading
 		 * or a pipe into another tlbsim. */

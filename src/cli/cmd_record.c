@@ -223,7 +223,7 @@ int cmd_record(int argc, char **argv)
 		return cli_fail("record: a PROGRAM to run expected after the options");
 	if (to_name && strcmp(to_name, "binary") && strcmp(to_name, "text"))
 		return cli_fail("record: --format expects binary or text, found '%s'", to_name);
-	if ((rc = cli_parse_output(to_name, compress, &to, &compression)))
+	if ((rc = cli_parse_output("--to", to_name, compress, &to, &compression)))
 		return rc;
 
 	stage = stopped = 0;

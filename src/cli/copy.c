@@ -12,15 +12,15 @@
 
 #include "cli/cli.h"
 
-int cli_parse_output(const char *to, const char *compress, enum tlbsim_trace_format *format,
-		     enum tlbsim_trace_compression *compression)
+int cli_parse_output(const char *opt, const char *to, const char *compress,
+		     enum tlbsim_trace_format *format, enum tlbsim_trace_compression *compression)
 {
 	if (!to || !strcmp(to, "binary"))
 		*format = TLBSIM_TRACE_BINARY;
 	else if (!strcmp(to, "text"))
 		*format = TLBSIM_TRACE_TEXT;
 	else
-		return cli_fail("--to expects text or binary, found '%s'", to);
+		return cli_fail("%s expects text or binary, found '%s'", opt, to);
 	/* Binary traces are for size: compressed by default; text is for reading. */
 	if (!compress)
 		*compression =
