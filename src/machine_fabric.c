@@ -73,7 +73,7 @@ const struct jr_key mach_topology_keys[] = {
 	U(invlpgb_max_pages, INVLPGB_PAGES) U(tlbsync, COST)                   \
 	U(syscall, COST) U(page_fault, COST) U(page_copy, COST)                \
 	U(pte_update, COST) U(context_switch, COST) U(switch_mm, COST)         \
-	U(call_rcu, COST)                                                      \
+	U(call_rcu, COST) U(lru_page, COST)                                    \
 	W(rcu_grace_min, COST_LONG) W(sched_slice, COST_LONG)
 
 #define COST_KEY(f, lim) {#f, NULL},
@@ -160,6 +160,7 @@ static const struct tlbsim_costs x86_costs = {
     .context_switch = 3000,   /* 6.5 (M): ~1 us */
     .switch_mm = 200,	      /* generic */
     .call_rcu = 105,	      /* 6.8 (M): ~35 ns */
+    .lru_page = 0,	      /* no lru_lock contention unless a machine sets it */
     .rcu_grace_min = 3000000, /* 6.8 (M): 1 ms */
     .sched_slice = 9000000,   /* generic: 3 ms */
 };
@@ -191,6 +192,7 @@ static const struct tlbsim_costs arm64_costs = {
     .context_switch = 3000, /* 6.5 (M) */
     .switch_mm = 200,
     .call_rcu = 105,
+    .lru_page = 0,
     .rcu_grace_min = 3000000,
     .sched_slice = 9000000,
 };

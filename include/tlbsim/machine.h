@@ -152,6 +152,11 @@ struct tlbsim_topology {
  * @context_switch: the scheduler's switch, without switch_mm's TLB work
  * @switch_mm: switch_mm's bookkeeping, without the CR3/TTBR write
  * @call_rcu: one call_rcu() (RCU table free, per batch)
+ * @lru_page: per page taken off or put on the LRU lists while holding the
+ *        lruvec lock (Linux mm/swap.c: folios_put_refs() / release_pages()
+ *        for pages a syscall frees, folio_batch_move_lru() for faulted-in
+ *        pages, 15 at a time); the lock is one FIFO resource per NUMA node,
+ *        so cpus freeing pages at once queue for it.  0: no lock modelled
  * @rcu_grace_min: the shortest RCU grace period, cycles
  * @sched_slice: the scheduler's time slice, cycles
  */
@@ -163,7 +168,7 @@ struct tlbsim_costs {
 	unsigned invlpgb_issue, invlpgb_service, invlpgb_perform, invlpgb_receive;
 	unsigned invlpgb_max_pages, tlbsync;
 	unsigned syscall, page_fault, page_copy, pte_update;
-	unsigned context_switch, switch_mm, call_rcu;
+	unsigned context_switch, switch_mm, call_rcu, lru_page;
 	uint64_t rcu_grace_min, sched_slice;
 };
 

@@ -22,11 +22,13 @@
 uint64_t fab_min_latency(const struct tlbsim_machine *m);
 
 /**
- * struct fab_server - a FIFO broadcast engine
- * @service: cycles it is busy per broadcast
+ * struct fab_server - a FIFO broadcast engine (also a FIFO lock: the OS
+ * model's lru_lock, src/os/lru.c)
+ * @service: cycles it is busy per broadcast (fab_server_accept())
  * @busy_until: time it becomes free, cycles
- * @served: broadcasts served so far
- * @queued_cycles: cycles broadcasts waited for the engine (contention)
+ * @served: broadcasts (requests) served so far
+ * @queued_cycles: cycles broadcasts (requests) waited for the engine
+ *        (contention)
  */
 struct fab_server {
 	uint64_t service;
@@ -36,17 +38,27 @@ struct fab_server {
 };
 
 /*
+ * A request reaches the server at @arrive and keeps it busy @service
+ * cycles: returns when its service ends, max(@arrive, busy_until) +
+ * @service.  Serial phase only.
+ */
+static inline uint64_t fab_server_hold(struct fab_server *s, uint64_t arrive, uint64_t service)
+{
+	uint64_t start = arrive > s->busy_until ? arrive : s->busy_until;
+
+	s->queued_cycles += start - arrive;
+	s->busy_until = start + service;
+	s->served++;
+	return s->busy_until;
+}
+
+/*
  * A broadcast reaches the engine at @arrive: returns when its service ends,
  * max(@arrive, busy_until) + service.  Serial phase only.
  */
 static inline uint64_t fab_server_accept(struct fab_server *s, uint64_t arrive)
 {
-	uint64_t start = arrive > s->busy_until ? arrive : s->busy_until;
-
-	s->queued_cycles += start - arrive;
-	s->busy_until = start + s->service;
-	s->served++;
-	return s->busy_until;
+	return fab_server_hold(s, arrive, s->service);
 }
 
 #endif

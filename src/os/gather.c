@@ -6,6 +6,8 @@
  * tlb_remove_page(), free_pgtables() setting freed_tables, tlb_finish_mmu()
  * -> tlb_flush_mmu(): flush, then free).  The table pages go to the
  * policy's table-free strategy (immediate, or after an RCU grace period).
+ * The data pages leave the LRU under the lru_lock (os/lru.c); the table
+ * pages were never on it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,7 @@ void os_gather_init(struct os_gather *g, struct os_mm *mm, bool fullmm)
 	g->freed_tables = false;
 	g->fullmm = fullmm;
 	g->pages.n = 0;
+	g->lru_pages = 0;
 	g->tables.n = 0;
 	/* inc_tlb_flush_pending() (tlb_gather_mmu()); dropped after the
 	 * flush, in gather_free(). */
@@ -95,6 +98,7 @@ static void gather_free(struct os *os, struct hw_cpu *cpu)
 	oc->cont_then = NULL;
 	os_free_frames(os, g->pages.pfn, g->pages.n);
 	g->mm->st.pages_freed += g->pages.n;
+	os_lru_release(os, cpu, g->lru_pages);
 	if (g->tables.n) {
 		struct tlbsim_pctx ctx;
 
@@ -108,6 +112,7 @@ static void gather_free(struct os *os, struct hw_cpu *cpu)
 		}
 	}
 	g->pages.n = 0;
+	g->lru_pages = 0;
 	g->tables.n = 0;
 	g->end = 0;
 	g->mm->tlb_flush_pending--;

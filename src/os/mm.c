@@ -171,16 +171,22 @@ void os_free_frames(struct os *os, const uint64_t *pfns, unsigned n)
 /*
  * Drop one mapping of the page at @pfn (2^(shift-12) frames): frames no
  * longer mapped anywhere go to the gather, to be freed after the flush.
+ * A page freed counts once for the LRU, huge or not (one folio).
  */
 static void unref_page(struct os *os, struct os_gather *g, uint64_t pfn, unsigned shift)
 {
 	uint64_t n = 1ull << (shift - TLBSIM_PAGE_SHIFT), i;
+	bool freed = false;
 
 	for (i = 0; i < n; i++) {
 		BUG_ON(!os->mapcount[pfn + i], "a mapped frame has a map count");
-		if (--os->mapcount[pfn + i] == 0)
+		if (--os->mapcount[pfn + i] == 0) {
 			(void)os_gather_add_page(g, pfn + i);
+			freed = true;
+		}
 	}
+	if (freed)
+		g->lru_pages++;
 }
 
 /*
@@ -705,6 +711,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 			if (!map_page(os, mm, base, pfn, s, v->prot)) {
 				/* Zeroing the whole huge page. */
 				charge(cpu, (uint64_t)os->m->costs.page_copy << (s - 12));
+				os_lru_add(os, cpu);
 				return 0;
 			}
 			/* A 4 KiB table is in the way (THP after small
@@ -720,6 +727,8 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		return -TLBSIM_ENOMEM;
 	}
 	charge(cpu, os->m->costs.page_copy);
+	/* do_anonymous_page() -> folio_add_lru_vma() */
+	os_lru_add(os, cpu);
 	return 0;
 }
 
@@ -776,6 +785,8 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 			for (i = 0; i < (1ull << order); i++)
 				os->mapcount[cur.pfn + i]--;
 			charge(cpu, (uint64_t)os->m->costs.page_copy << order);
+			/* wp_page_copy() -> folio_add_lru_vma() */
+			os_lru_add(os, cpu);
 			mm->st.cow_copies++;
 			if (os->oracle) {
 				oc->ret = (struct os_ret){.n = 1, .root = tlbsim_pgtable_root(mm->pgt)};

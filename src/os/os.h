@@ -27,6 +27,7 @@
 
 #include "check/map.h"
 #include "engine/engine.h"
+#include "fabric/fabric.h"
 #include "hw/smp.h"
 #include "tlbsim/event.h"
 #include "tlbsim/machine.h"
@@ -184,6 +185,8 @@ struct os_pfns {
  * @freed_tables: page-table pages were unlinked
  * @fullmm: the whole address space goes (exit_mmap)
  * @pages: data frames to free after the flush
+ * @lru_pages: pages (folios: a huge page is one) among @pages, each taken
+ *        off the LRU under the lru_lock when they are freed
  * @tables: table frames to free after the flush (via the policy)
  */
 struct os_gather {
@@ -193,6 +196,7 @@ struct os_gather {
 	bool freed_tables;
 	bool fullmm;
 	struct os_pfns pages;
+	unsigned lru_pages;
 	struct os_pfns tables;
 };
 
@@ -218,12 +222,15 @@ struct os_gather {
  *        does not apply
  * @bad_syscalls: syscalls whose range lies outside the user address space
  *        (failed as Linux fails them, nothing changed)
+ * @lru_wait_cycles: cycles spent waiting for the lru_lock held by another
+ *        cpu (part of the core's waiting cycles)
  */
 struct os_cpu_stats {
 	uint64_t context_switches, mm_switches;
 	uint64_t flushes_local, flushes_ipi, flushes_broadcast, flushes_invlpgb, flushes_skipped;
 	uint64_t full_flushes, syscalls, faults, segv, events, ignored, bad_syscalls;
 	uint64_t flush_cycles;
+	uint64_t lru_wait_cycles;
 };
 
 /**
@@ -267,6 +274,8 @@ struct os_cow {
  * @cow: a copy-on-write fault's new page, mapped after the flush
  * @locked/@locked_write: the mm whose mmap_lock the syscall in progress
  *        holds, and how
+ * @lru_batch: faulted-in pages in this cpu's LRU add batch, not yet on the
+ *        LRU (Linux's per-cpu cpu_fbatches.lru_add)
  * @st: counters
  */
 struct os_cpu {
@@ -288,6 +297,7 @@ struct os_cpu {
 	struct os_cow cow;
 	struct os_mm *locked;
 	bool locked_write;
+	unsigned lru_batch;
 	struct os_cpu_stats st;
 };
 
@@ -387,6 +397,10 @@ struct os {
 
 	/* RCU */
 	struct os_rcu_batch *rcu_head;
+
+	/* the lruvec locks, one per NUMA node (src/os/lru.c) */
+	struct fab_server *lru;
+	unsigned nr_lru;
 
 	/* the event source */
 	tlbsim_event_source_fn next;
@@ -503,6 +517,14 @@ void os_flush_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_
 		    uint64_t end, unsigned stride_shift, bool freed_tables);
 void os_free_frames(struct os *os, const uint64_t *pfns, unsigned n);
 int os_gasid_init(struct os *os);
+
+/* lru.c: the lruvec lock (lru_lock) */
+int os_lru_init(struct os *os);
+void os_lru_fini(struct os *os);
+/* @cpu frees @pages pages that were on the LRU (release_pages()). */
+void os_lru_release(struct os *os, struct hw_cpu *cpu, uint64_t pages);
+/* A fault of @cpu put a new page on its LRU add batch (folio_add_lru()). */
+void os_lru_add(struct os *os, struct hw_cpu *cpu);
 
 /* rcu.c */
 void os_rcu_call(struct os *os, struct hw_cpu *cpu, const uint64_t *pfns, unsigned n);

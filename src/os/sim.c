@@ -733,6 +733,9 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 	os->init_pgt = tlbsim_pgtable_create(os->pm, m->isa, m->pt_levels);
 	if (!os->init_pgt)
 		return -TLBSIM_ENOMEM;
+	rc = os_lru_init(os);
+	if (rc)
+		return rc;
 	if (m->isa == TLBSIM_ISA_ARM64) {
 		unsigned n = m->asid_bits ? 1u << m->asid_bits : 1;
 
@@ -777,6 +780,7 @@ static void os_fini(struct os *os)
 				free(os->cpu[i].pub.priv[s]);
 		}
 	free(os->cpu);
+	os_lru_fini(os);
 	tlbsim_pgtable_destroy(os->init_pgt);
 	chk_destroy(os->oracle);
 	free(os->ord_started);

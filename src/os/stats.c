@@ -34,6 +34,7 @@
 	X("flushes_skipped", oc->st.flushes_skipped)                                               \
 	X("full_flush_requests", oc->st.full_flushes)                                              \
 	X("flush_cycles", oc->st.flush_cycles)                                                     \
+	X("lru_wait_cycles", oc->st.lru_wait_cycles)                                               \
 	X("shootdowns", hw->st.shootdowns)                                                         \
 	X("ipis_sent", hw->st.ipis_sent)                                                           \
 	X("ipis_received", hw->st.ipis_received)                                                   \
@@ -106,7 +107,7 @@ char *os_stats_json(const struct os *os)
 		CPU_COUNTERS(NAME_ONE)
 #undef NAME_ONE
 	};
-	uint64_t totals[NR_COUNTERS] = {0}, end = 0;
+	uint64_t totals[NR_COUNTERS] = {0}, end = 0, lru_served = 0, lru_queued = 0;
 	json_t *root = json_object(), *cpus = json_array(), *mms = json_array(), *tot = json_object();
 	json_t *fab = json_object(), *osj = json_object(), *mem = json_object();
 	unsigned i;
@@ -119,6 +120,10 @@ char *os_stats_json(const struct os *os)
 	}
 	for (i = 0; i < os->nr_mms; i++)
 		json_array_append_new(mms, mm_json(os->mms[i]));
+	for (i = 0; i < os->nr_lru; i++) {
+		lru_served += os->lru[i].served;
+		lru_queued += os->lru[i].queued_cycles;
+	}
 	json_object_set_new(root, "schema", json_string(SCHEMA));
 	json_object_set_new(root, "partial", json_boolean(os->stopped_early));
 	json_object_set_new(root, "machine", json_string(os->m->name));
@@ -146,6 +151,8 @@ char *os_stats_json(const struct os *os)
 	rep_json_set_u64(osj, "global_asid_resets", os->st.global_asid_resets);
 	rep_json_set_u64(osj, "rcu_batches", os->st.rcu_batches);
 	rep_json_set_u64(osj, "rcu_tables_freed", os->st.rcu_tables_freed);
+	rep_json_set_u64(osj, "lru_lock_acquisitions", lru_served);
+	rep_json_set_u64(osj, "lru_lock_queued_cycles", lru_queued);
 	json_object_set_new(root, "os", osj);
 	rep_json_set_u64(mem, "data_frames_used", tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_DATA));
 	rep_json_set_u64(mem, "table_frames_used", tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_TABLE));
