@@ -7,10 +7,13 @@
  */
 #include "bench/reproduce/experiment.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "tlbsim/tlbsim.h"
 
 static int fail(char *msg, size_t len, const char *file, const char *fmt, ...)
 {
@@ -206,6 +209,33 @@ static int load_variant(struct repro_experiment *e, json_t *root, json_t *var, u
 	return 0;
 }
 
+/* "variants[K]" for an experiment with variants, else "top level". */
+static const char *variant_where(const struct repro_experiment *e, unsigned k, char *buf,
+				 size_t len)
+{
+	if (!e->variants[k].label[0])
+		return "top level";
+	snprintf(buf, len, "variants[%u]", k);
+	return buf;
+}
+
+/* @name, listed under @what, is a whole-number parameter of each variant. */
+static int check_int_param(const struct repro_experiment *e, const char *name, const char *what,
+			   char *msg, size_t len)
+{
+	for (unsigned k = 0; k < e->nr_variants; k++) {
+		json_t *p = json_object_get(e->variants[k].params, name);
+		char where[32];
+
+		if (!json_is_integer(p))
+			return fail(msg, len, e->file,
+				    "%s: '%s' is not a whole-number parameter of %s (%s)", what,
+				    name, variant_where(e, k, where, sizeof(where)),
+				    p ? "given as a string" : "not given");
+	}
+	return 0;
+}
+
 int repro_experiment_load(const char *path, struct repro_experiment *e, char *msg, size_t len)
 {
 	static const char *const keys[] = {"id",       "title", "kind",	    "machine", "generator",
@@ -216,12 +246,20 @@ int repro_experiment_load(const char *path, struct repro_experiment *e, char *ms
 	json_t *root, *v, *x;
 	size_t i;
 	int rc = -1;
+	FILE *f;
 
 	memset(e, 0, sizeof(*e));
 	snprintf(e->file, sizeof(e->file), "%s", path);
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root)
+	/* Opened here, so that a missing file reports the OS error rather
+	 * than jansson's position -1:-1. */
+	if (!(f = fopen(path, "r")))
+		return fail(msg, len, path, "cannot open: %s", strerror(errno));
+	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+	fclose(f);
+	if (!root && jerr.line > 0)
 		return fail(msg, len, path, "%d:%d: %s", jerr.line, jerr.column, jerr.text);
+	if (!root)
+		return fail(msg, len, path, "%s", jerr.text);
 	if (!json_is_object(root)) {
 		fail(msg, len, path, "the top level must be an object");
 		goto out;
@@ -243,8 +281,12 @@ int repro_experiment_load(const char *path, struct repro_experiment *e, char *ms
 	if ((v = json_object_get(root, "params")) && check_params(v, "top level", path, msg, len))
 		goto out;
 	v = json_object_get(root, "policies");
-	if (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > REPRO_MAX_POLICIES) {
-		fail(msg, len, path, "'policies' must list 1 to %d policy names",
+	/* The first is the baseline: one alone would compare nothing. */
+	if (!json_is_array(v) || json_array_size(v) < 2 ||
+	    json_array_size(v) > REPRO_MAX_POLICIES) {
+		fail(msg, len, path,
+		     "'policies' must list 2 to %d policy names (at least two policies "
+		     "expected: the baseline and one to compare)",
 		     REPRO_MAX_POLICIES);
 		goto out;
 	}
@@ -298,18 +340,25 @@ int repro_experiment_load(const char *path, struct repro_experiment *e, char *ms
 		if (load_variant(e, root, x, (unsigned)i, msg, len))
 			goto out;
 	}
-	/* --scale divides numbers: a scaled parameter given as a string
-	 * ("4M") could not be divided. */
-	json_array_foreach(e->scale, i, x) for (unsigned k = 0; k < e->nr_variants; k++)
+	/* --scale divides numbers, and a rate multiplies them: each name must
+	 * be a whole-number parameter of every variant (a string such as "4M"
+	 * could not be divided; a name given nowhere would be ignored). */
+	json_array_foreach(e->scale, i, x)
 	{
-		json_t *p = json_object_get(e->variants[k].params, json_string_value(x));
+		char what[32];
 
-		if (p && !json_is_integer(p)) {
-			fail(msg, len, path, "scaled parameter '%s' must be a whole number",
-			     json_string_value(x));
+		snprintf(what, sizeof(what), "scale[%zu]", i);
+		if (check_int_param(e, json_string_value(x), what, msg, len))
 			goto out;
-		}
 	}
+	for (unsigned k = 0; k < e->nr_metrics; k++)
+		for (unsigned q = 0; q < e->metrics[k].nr_ops_params; q++) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "metrics[%u].ops", k);
+			if (check_int_param(e, e->metrics[k].ops_params[q], what, msg, len))
+				goto out;
+		}
 	rc = 0;
 out:
 	json_decref(root);
@@ -375,4 +424,44 @@ int repro_variant_params(const struct repro_experiment *e, const struct repro_va
 		n += (size_t)w;
 	}
 	return 0;
+}
+
+int repro_experiment_check(const struct repro_experiment *e, double scale, char *msg, size_t len)
+{
+	char wbuf[32], params[1024], buf[1024];
+	struct tlbsim_error err;
+	int rc = 0;
+
+	for (unsigned k = 0; !rc && k < e->nr_variants; k++) {
+		const struct repro_variant *v = &e->variants[k];
+		struct tlbsim_machine *m = NULL;
+		tlbsim_gen *g = NULL;
+		const char *where = variant_where(e, k, wbuf, sizeof(wbuf));
+		tlbsim_error_clear(&err);
+		if (repro_variant_params(e, v, scale, params, sizeof(params)))
+			return fail(msg, len, e->file, "%s: parameters longer than %zu bytes",
+				    where, sizeof(params) - 1);
+		if (tlbsim_machine_find(v->machine, &m, &err)) {
+			tlbsim_error_format(&err, buf, sizeof(buf));
+			return fail(msg, len, e->file, "%s: machine '%s': %s", where, v->machine,
+				    buf);
+		}
+		if (tlbsim_gen_create(v->generator, params, m->isa, &g, &err))
+			rc = fail(msg, len, e->file, "%s: generator '%s' (%s): %s", where,
+				  v->generator, params, err.text);
+		tlbsim_gen_destroy(g);
+		/* A policy is resolved on the machine: its ISA decides. */
+		for (unsigned p = 0; !rc && p < e->nr_policies; p++) {
+			struct tlbsim_sim_config cfg = {
+			    .machine = m, .policy = e->policies[p], .threads = 1};
+			tlbsim_sim *sim = NULL;
+
+			if (tlbsim_sim_create(&cfg, &sim, &err))
+				rc = fail(msg, len, e->file, "policies[%u]: '%s' on %s (%s): %s", p,
+					  e->policies[p], v->machine, where, err.text);
+			tlbsim_sim_destroy(sim);
+		}
+		tlbsim_machine_free(m);
+	}
+	return rc;
 }

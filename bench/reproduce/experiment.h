@@ -65,7 +65,8 @@ struct repro_variant {
  * @id: short identifier, e.g. "1" or "5b"
  * @title: one line
  * @is_calibration: "kind": "calibration" (true) or "prediction"
- * @policies: the policies, the first being the baseline of the ratios
+ * @policies: the policies (at least two), the first being the baseline of
+ *        the ratios
  * @scale: names of the parameters --scale divides (owned JSON array)
  * @expected: for a prediction, the direction expected before running
  * @note: anything the reader of the table must know ("" if none)
@@ -93,6 +94,15 @@ struct repro_experiment {
  */
 int repro_experiment_load(const char *path, struct repro_experiment *e, char *msg, size_t msg_len);
 void repro_experiment_free(struct repro_experiment *e);
+
+/*
+ * What loading cannot see: that each variant's machine exists, its
+ * generator takes its parameters (after --scale @scale) and each policy
+ * runs on its ISA (through tlbsim_machine_find(), tlbsim_gen_create() and
+ * tlbsim_sim_create(), as `tlbsim compare` checks before its first run).
+ * Returns 0, or -1 with a message naming the file in @msg.
+ */
+int repro_experiment_check(const struct repro_experiment *e, double scale, char *msg, size_t len);
 
 /*
  * The generator parameters of @v as "key=value,..." with the parameters

@@ -53,7 +53,8 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The *.json files of @dir, sorted, appended to @files. */
+/* The *.json files of @dir, sorted, appended to @files; -1 if @dir cannot
+ * be read, else how many were added. */
 static int list_dir(const char *dir, char **files, unsigned *n)
 {
 	DIR *d = opendir(dir);
@@ -76,16 +77,47 @@ static int list_dir(const char *dir, char **files, unsigned *n)
 	}
 	closedir(d);
 	qsort(files + first, *n - first, sizeof(*files), cmp_str);
+	return (int)(*n - first);
+}
+
+/* Experiments of @dir, which must hold some: 0, or -1 with a message. */
+static int add_dir(const char *dir, char **files, unsigned *n)
+{
+	int added = list_dir(dir, files, n);
+
+	if (added < 0)
+		fprintf(stderr,
+			"reproduce: '%s' is neither a .json file nor a readable directory\n", dir);
+	else if (!added)
+		fprintf(stderr, "reproduce: %s: no *.json experiment files\n", dir);
+	return added > 0 ? 0 : -1;
+}
+
+/* Can @path be written (its directory exists and is writable)?  Checked
+ * before the first run, as `tlbsim run` does (src/cli cli_check_output()),
+ * so that a typo does not cost a whole suite. */
+static int check_output(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char dir[4096];
+
+	if (!path)
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path + (slash == path)) : 1,
+		 slash ? path : ".");
+	if (access(dir, W_OK)) {
+		fprintf(stderr, "reproduce: --json %s: cannot write into %s: %s\n", path, dir,
+			strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
-static bool selected(const struct opts *o, const char *id)
+/* Whether the comma-separated @list has the item @id. */
+static bool in_list(const char *list, const char *id, size_t l)
 {
-	const char *p = o->only;
-	size_t l = strlen(id);
+	const char *p = list;
 
-	if (!p)
-		return true;
 	for (; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
 		if (strcspn(p, ",") == l && !strncmp(p, id, l))
 			return true;
@@ -93,9 +125,88 @@ static bool selected(const struct opts *o, const char *id)
 	return false;
 }
 
+static bool selected(const struct opts *o, const char *id)
+{
+	return !o->only || in_list(o->only, id, strlen(id));
+}
+
+/*
+ * Every id of --only belongs to an experiment of @ex (those with @ok set):
+ * 0, or -1 after naming the unknown ones.
+ */
+static int check_only(const struct opts *o, const struct repro_experiment *ex, const bool *ok,
+		      unsigned n)
+{
+	char ids[1024] = "", unknown[1024] = "";
+	const char *p;
+
+	if (!o->only)
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		if (ok[i])
+			snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s%s",
+				 ids[0] ? ", " : "", ex[i].id);
+	for (p = o->only; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t l = strcspn(p, ",");
+		unsigned i;
+
+		for (i = 0; i < n && !(ok[i] && strlen(ex[i].id) == l && !strncmp(p, ex[i].id, l));
+		     i++)
+			;
+		if (i == n)
+			snprintf(unknown + strlen(unknown), sizeof(unknown) - strlen(unknown),
+				 "%s'%.*s'", unknown[0] ? ", " : "", (int)l, p);
+	}
+	if (!unknown[0])
+		return 0;
+	fprintf(stderr, "reproduce: --only: no experiment has the id %s (ids: %s)\n", unknown,
+		ids[0] ? ids : "none");
+	return -1;
+}
+
+/* A file that could not be used: printed, and kept for the JSON. */
+static void load_failed(json_t *failed, const char *file, const char *msg)
+{
+	fprintf(stderr, "reproduce: %s\n", msg);
+	json_array_append_new(failed, json_pack("{s:s, s:s}", "file", file, "message", msg));
+}
+
+/*
+ * Loads and checks @files into @ex, setting @ok for those usable; the
+ * others go into @failed.  Returns how many failed.
+ */
+static int load_all(const struct opts *o, char **files, unsigned n, struct repro_experiment *ex,
+		    bool *ok, json_t *failed)
+{
+	char msg[1024];
+	int failures = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		unsigned j;
+
+		if (repro_experiment_load(files[i], &ex[i], msg, sizeof(msg)) ||
+		    repro_experiment_check(&ex[i], o->scale, msg, sizeof(msg))) {
+			load_failed(failed, files[i], msg);
+			failures++;
+			continue;
+		}
+		for (j = 0; j < i && !(ok[j] && !strcmp(ex[j].id, ex[i].id)); j++)
+			;
+		if (j < i) {
+			snprintf(msg, sizeof(msg), "%s: id '%s' is also the id of %s", files[i],
+				 ex[i].id, files[j]);
+			load_failed(failed, files[i], msg);
+			failures++;
+			continue;
+		}
+		ok[i] = true;
+	}
+	return failures;
+}
+
 /* One simulation: the run's statistics, or NULL with a message printed. */
-static json_t *simulate(const struct opts *o, const struct tlbsim_machine *m, const char *gen,
-			const char *params, const char *policy)
+static json_t *simulate(const struct opts *o, const char *file, const struct tlbsim_machine *m,
+			const char *gen, const char *params, const char *policy)
 {
 	struct tlbsim_sim_config cfg = {.machine = m, .policy = policy, .threads = o->threads};
 	struct tlbsim_error err;
@@ -113,7 +224,7 @@ static json_t *simulate(const struct opts *o, const struct tlbsim_machine *m, co
 		rc = tlbsim_sim_run(sim, tlbsim_gen_next, g, &err);
 	if (rc < 0) {
 		tlbsim_error_format(&err, buf, sizeof(buf));
-		fprintf(stderr, "reproduce: %s under %s: %s\n", gen, policy, buf);
+		fprintf(stderr, "reproduce: %s: %s under %s: %s\n", file, gen, policy, buf);
 	} else if (!(text = tlbsim_sim_stats_json(sim))) {
 		fprintf(stderr, "reproduce: out of memory\n");
 	} else {
@@ -188,11 +299,11 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 
 		tlbsim_error_clear(&err);
 		if (repro_variant_params(e, v, o->scale, params, sizeof(params))) {
-			fprintf(stderr, "%s: parameters too long\n", e->file);
+			fprintf(stderr, "reproduce: %s: parameters too long\n", e->file);
 			ok = false;
 		} else if (tlbsim_machine_find(v->machine, &m, &err)) {
 			tlbsim_error_format(&err, buf, sizeof(buf));
-			fprintf(stderr, "%s: %s\n", e->file, buf);
+			fprintf(stderr, "reproduce: %s: %s\n", e->file, buf);
 			ok = false;
 		}
 		json_object_set_new(vj, "label", json_string(v->label));
@@ -207,7 +318,7 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 				fprintf(stderr, "[%s%s%s] %s on %s (%s) under %s...", e->id,
 					v->label[0] ? " " : "", v->label, v->generator, v->machine,
 					params, e->policies[p]);
-			st = simulate(o, m, v->generator, params, e->policies[p]);
+			st = simulate(o, e->file, m, v->generator, params, e->policies[p]);
 			wall = now() - t0;
 			if (!o->quiet)
 				fprintf(stderr, " %.1f s\n", wall);
@@ -225,8 +336,8 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 				if (ops < 0 ||
 				    repro_metric_value(s->kind, st, ops, &values[k][p])) {
 					fprintf(stderr,
-						"%s: metric '%s' cannot be computed (a rate's "
-						"'ops' parameter missing, or a run of no time)\n",
+						"reproduce: %s: metric '%s' cannot be computed "
+						"(a run of no time or no switch)\n",
 						e->file, s->label);
 					values[k][p] = NAN;
 				}
@@ -361,6 +472,8 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->json = optarg;
 			break;
 		case 'o':
+			if (!*optarg)
+				return fprintf(stderr, "reproduce: --only expects ID,...\n"), -1;
 			o->only = optarg;
 			break;
 		case 'q':
@@ -379,53 +492,53 @@ static int parse(int argc, char **argv, struct opts *o)
 
 int main(int argc, char **argv)
 {
-	char *files[MAX_FILES], msg[1024];
+	char *files[MAX_FILES];
 	unsigned nr_files = 0, nr_run = 0;
 	json_t *out = json_object(), *exps = json_array(), *table = json_array();
+	json_t *failed = json_array();
+	struct repro_experiment *ex = NULL;
+	bool *ok = NULL;
 	int failures = 0, rc = 2;
 	struct opts o;
 	double t0 = now();
 
-	if (parse(argc, argv, &o))
+	if (parse(argc, argv, &o) || check_output(o.json))
 		goto done;
-	if (optind == argc && list_dir(REPRO_EXPERIMENTS_DIR, files, &nr_files)) {
-		fprintf(stderr, "reproduce: cannot read %s\n", REPRO_EXPERIMENTS_DIR);
+	if (optind == argc && add_dir(REPRO_EXPERIMENTS_DIR, files, &nr_files))
 		goto done;
-	}
 	for (int i = optind; i < argc; i++) {
 		size_t l = strlen(argv[i]);
 
 		if (l > 5 && !strcmp(argv[i] + l - 5, ".json")) {
 			if (nr_files < MAX_FILES && (files[nr_files] = strdup(argv[i])))
 				nr_files++;
-		} else if (list_dir(argv[i], files, &nr_files)) {
-			fprintf(stderr, "reproduce: '%s' is neither a .json file nor a directory\n",
-				argv[i]);
+		} else if (add_dir(argv[i], files, &nr_files)) {
 			goto done;
 		}
 	}
+	/* Every file is read and checked before the first (long) run. */
+	ex = calloc(nr_files, sizeof(*ex));
+	ok = calloc(nr_files, sizeof(*ok));
+	if (!ex || !ok) {
+		fprintf(stderr, "reproduce: out of memory\n");
+		goto done;
+	}
+	failures = load_all(&o, files, nr_files, ex, ok, failed);
+	if (check_only(&o, ex, ok, nr_files))
+		goto done;
 	print_header();
 	for (unsigned i = 0; i < nr_files; i++) {
-		struct repro_experiment e;
+		struct repro_experiment *e = &ex[i];
 		json_t *ej;
 
-		if (repro_experiment_load(files[i], &e, msg, sizeof(msg))) {
-			fprintf(stderr, "reproduce: %s\n", msg);
-			repro_experiment_free(&e);
-			failures++;
+		if (!ok[i] || !selected(&o, e->id))
 			continue;
-		}
-		if (!selected(&o, e.id)) {
-			repro_experiment_free(&e);
-			continue;
-		}
-		ej = json_pack("{s:s, s:s, s:s, s:s}", "id", e.id, "title", e.title, "file", e.file,
-			       "kind", e.is_calibration ? "calibration" : "prediction");
-		json_object_set_new(ej, "expected", json_string(e.expected));
-		json_object_set_new(ej, "note", json_string(e.note));
-		failures += run_experiment(&o, &e, ej, table);
+		ej = json_pack("{s:s, s:s, s:s, s:s}", "id", e->id, "title", e->title, "file",
+			       e->file, "kind", e->is_calibration ? "calibration" : "prediction");
+		json_object_set_new(ej, "expected", json_string(e->expected));
+		json_object_set_new(ej, "note", json_string(e->note));
+		failures += run_experiment(&o, e, ej, table);
 		json_array_append_new(exps, ej);
-		repro_experiment_free(&e);
 		nr_run++;
 	}
 	json_object_set_new(out, "schema", json_string("tlbsim-reproduce/1"));
@@ -435,18 +548,25 @@ int main(int argc, char **argv)
 	json_object_set_new(out, "wall_seconds", json_real(now() - t0));
 	json_object_set_new(out, "table", table);
 	json_object_set_new(out, "experiments", exps);
-	table = exps = NULL;
+	json_object_set_new(out, "failed_files", failed);
+	table = exps = failed = NULL;
 	if (!o.quiet)
 		fprintf(stderr, "%u experiments, %d failed, %.1f s\n", nr_run, failures,
 			now() - t0);
 	rc = failures ? 1 : 0;
-	if (o.json && write_json(o.json, out))
+	/* Nothing ran (every file failed): no JSON to keep. */
+	if (o.json && nr_run && write_json(o.json, out))
 		rc = 2;
 done:
+	for (unsigned i = 0; ex && i < nr_files; i++)
+		repro_experiment_free(&ex[i]);
+	free(ex);
+	free(ok);
 	while (nr_files)
 		free(files[--nr_files]);
 	json_decref(out);
 	json_decref(exps);
 	json_decref(table);
+	json_decref(failed);
 	return rc;
 }

@@ -2,14 +2,18 @@
 /*
  * The reproduction suite's metrics (bench/reproduce/metrics.c) on
  * hand-made statistics, and its experiment files (experiment.c): scaling
- * of loop counts, rejection of a bad file.  Every expected value is worked
- * out by hand in the comment above it.
+ * of loop counts, rejection of a bad file, and the checks run before any
+ * experiment (machine, generator, policies).  Every expected value is
+ * worked out by hand in the comment above it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -128,6 +132,117 @@ static void an_unknown_metric_is_an_error_naming_file_and_metric(void **state)
 	repro_experiment_free(&e);
 }
 
+/* Loads @json (an experiment) from a temporary file; @msg receives the
+ * error with the file name replaced by "F". */
+static int load_text(const char *json, struct repro_experiment *e, bool check, char *msg,
+		     size_t len)
+{
+	char path[] = "/tmp/test_reproduce_XXXXXX";
+	char raw[1024];
+	int fd = mkstemp(path), rc;
+	FILE *f = fdopen(fd, "w");
+
+	assert_non_null(f);
+	fputs(json, f);
+	fclose(f);
+	rc = repro_experiment_load(path, e, raw, sizeof(raw));
+	if (!rc && check)
+		rc = repro_experiment_check(e, 1, raw, sizeof(raw));
+	unlink(path);
+	if (rc) {
+		assert_memory_equal(raw, path, strlen(path));
+		snprintf(msg, len, "F%s", raw + strlen(path));
+	}
+	return rc;
+}
+
+#define EXP(policies, extra)                                                                       \
+	"{\"id\": \"x\", \"title\": \"t\", \"kind\": \"prediction\", \"machine\": "                \
+	"\"generic-arm64\", \"generator\": \"mprotect-toggle\", \"params\": {\"loops\": 4}, "      \
+	"\"policies\": " policies ", \"metrics\": [{\"metric\": \"seconds\"}]" extra "}"
+#define TWO "[\"arm64-stock\", \"arm64-nr-active-mm\"]"
+
+static void one_policy_scale_or_ops_naming_no_parameter_fail_at_load(void **state)
+{
+	struct repro_experiment e;
+	char msg[1024];
+
+	(void)state;
+	assert_int_equal(load_text(EXP("[\"arm64-stock\"]", ""), &e, false, msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "F: 'policies' must list 2 to 8 policy names (at least two"));
+	repro_experiment_free(&e);
+	assert_int_equal(
+	    load_text(EXP(TWO, ", \"scale\": [\"nosuch\"]"), &e, false, msg, sizeof(msg)), -1);
+	assert_string_equal(
+	    msg, "F: scale[0]: 'nosuch' is not a whole-number parameter of top level (not given)");
+	repro_experiment_free(&e);
+	/* loops is given; procs is the generator's default, not a parameter
+	 * of the file: a rate over it could not be counted. */
+	assert_int_equal(
+	    load_text("{\"id\": \"x\", \"title\": \"t\", \"kind\": \"prediction\", \"machine\": "
+		      "\"generic-arm64\", \"generator\": \"mprotect-toggle\", \"params\": "
+		      "{\"loops\": 4}, \"policies\": " TWO ", \"metrics\": [{\"metric\": "
+		      "\"rate\", \"ops\": [\"loops\", \"procs\"]}]}",
+		      &e, false, msg, sizeof(msg)),
+	    -1);
+	assert_string_equal(
+	    msg,
+	    "F: metrics[0].ops: 'procs' is not a whole-number parameter of top level (not given)");
+	repro_experiment_free(&e);
+}
+
+static void a_missing_file_reports_the_os_error_not_a_position(void **state)
+{
+	struct repro_experiment e;
+	char msg[512];
+
+	(void)state;
+	assert_int_equal(
+	    repro_experiment_load("tests/data/reproduce/nosuch.json", &e, msg, sizeof(msg)), -1);
+	assert_string_equal(
+	    msg, "tests/data/reproduce/nosuch.json: cannot open: No such file or directory");
+	repro_experiment_free(&e);
+}
+
+static void check_finds_unknown_generator_policy_isa_and_machine_before_running(void **state)
+{
+	struct repro_experiment e;
+	char msg[1024];
+
+	(void)state;
+	assert_int_equal(load_text(EXP(TWO, ""), &e, true, msg, sizeof(msg)), 0);
+	repro_experiment_free(&e);
+	assert_int_equal(
+	    load_text(EXP("[\"arm64-stock\", \"nosuch\"]", ""), &e, true, msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "F: policies[1]: 'nosuch' on generic-arm64 (top level): "));
+	repro_experiment_free(&e);
+	/* x86-stock exists, but not for the arm64 machine */
+	assert_int_equal(
+	    load_text(EXP("[\"arm64-stock\", \"x86-stock\"]", ""), &e, true, msg, sizeof(msg)), -1);
+	assert_non_null(strstr(msg, "F: policies[1]: 'x86-stock' on generic-arm64 (top level): "));
+	repro_experiment_free(&e);
+	assert_int_equal(load_text(EXP(TWO, ", \"variants\": [{\"label\": \"v\", \"generator\": "
+					    "\"nosuch\"}]"),
+				   &e, true, msg, sizeof(msg)),
+			 -1);
+	assert_non_null(strstr(msg, "F: variants[0]: generator 'nosuch' (loops=4): unknown "
+				    "generator 'nosuch'"));
+	repro_experiment_free(&e);
+	assert_int_equal(load_text(EXP(TWO, ", \"variants\": [{\"label\": \"v\", \"params\": "
+					    "{\"nosuch\": 1}}]"),
+				   &e, true, msg, sizeof(msg)),
+			 -1);
+	assert_non_null(
+	    strstr(msg, "F: variants[0]: generator 'mprotect-toggle' (loops=4,nosuch=1): "));
+	repro_experiment_free(&e);
+	assert_int_equal(load_text(EXP(TWO, ", \"variants\": [{\"label\": \"v\", \"machine\": "
+					    "\"nosuch\"}]"),
+				   &e, true, msg, sizeof(msg)),
+			 -1);
+	assert_non_null(strstr(msg, "F: variants[0]: machine 'nosuch': "));
+	repro_experiment_free(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +252,9 @@ int main(void)
 	    cmocka_unit_test(ratio_is_how_many_times_better_than_the_baseline),
 	    cmocka_unit_test(scale_divides_only_the_listed_parameters_rounding_to_at_least_one),
 	    cmocka_unit_test(an_unknown_metric_is_an_error_naming_file_and_metric),
+	    cmocka_unit_test(one_policy_scale_or_ops_naming_no_parameter_fail_at_load),
+	    cmocka_unit_test(a_missing_file_reports_the_os_error_not_a_position),
+	    cmocka_unit_test(check_finds_unknown_generator_policy_isa_and_machine_before_running),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
