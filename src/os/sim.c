@@ -20,6 +20,9 @@
 
 /* Events read ahead for a thread whose queue ran dry. */
 #define REFILL_EVENTS 4096
+/* Events one refill reads for the other threads at most (about 56 MiB of
+ * queued events), once the thread it is for has one: refill(). */
+#define REFILL_BUDGET (256ull * REFILL_EVENTS)
 /* Ordered replay reads the whole trace first: scenarios are small. */
 #define ORDERED_MAX_EVENTS (1u << 20)
 /* Serial services in a row in which no event could start, before an
@@ -234,20 +237,23 @@ static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_even
 }
 
 /*
- * Read for @t until it has an event and either REFILL_EVENTS of its own or
- * REFILL_EVENTS read in all, whichever comes first: a thread whose few
+ * Read for @t until it has REFILL_EVENTS events, or until REFILL_BUDGET
+ * events were read in all and it has at least one: a thread whose few
  * remaining events lie far ahead (a main thread's exit after its workers)
  * must not pull the whole stream into the other threads' queues.  Only
- * when @t has none at all does the reading go on past that, and a stop
- * request (SIGINT) ends it.  When events are read does not change what is
- * simulated.
+ * when @t has none at all does the reading go on past the budget, and a
+ * stop request (SIGINT) ends it.  A refill parks the cpu until the serial
+ * phase, which can shift the order in which cpus are served there: the
+ * budget is large enough (REFILL_EVENTS for each of 256 threads) that a
+ * trace whose threads interleave reaches REFILL_EVENTS first, as before
+ * the budget existed.
  */
 static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 {
 	struct tlbsim_event ev;
-	unsigned n = 0;
+	uint64_t n = 0;
 
-	while ((t->q.n == 0 || (t->q.n < REFILL_EVENTS && n < REFILL_EVENTS)) &&
+	while ((t->q.n == 0 || (t->q.n < REFILL_EVENTS && n < REFILL_BUDGET)) &&
 	       !atomic_load_explicit(&os->eng.stop_requested, memory_order_relaxed) &&
 	       read_one(os, &ev)) {
 		route(os, cpu, &ev);
