@@ -132,6 +132,10 @@ struct tlbsim_scenario_opts {
  *        in the order run, and what it found; empty if none
  * @stats: the statistics JSON of the run in the scenario's order (caller
  *        frees with free())
+ * @matched: the verdict in the scenario's own order matched @expected
+ *        (@passed also needs the exploration's, when exploring)
+ * @explore_expected: "hazard" or "safe" when the interleavings were
+ *        explored (the scenario's "#@ explore"), else empty
  */
 struct tlbsim_scenario_result {
 	int passed;
@@ -142,6 +146,8 @@ struct tlbsim_scenario_result {
 	int exhausted;
 	char witness[TLBSIM_VERDICT_LEN];
 	char *stats;
+	int matched;
+	char explore_expected[8];
 };
 
 /**

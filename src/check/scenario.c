@@ -15,6 +15,7 @@
 
 #include "check/oracle.h"
 #include "error_internal.h"
+#include "os/os.h"
 #include "tlbsim/check.h"
 #include "tlbsim/trace.h"
 
@@ -22,8 +23,25 @@
 /* Directive lines are short; the expectation list is the longest. */
 #define LINE_MAX_LEN 1024
 
+/* Where a directive (or one of its items) is in the file, for errors
+ * found after parsing; line 0: not given. */
+struct where {
+	int line, column;
+	long long offset;
+};
+
+/* Directives that may be given once: a second one is an input error
+ * rather than silently replacing the first.  ets2 and expect add up. */
+enum { D_MACHINE, D_POLICY, D_MODE, D_ORDER, D_EXPLORE, D_OS, D_ETS2, D_EXPECT, D_NR };
+static const char *const directive_name[D_NR] = {"machine", "policy", "mode", "order",
+						"explore", "os", "ets2", "expect"};
+
 struct scenario {
 	const char *path;
+	struct where at[D_NR];	/* of each directive's value (the first one's) */
+	uint64_t expect_max;	/* the highest event index an expect item names */
+	struct where expect_max_at;
+	bool expect_has_event;
 	char machine[256];
 	char policy[256];
 	bool kernel;		/* mode kernel: the replayer */
@@ -51,10 +69,28 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 
 	while (val && (*val == ' ' || *val == '\t'))
 		val++;
+	int d;
+
 	if (!key || !val || !*val)
 		return err_set(err, -TLBSIM_EPARSE, s->path, AT(line), NULL,
 			       "a directive is '#@ key value' (keys: machine, policy, mode, order, "
 			       "ets2, expect, explore)");
+	for (d = 0; d < D_NR && strcmp(key, directive_name[d]); d++)
+		;
+	if (d < D_NR && s->at[d].line) {
+		if (d < D_ETS2)
+			return err_set(err, -TLBSIM_EPARSE, s->path, AT(key), NULL,
+				       "a second '#@ %s' directive; the first is on line %d (give it "
+				       "once)",
+				       key, s->at[d].line);
+		if (d == D_EXPECT && (!strcmp(val, "safe") || !strcmp(s->expect, "safe")))
+			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
+				       "'#@ expect safe' and another '#@ expect' (line %d) contradict "
+				       "each other",
+				       s->at[d].line);
+	}
+	if (d < D_NR && !s->at[d].line)
+		s->at[d] = (struct where){AT(val)};
 	if (!strcmp(key, "machine")) {
 		snprintf(s->machine, sizeof(s->machine), "%s", val);
 	} else if (!strcmp(key, "policy")) {
@@ -89,8 +125,14 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 		s->os_flags |= TLBSIM_OS_NO_NESTED_FLUSH;
 	} else if (!strcmp(key, "expect")) {
 		char items[TLBSIM_VERDICT_LEN], *tok, *save = NULL;
+		size_t have = strlen(s->expect);
 
-		snprintf(s->expect, sizeof(s->expect), "%s", val);
+		/* A second expect line adds its items to the first's. */
+		if (have + 1 + strlen(val) >= sizeof(s->expect))
+			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
+				       "the expect items add up to more than %d bytes",
+				       TLBSIM_VERDICT_LEN - 1);
+		snprintf(s->expect + have, sizeof(s->expect) - have, "%s%s", have ? " " : "", val);
 		snprintf(items, sizeof(items), "%s", val);
 		for (tok = strtok_r(items, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 			char *at = strchr(tok, '@'), *end = NULL;
@@ -106,6 +148,15 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 					       "or *; kinds: stale_use, walk_freed_table, walk_reused_table, "
 					       "incomplete_maintenance, bbm), found '%s%s%s'",
 					       tok, at ? "@" : "", at ? at + 1 : "");
+			if (at && strcmp(at + 1, "*")) {
+				uint64_t ev = strtoull(at + 1, NULL, 10);
+
+				if (!s->expect_has_event || ev > s->expect_max) {
+					s->expect_has_event = true;
+					s->expect_max = ev;
+					s->expect_max_at = (struct where){AT(val + (tok - items))};
+				}
+			}
 		}
 	} else if (!strcmp(key, "explore")) {
 		if (strcmp(val, "hazard") && strcmp(val, "safe"))
@@ -157,16 +208,22 @@ static int load(struct scenario *s, const char *path, struct tlbsim_error *err)
 		off += (long long)len;
 	}
 	fclose(f);
-	if (!s->machine[0])
-		return err_set(err, -TLBSIM_EPARSE, path, -1, -1, -1, NULL,
-			       "a scenario names its machine ('#@ machine NAME')");
-	if (!s->expect[0])
-		return err_set(err, -TLBSIM_EPARSE, path, -1, -1, -1, NULL,
-			       "a scenario states its expected verdict ('#@ expect safe' or "
-			       "'#@ expect kind@event ...')");
+	if (!lineno)
+		return err_set(err, -TLBSIM_EPARSE, path, 1, 1, 0, NULL,
+			       "the scenario is empty: it begins with the header line "
+			       "'tlbsim-trace 1 isa=<isa> page_shift=<n>', then '#@ machine', "
+			       "'#@ expect' and its events");
+	/* The header comes first in the file, so it is checked first. */
 	rc = tlbsim_trace_open(path, TLBSIM_TRACE_TEXT, &r, err);
 	if (rc)
 		return rc;
+	if (!s->machine[0] || !s->expect[0]) {
+		tlbsim_trace_close(r);
+		return err_set(err, -TLBSIM_EPARSE, path, -1, -1, -1, NULL,
+			       !s->machine[0] ? "a scenario names its machine ('#@ machine NAME')"
+					      : "a scenario states its expected verdict ('#@ expect "
+						"safe' or '#@ expect kind@event ...')");
+	}
 	s->isa = tlbsim_trace_info(r)->isa;
 	while ((rc = tlbsim_trace_next(r, &ev, err)) > 0) {
 		if (s->n == cap) {
@@ -183,7 +240,32 @@ static int load(struct scenario *s, const char *path, struct tlbsim_error *err)
 		s->ev[s->n++] = ev;
 	}
 	tlbsim_trace_close(r);
-	return rc < 0 ? rc : 0;
+	if (rc < 0)
+		return rc;
+	if (s->expect_has_event && s->expect_max >= s->n)
+		return err_set(err, -TLBSIM_EPARSE, path, s->expect_max_at.line,
+			       s->expect_max_at.column, s->expect_max_at.offset, NULL,
+			       "expect names event %llu, but the scenario has %llu events (0..%lld)",
+			       (unsigned long long)s->expect_max, (unsigned long long)s->n,
+			       (long long)s->n - 1);
+	return 0;
+}
+
+/*
+ * Re-file an error of loading the machine or resolving the policy (whose
+ * source is the name, not the scenario) at the directive naming it.
+ */
+static int at_directive(const struct scenario *s, int d, int rc, struct tlbsim_error *err)
+{
+	char text[TLBSIM_ERROR_TEXT_LEN];
+	const struct where *w = &s->at[d];
+
+	if (!err)
+		return rc;
+	snprintf(text, sizeof(text), "%s", err->text);
+	tlbsim_error_clear(err);
+	return err_set(err, rc, s->path, w->line ? w->line : -1, w->line ? w->column : -1,
+		       w->line ? w->offset : -1, NULL, "%s: %s", directive_name[d], text);
 }
 
 /* ---- one run ------------------------------------------------------------------- */
@@ -525,8 +607,10 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 		s.n = opts->max_events;
 	snprintf(res->expected, sizeof(res->expected), "%s", s.expect);
 	rc = tlbsim_machine_find(s.machine, &m, err);
-	if (rc)
+	if (rc) {
+		rc = at_directive(&s, D_MACHINE, rc, err);
 		goto out;
+	}
 	if (s.isa != m->isa) {
 		rc = err_set(err, -TLBSIM_EPARSE, path, 1, 1, 0, NULL,
 			     "the trace is %s but machine %s is %s", tlbsim_isa_name(s.isa), m->name,
@@ -534,15 +618,36 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 		goto out;
 	}
 	if (s.has_ets2) {
+		const struct where *w = &s.at[D_ETS2];
 		unsigned c;
 
+		/* FEAT_ETS2 is an Arm (Armv8.8) feature; x86 has nothing it
+		 * could mean, so on an x86 machine the directive is a mistake. */
+		if (m->isa != TLBSIM_ISA_ARM64) {
+			rc = err_set(err, -TLBSIM_EPARSE, path, w->line, w->column, w->offset, NULL,
+				     "ets2 is an Arm feature (FEAT_ETS2); machine %s is %s", m->name,
+				     tlbsim_isa_name(m->isa));
+			goto out;
+		}
 		for (c = m->nr_cpus; c < TLBSIM_NR_CPUS; c++)
 			if (tlbsim_cpumask_test(&s.ets2, c)) {
-				rc = err_set(err, -TLBSIM_EPARSE, path, -1, -1, -1, NULL,
-					     "ets2 names cpu %u; machine %s has %u", c, m->name,
+				rc = err_set(err, -TLBSIM_EPARSE, path, w->line, w->column, w->offset,
+					     NULL, "ets2 names cpu %u; machine %s has %u", c, m->name,
 					     m->nr_cpus);
 				goto out;
 			}
+	}
+	/* The scenario's own policy is checked here, so that a bad one is
+	 * reported at its directive (os mode only: kernel mode has none). */
+	if (!opts->policy && s.policy[0] && !s.kernel) {
+		struct os_policy pol;
+
+		rc = os_policy_resolve(&pol, s.policy, m->isa, err);
+		os_policy_fini(&pol);
+		if (rc) {
+			rc = at_directive(&s, D_POLICY, rc, err);
+			goto out;
+		}
 	}
 	policy = opts->policy ? opts->policy : s.policy[0] ? s.policy : NULL;
 	rc = run_once(&s, m, policy, NULL, opts->max_cycles, &res->stats, &reports, err);
@@ -551,7 +656,9 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 	verdict(reports, res->found, sizeof(res->found));
 	res->hazards = json_array_size(reports);
 	res->passed = matches(s.expect, res->found);
+	res->matched = res->passed;
 	if (opts->explore && s.explore[0]) {
+		snprintf(res->explore_expected, sizeof(res->explore_expected), "%s", s.explore);
 		rc = explore(&s, m, policy,
 			     opts->max_interleavings ? opts->max_interleavings : DEFAULT_MAX_INTERLEAVINGS,
 			     opts->max_cycles, res, err);

@@ -4,7 +4,9 @@
  * directive names its line, column and byte offset; a long comment line
  * read in pieces never turns into a directive; the bounds of struct
  * tlbsim_scenario_opts (max_events, max_cycles) hold; a scenario whose
- * order waits on a thread nothing creates is an error at once.
+ * order waits on a thread nothing creates is an error at once; a repeated
+ * directive, an expected event past the last, an empty file, ets2 on x86,
+ * an unknown machine or policy are input errors at their line.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -141,6 +143,132 @@ static void an_order_waiting_on_a_thread_never_created_is_an_error(void **state)
 	free(res.stats);
 }
 
+/*
+ * Line 3 "#@ policy x86-stock" starts at byte 66; line 4 "#@ policy
+ * flush-all" at 66 + 20 = 86, its key at column 4 ("#@ " is 3 bytes),
+ * byte 89.  Before the fix the second silently replaced the first.
+ */
+static void a_second_policy_directive_names_both_lines(void **state)
+{
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(check_text(HEADER "#@ machine generic-x86-64\n#@ policy x86-stock\n"
+					   "#@ policy flush-all\n#@ expect safe\nproc_create 1 1\n",
+				    NULL, &res, &err),
+			 -TLBSIM_EPARSE);
+	assert_string_equal(err.source, path);
+	assert_int_equal(err.line, 4);
+	assert_int_equal(err.column, 4);
+	assert_int_equal(err.offset, 89);
+	assert_non_null(strstr(err.text, "a second '#@ policy' directive; the first is on line 3"));
+}
+
+/* Two ets2 lines add up: cpus 0 and 1 of generic-arm64 (4 cpus) run. */
+static void two_ets2_lines_add_up(void **state)
+{
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(check_text("tlbsim-trace 1 isa=arm64 page_shift=12\n"
+				    "#@ machine generic-arm64\n#@ ets2 0\n#@ ets2 1\n"
+				    "#@ expect safe\nproc_create 1 1\n",
+				    NULL, &res, &err),
+			 0);
+	assert_true(res.passed);
+	free(res.stats);
+}
+
+/*
+ * One event (index 0), and "#@ expect stale_use@999" on line 3 (byte 66):
+ * the item is at column 11 ("#@ expect " is 10 bytes), byte 76.  Before
+ * the fix this ran and failed instead of naming the directive.
+ */
+static void an_expected_event_past_the_last_is_an_error_at_its_directive(void **state)
+{
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(check_text(HEADER "#@ machine generic-x86-64\n"
+					   "#@ expect stale_use@999\nproc_create 1 1\n",
+				    NULL, &res, &err),
+			 -TLBSIM_EPARSE);
+	assert_int_equal(err.line, 3);
+	assert_int_equal(err.column, 11);
+	assert_int_equal(err.offset, 76);
+	assert_non_null(strstr(err.text, "expect names event 999, but the scenario has 1 events"));
+}
+
+/* An empty file lacks its header first, not its machine directive. */
+static void an_empty_scenario_says_it_is_empty(void **state)
+{
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(check_text("", NULL, &res, &err), -TLBSIM_EPARSE);
+	assert_int_equal(err.line, 1);
+	assert_non_null(strstr(err.text, "the scenario is empty"));
+	assert_null(strstr(err.text, "names its machine"));
+}
+
+/* "#@ ets2 0" on line 3 (byte 66), value at column 9, byte 74: FEAT_ETS2
+ * is Arm's, and generic-x86-64 is an x86 machine. */
+static void ets2_on_an_x86_machine_is_an_error_at_its_line(void **state)
+{
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(check_text(HEADER "#@ machine generic-x86-64\n#@ ets2 0\n"
+					   "#@ expect safe\nproc_create 1 1\n",
+				    NULL, &res, &err),
+			 -TLBSIM_EPARSE);
+	assert_int_equal(err.line, 3);
+	assert_int_equal(err.column, 9);
+	assert_int_equal(err.offset, 74);
+	assert_non_null(strstr(err.text, "ets2 is an Arm feature"));
+}
+
+/* "#@ machine nosuch" is line 2 (byte 40), its value at column 12
+ * ("#@ machine " is 11 bytes), byte 51: the scenario, not "nosuch". */
+static void an_unknown_machine_is_reported_at_its_directive(void **state)
+{
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(check_text(HEADER "#@ machine nosuch\n#@ expect safe\nproc_create 1 1\n",
+				    NULL, &res, &err),
+			 -TLBSIM_ENOENT);
+	assert_string_equal(err.source, path);
+	assert_int_equal(err.line, 2);
+	assert_int_equal(err.column, 12);
+	assert_int_equal(err.offset, 51);
+	assert_non_null(strstr(err.text, "no machine named 'nosuch'"));
+}
+
+/* "#@ policy nosuch" is line 3 (byte 66), its value at column 11, byte 76. */
+static void an_unknown_policy_is_reported_at_its_directive(void **state)
+{
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(check_text(HEADER "#@ machine generic-x86-64\n#@ policy nosuch\n"
+					   "#@ expect safe\nproc_create 1 1\n",
+				    NULL, &res, &err),
+			 -TLBSIM_ENOENT);
+	assert_string_equal(err.source, path);
+	assert_int_equal(err.line, 3);
+	assert_int_equal(err.column, 11);
+	assert_int_equal(err.offset, 76);
+	assert_non_null(strstr(err.text, "unknown policy 'nosuch'"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -149,6 +277,13 @@ int main(void)
 	    cmocka_unit_test(max_events_runs_only_the_first_events),
 	    cmocka_unit_test(max_cycles_stops_a_long_run),
 	    cmocka_unit_test(an_order_waiting_on_a_thread_never_created_is_an_error),
+	    cmocka_unit_test(a_second_policy_directive_names_both_lines),
+	    cmocka_unit_test(two_ets2_lines_add_up),
+	    cmocka_unit_test(an_expected_event_past_the_last_is_an_error_at_its_directive),
+	    cmocka_unit_test(an_empty_scenario_says_it_is_empty),
+	    cmocka_unit_test(ets2_on_an_x86_machine_is_an_error_at_its_line),
+	    cmocka_unit_test(an_unknown_machine_is_reported_at_its_directive),
+	    cmocka_unit_test(an_unknown_policy_is_reported_at_its_directive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
