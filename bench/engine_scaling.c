@@ -45,6 +45,8 @@
 #include "engine/engine.h"
 #include "hw/smp.h"
 
+#include "bench.h"
+
 #define CORES_PER_PROC 4u
 #define PAGES_PER_PROC 2048u
 #define HOT_PAGES 32u
@@ -274,24 +276,16 @@ struct result {
 	double seconds;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void run_once(unsigned nr_cpus, uint64_t ops, int threads, struct result *out)
 {
 	struct world w;
 	double t0;
 
 	world_init(&w, nr_cpus, ops, threads);
-	t0 = now_s();
+	t0 = bench_now();
 	if (eng_run(&w.eng, ENG_NEVER) != 0)
 		die("the run stopped early");
-	out->seconds = now_s() - t0;
+	out->seconds = bench_now() - t0;
 	out->core = calloc(nr_cpus, sizeof(*out->core));
 	if (!out->core)
 		die("out of memory");

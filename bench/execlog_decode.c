@@ -21,18 +21,12 @@
 
 #include "tlbsim/trace.h"
 
+#include "bench.h"
+
 #define NR_CPUS 4
 #define RUN_LENGTH 32
 #define NR_ENCODINGS 1024
 #define ROUNDS 5
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static uint64_t rng = 88172645463325252ull;
 
@@ -92,7 +86,7 @@ int main(int argc, char **argv)
 		struct tlbsim_event ev;
 		struct tlbsim_trace_stats st;
 		tlbsim_trace_reader *rd;
-		double t0 = now();
+		double t0 = bench_now();
 		int rc;
 
 		tlbsim_error_clear(&err);
@@ -108,7 +102,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		tlbsim_trace_stats(rd, &st);
-		rate[round] = (double)st.insns / (now() - t0);
+		rate[round] = (double)st.insns / (bench_now() - t0);
 		tlbsim_trace_close(rd);
 	}
 	qsort(rate, ROUNDS, sizeof(rate[0]), by_value);

@@ -15,18 +15,12 @@
 #include "hw/tlb.h" /* hw_splitmix64 */
 #include "tlbsim/tlbsim.h"
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench.h"
 
 static double run(tlbsim_mmu *mmu, const uint64_t *va, unsigned n_va, uint64_t n, uint64_t *sink)
 {
 	struct tlbsim_xlate x;
-	double t0 = now();
+	double t0 = bench_now();
 	uint64_t i;
 
 	for (i = 0; i < n; i++) {
@@ -34,7 +28,7 @@ static double run(tlbsim_mmu *mmu, const uint64_t *va, unsigned n_va, uint64_t n
 			abort();
 		*sink += x.pa;
 	}
-	return n / (now() - t0);
+	return n / (bench_now() - t0);
 }
 
 int main(int argc, char **argv)

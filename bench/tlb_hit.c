@@ -19,20 +19,14 @@
 
 #include "hw/tlb.h"
 
+#include "bench.h"
+
 /* Addresses replayed in a loop; a power of two so the index is a mask. */
 #define NR_VAS 4096u
 /* 1 GiB of 4 KiB pages, for the miss-heavy pattern. */
 #define MISS_PAGES (1u << 18)
 
 static uint64_t vas[NR_VAS];
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void init_or_die(struct hw_tlb *t, unsigned entries, unsigned ways, unsigned sizes,
 			enum tlbsim_repl repl)
@@ -72,7 +66,7 @@ static double run_hits_once(struct hw_tlb *t, unsigned long n)
 {
 	uint64_t sum = 0;
 	unsigned long misses = 0;
-	double t0 = now_s();
+	double t0 = bench_now();
 
 	for (unsigned long i = 0; i < n; i++) {
 		struct hw_tlb_entry *e = hw_tlb_lookup(t, vas[i & (NR_VAS - 1)], 1);
@@ -82,7 +76,7 @@ static double run_hits_once(struct hw_tlb *t, unsigned long n)
 		else
 			misses++;
 	}
-	double dt = now_s() - t0;
+	double dt = bench_now() - t0;
 	if (misses) {
 		fprintf(stderr, "hit path missed %lu times\n", misses);
 		exit(1);
@@ -142,7 +136,7 @@ static void bench_miss(const char *name, unsigned entries, unsigned ways, unsign
 	unsigned long hits = 0;
 
 	init_or_die(&t, entries, ways, TLBSIM_PS_4K, TLBSIM_REPL_LRU);
-	double t0 = now_s();
+	double t0 = bench_now();
 	for (unsigned long i = 0; i < n; i++) {
 		uint64_t va = (hw_splitmix64(&rng) % MISS_PAGES) << 12;
 		struct hw_tlb_entry *e = hw_tlb_lookup(&t, va, 1);
@@ -154,7 +148,7 @@ static void bench_miss(const char *name, unsigned entries, unsigned ways, unsign
 			fill(&t, va, 12);
 		}
 	}
-	double dt = now_s() - t0;
+	double dt = bench_now() - t0;
 	if (sum == 42)
 		puts("");
 	printf("miss-heavy (%s, random 4K pages over 1 GiB, insert on miss): %.1f Mlookups/s "

@@ -23,26 +23,12 @@
 
 #include "tlbsim/trace.h"
 
+#include "bench.h"
+
 #define NR_THREADS 4
 #define RUN_LENGTH 64		       /* accesses before switching thread */
 #define HEAP_BYTES (UINT64_C(1) << 30) /* 1 GiB per thread */
 #define NEAR_BYTES (32 * 1024)
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static long peak_rss_kib(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_maxrss; /* KiB on Linux */
-}
 
 /* xorshift64* (Vigna 2016): fast, deterministic, good enough for a workload. */
 static uint64_t next_rand(uint64_t *s)
@@ -81,7 +67,7 @@ int main(int argc, char **argv)
 	tlbsim_trace_reader *rd;
 	char path[4096];
 	struct stat st;
-	long rss_start = peak_rss_kib(), rss_write, rss_read;
+	long rss_start = bench_peak_rss_kib(), rss_write, rss_read;
 	double t0, t_write, t_read;
 	int rc;
 
@@ -90,7 +76,7 @@ int main(int argc, char **argv)
 	for (int t = 0; t < NR_THREADS; t++)
 		last[t] = UINT64_C(0x7f0000000000) + (uint64_t)t * HEAP_BYTES;
 
-	t0 = now();
+	t0 = bench_now();
 	if (tlbsim_trace_writer_open(path, TLBSIM_TRACE_BINARY, comp, &info, &w, &err) < 0)
 		die("open for writing", &err);
 	memset(&ev, 0, sizeof(ev));
@@ -117,14 +103,14 @@ int main(int argc, char **argv)
 	}
 	if (tlbsim_trace_writer_close(w, &err) < 0)
 		die("close", &err);
-	t_write = now() - t0;
-	rss_write = peak_rss_kib();
+	t_write = bench_now() - t0;
+	rss_write = bench_peak_rss_kib();
 	if (stat(path, &st) != 0) {
 		perror(path);
 		return 1;
 	}
 
-	t0 = now();
+	t0 = bench_now();
 	if (tlbsim_trace_open(path, TLBSIM_TRACE_AUTO, &rd, &err) < 0)
 		die("open for reading", &err);
 	while ((rc = tlbsim_trace_next(rd, &ev, &err)) == 1) {
@@ -134,8 +120,8 @@ int main(int argc, char **argv)
 	if (rc < 0)
 		die("read", &err);
 	tlbsim_trace_close(rd);
-	t_read = now() - t0;
-	rss_read = peak_rss_kib();
+	t_read = bench_now() - t0;
+	rss_read = bench_peak_rss_kib();
 	remove(path);
 
 	printf("accesses           %" PRIu64 " (read back %" PRIu64 ", va checksum %016" PRIx64

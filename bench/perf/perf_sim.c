@@ -32,6 +32,8 @@
 #include "tlbsim/tlbsim.h"
 #include "tlbsim/trace.h"
 
+#include "../bench.h"
+
 #define MAX_RUNS 100
 
 struct opts {
@@ -54,23 +56,6 @@ struct source {
 	uint64_t events;
 	uint64_t accesses;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double cpu_now(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-}
 
 static void die(const char *what, const struct tlbsim_error *err)
 {
@@ -124,7 +109,7 @@ static double run_once(const struct opts *o, const struct tlbsim_machine *m, str
 	struct tlbsim_error err;
 	struct tlbsim_event ev;
 	tlbsim_sim *sim;
-	double t0 = now(), c0 = cpu_now(), dt;
+	double t0 = bench_now(), c0 = bench_cpu_now(), dt;
 	int rc;
 
 	source_open(s, o, m->isa);
@@ -141,8 +126,8 @@ static double run_once(const struct opts *o, const struct tlbsim_machine *m, str
 	if (rc < 0)
 		die(o->trace ? o->trace : o->gen, &err);
 	source_close(s);
-	dt = now() - t0;
-	*cpu = cpu_now() - c0;
+	dt = bench_now() - t0;
+	*cpu = bench_cpu_now() - c0;
 	return dt;
 }
 

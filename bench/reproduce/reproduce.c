@@ -26,6 +26,8 @@
 #include "bench/reproduce/experiment.h"
 #include "tlbsim/tlbsim.h"
 
+#include "../bench.h"
+
 #ifndef REPRO_EXPERIMENTS_DIR
 #define REPRO_EXPERIMENTS_DIR "bench/reproduce/experiments"
 #endif
@@ -39,14 +41,6 @@ struct opts {
 	const char *only;
 	bool quiet;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -311,7 +305,7 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 		json_object_set_new(vj, "generator", json_string(v->generator));
 		json_object_set_new(vj, "params", json_string(params));
 		for (unsigned p = 0; ok && p < e->nr_policies; p++) {
-			double t0 = now(), wall;
+			double t0 = bench_now(), wall;
 			json_t *st;
 
 			if (!o->quiet)
@@ -319,7 +313,7 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 					v->label[0] ? " " : "", v->label, v->generator, v->machine,
 					params, e->policies[p]);
 			st = simulate(o, e->file, m, v->generator, params, e->policies[p]);
-			wall = now() - t0;
+			wall = bench_now() - t0;
 			if (!o->quiet)
 				fprintf(stderr, " %.1f s\n", wall);
 			if (!st) {
@@ -500,7 +494,7 @@ int main(int argc, char **argv)
 	bool *ok = NULL;
 	int failures = 0, rc = 2;
 	struct opts o;
-	double t0 = now();
+	double t0 = bench_now();
 
 	if (parse(argc, argv, &o) || check_output(o.json))
 		goto done;
@@ -545,14 +539,14 @@ int main(int argc, char **argv)
 	json_object_set_new(out, "scale", json_real(o.scale));
 	json_object_set_new(out, "experiments_run", json_integer(nr_run));
 	json_object_set_new(out, "failures", json_integer(failures));
-	json_object_set_new(out, "wall_seconds", json_real(now() - t0));
+	json_object_set_new(out, "wall_seconds", json_real(bench_now() - t0));
 	json_object_set_new(out, "table", table);
 	json_object_set_new(out, "experiments", exps);
 	json_object_set_new(out, "failed_files", failed);
 	table = exps = failed = NULL;
 	if (!o.quiet)
 		fprintf(stderr, "%u experiments, %d failed, %.1f s\n", nr_run, failures,
-			now() - t0);
+			bench_now() - t0);
 	rc = failures ? 1 : 0;
 	/* Nothing ran (every file failed): no JSON to keep. */
 	if (o.json && nr_run && write_json(o.json, out))
