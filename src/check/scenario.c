@@ -49,7 +49,7 @@ struct scenario {
 	struct tlbsim_cpumask ets2;
 	bool has_ets2;
 	char expect[TLBSIM_VERDICT_LEN];
-	char explore[32];	/* "", "hazard" or "safe" */
+	char explore[8];	/* "", "hazard" or "safe" */
 	unsigned os_flags;	/* TLBSIM_OS_* */
 	enum tlbsim_isa isa;	/* the trace header's */
 	struct tlbsim_event *ev;
