@@ -236,6 +236,12 @@ static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_even
 	(void)os_evq_push(&t->q, ev, idx);
 }
 
+/* A stop (SIGINT, a cap) was asked for: tlbsim_sim_stop(), engine.h. */
+static bool stop_requested(struct os *os)
+{
+	return atomic_load_explicit(&os->eng.stop_requested, memory_order_relaxed);
+}
+
 /*
  * Read for @t until it has REFILL_EVENTS events, or until REFILL_BUDGET
  * events were read in all and it has at least one: a thread whose few
@@ -254,7 +260,7 @@ static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	uint64_t n = 0;
 
 	while ((t->q.n == 0 || (t->q.n < REFILL_EVENTS && n < REFILL_BUDGET)) &&
-	       !atomic_load_explicit(&os->eng.stop_requested, memory_order_relaxed) &&
+	       !stop_requested(os) &&
 	       read_one(os, &ev)) {
 		route(os, cpu, &ev);
 		n++;
@@ -606,8 +612,7 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 	}
 	case OS_PARK_REFILL:
 		refill(os, cpu, oc->curr);
-		if (!oc->curr->q.n &&
-		    !atomic_load_explicit(&os->eng.stop_requested, memory_order_relaxed)) {
+		if (!oc->curr->q.n && !stop_requested(os)) {
 			/* The thread's stream ended without an EXIT. */
 			os_thread_exit(os, cpu, oc->curr);
 		}
