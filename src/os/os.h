@@ -21,6 +21,7 @@
 #ifndef TLBSIM_OS_H
 #define TLBSIM_OS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -115,12 +116,66 @@ enum os_thread_state {
 	OS_T_EXITED,
 };
 
-/* A thread's buffered events: a growable ring, with each event's index in
- * the trace (for the hazard oracle's reports and ordered replay). */
+/* A chunk of a queue's events in the spill file: @n events, then their
+ * @n indices, from byte @off on. */
+struct os_evq_chunk {
+	uint64_t off;
+	uint32_t n;
+};
+
+/**
+ * struct os_evq - a thread's events read and not yet run (src/os/evq.c)
+ * @ev, @idx: the oldest events in memory, a ring of @cap (a power of two)
+ *        from @head, @n of them, with each one's index in the trace (for
+ *        the hazard oracle's reports and ordered replay)
+ * @spilled: newer events out of memory: in @chunks of the spill file
+ *        (oldest first, a ring from @chunk_head), then in the write
+ *        buffer @wev/@widx (@wn of them)
+ * @sp: the spill file, once the queue has used it
+ */
 struct os_evq {
 	struct tlbsim_event *ev;
 	uint64_t *idx;
 	uint32_t head, n, cap;
+	uint64_t spilled;
+	struct os_evq_chunk *chunks;
+	uint32_t chunk_head, nr_chunks, cap_chunks;
+	struct tlbsim_event *wev;
+	uint64_t *widx;
+	uint32_t wn;
+	struct os_spill *sp;
+};
+
+/* Events queued in all: in memory and spilled. */
+static inline uint64_t os_evq_len(const struct os_evq *q)
+{
+	return q->n + q->spilled;
+}
+
+/* Events the queues of all threads hold in memory before a queue spills
+ * (48 + 8 bytes each: 14 MiB; the recorded sample then peaks at 63 MB of
+ * RSS against 1.1 GB without spilling, bench/perf/README.md). */
+#define OS_SPILL_BUDGET (1ull << 18)
+
+/**
+ * struct os_spill - the file queues spill to (src/os/evq.c)
+ * @fd: the file (-1: none yet); @tried: creating it was tried
+ * @end: bytes written
+ * @budget: events in memory in all queues before they spill
+ * @mem: events in memory now, as estimated before each read of the trace
+ *        (sim.c: pushed to memory minus popped); counted up by pushes
+ * @pushed: events pushed into memory, ever
+ * @written: events written to the file, ever
+ * @error: the first errno of a failed write or read back (0: none), with
+ *        @why saying what failed
+ */
+struct os_spill {
+	int fd;
+	bool tried;
+	uint64_t end;
+	uint64_t budget, mem, pushed, written;
+	atomic_int error;
+	char why[128];
 };
 
 /**
@@ -298,6 +353,7 @@ struct os_cpu {
 	struct os_mm *locked;
 	bool locked_write;
 	unsigned lru_batch;
+	uint64_t evq_popped; /* events this cpu popped off queues, ever */
 	struct os_cpu_stats st;
 };
 
@@ -407,6 +463,7 @@ struct os {
 	void *next_arg;
 	bool source_ended;
 	int source_error;
+	struct os_spill spill; /* where event queues go beyond memory */
 	struct tlbsim_error *err;
 	char source_name[256]; /* for error reports (tlbsim_sim_config.name) */
 
@@ -491,7 +548,6 @@ void os_schedule(struct os *os, struct hw_cpu *cpu);
 /* The current thread goes to the back of the runqueue if others wait. */
 void os_preempt(struct os *os, struct hw_cpu *cpu);
 void os_thread_exit(struct os *os, struct hw_cpu *cpu, struct os_thread *t);
-bool os_evq_push(struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx);
 static inline uint64_t os_evq_head_idx(const struct os_thread *t)
 {
 	return t->q.idx[t->q.head];
@@ -500,7 +556,18 @@ static inline struct tlbsim_event *os_evq_head(struct os_thread *t)
 {
 	return t->q.n ? &t->q.ev[t->q.head] : NULL;
 }
-void os_evq_pop(struct os_thread *t);
+/* @t's head event is done, on @oc (which counts it for os_spill.mem). */
+void os_evq_pop(struct os_cpu *oc, struct os_thread *t);
+
+/* evq.c: event queues and the spill file */
+void os_spill_init(struct os_spill *sp);
+void os_spill_fini(struct os_spill *sp);
+/* Appends @ev (trace index @idx) to @q; 0, or -TLBSIM_ENOMEM, or
+ * -TLBSIM_EIO with @sp->error set. */
+int os_evq_push(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx);
+/* Drops the head event (there is one), reading spilled events back. */
+void os_evq_drop_head(struct os_evq *q);
+void os_evq_free(struct os_evq *q);
 
 /* context.c: switch_mm core, ASIDs */
 void os_load_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *next);

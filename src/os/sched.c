@@ -28,39 +28,10 @@
 
 /* ---- event queues ----------------------------------------------------------- */
 
-bool os_evq_push(struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx)
+void os_evq_pop(struct os_cpu *oc, struct os_thread *t)
 {
-	if (q->n == q->cap) {
-		uint32_t cap = q->cap ? 2 * q->cap : 256, i;
-		struct tlbsim_event *n = malloc(cap * sizeof(*n));
-		uint64_t *x = malloc(cap * sizeof(*x));
-
-		if (!n || !x) {
-			free(n);
-			free(x);
-			return false;
-		}
-		for (i = 0; i < q->n; i++) {
-			n[i] = q->ev[(q->head + i) % q->cap];
-			x[i] = q->idx[(q->head + i) % q->cap];
-		}
-		free(q->ev);
-		free(q->idx);
-		q->ev = n;
-		q->idx = x;
-		q->cap = cap;
-		q->head = 0;
-	}
-	q->ev[(q->head + q->n) % q->cap] = *ev;
-	q->idx[(q->head + q->n) % q->cap] = idx;
-	q->n++;
-	return true;
-}
-
-void os_evq_pop(struct os_thread *t)
-{
-	t->q.head = (t->q.head + 1) % t->q.cap;
-	t->q.n--;
+	os_evq_drop_head(&t->q);
+	oc->evq_popped++;
 	t->compute_left = 0;
 	t->events_done++;
 }

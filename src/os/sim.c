@@ -94,6 +94,27 @@ static void input_error(struct os *os, uint64_t idx, const struct tlbsim_event *
 	atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
 }
 
+/* The spill file failed (or memory ran out): @what, and why. */
+static int spill_error(struct os *os, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int spill_error(struct os *os, const char *fmt, ...)
+{
+	char text[TLBSIM_ERROR_TEXT_LEN];
+	int e = atomic_load(&os->spill.error);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (!e)
+		return err_set(os->err, -TLBSIM_ENOMEM, os->source_name, -1, -1, -1, NULL,
+			       "%s: out of memory", text);
+	return err_set(os->err, -TLBSIM_EIO, os->source_name, -1, -1, -1, NULL,
+		       "%s: the event spill file in $TMPDIR (default /tmp) failed: %s "
+		       "(a writable directory with room for the trace's queued events expected)",
+		       text, os->spill.why);
+}
+
 static void pid_count(struct os *os, uint32_t pid, int delta)
 {
 	uint64_t n = 0;
@@ -233,7 +254,14 @@ static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_even
 		}
 		os->ord_thread[idx] = t;
 	}
-	(void)os_evq_push(&t->q, ev, idx);
+	if (os_evq_push(&os->spill, &t->q, ev, idx) < 0 && !os->source_error) {
+		/* Out of memory, or the spill file failed: the run cannot go
+		 * on without losing events. */
+		os->source_error = spill_error(os, "event %llu could not be queued",
+					       (unsigned long long)idx);
+		os->source_ended = true;
+		atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
+	}
 }
 
 /* A stop (SIGINT, a cap) was asked for: tlbsim_sim_stop(), engine.h. */
@@ -257,9 +285,21 @@ static bool stop_requested(struct os *os)
 static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 {
 	struct tlbsim_event ev;
-	uint64_t n = 0;
+	uint64_t n = 0, popped = 0;
+	unsigned i;
 
-	while ((t->q.n == 0 || (t->q.n < REFILL_EVENTS && n < REFILL_BUDGET)) &&
+	if (atomic_load(&os->spill.error)) {
+		/* A cpu could not read its spilled events back. */
+		if (!os->source_error)
+			os->source_error = spill_error(os, "thread %u's events", t->tid);
+		atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
+		return;
+	}
+	for (i = 0; i < os->m->nr_cpus; i++)
+		popped += os->cpu[i].evq_popped;
+	os->spill.mem = os->spill.pushed > popped ? os->spill.pushed - popped : 0;
+	while ((os_evq_len(&t->q) == 0 ||
+		(os_evq_len(&t->q) < REFILL_EVENTS && n < REFILL_BUDGET)) &&
 	       !stop_requested(os) &&
 	       read_one(os, &ev)) {
 		route(os, cpu, &ev);
@@ -356,7 +396,7 @@ static void os_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
 			}
 			eng_charge(c, x.cycles);
 			t->fault_retries = 0;
-			os_evq_pop(t);
+			os_evq_pop(oc, t);
 			oc->st.events++;
 			break;
 		}
@@ -370,7 +410,7 @@ static void os_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
 			eng_charge(c, n);
 			t->compute_left -= n;
 			if (!t->compute_left) {
-				os_evq_pop(t);
+				os_evq_pop(oc, t);
 				oc->st.events++;
 			}
 			break;
@@ -402,7 +442,7 @@ static uint64_t os_horizon(void *ctx, const struct eng *e, const struct eng_core
 	if (oc->cont || !t)
 		return c->now;
 	for (i = 0; i < t->q.n && i < 64; i++) {
-		const struct tlbsim_event *ev = &t->q.ev[(t->q.head + i) % t->q.cap];
+		const struct tlbsim_event *ev = &t->q.ev[(t->q.head + i) & (t->q.cap - 1)];
 
 		if (ev->kind != TLBSIM_EV_COMPUTE)
 			break;
@@ -450,7 +490,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			eng_charge(cpu->core, x.cycles);
 			if (!rc) {
 				t->fault_retries = 0;
-				os_evq_pop(t);
+				os_evq_pop(oc, t);
 				oc->st.events++;
 				return;
 			}
@@ -465,7 +505,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		    ++t->fault_retries > MAX_FAULT_RETRIES) {
 			if (t->fault_retries > MAX_FAULT_RETRIES)
 				oc->st.segv++;
-			os_evq_pop(t);
+			os_evq_pop(oc, t);
 			oc->st.events++;
 		}
 		os_kernel_exit(os, cpu);
@@ -473,7 +513,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_COMPUTE:
 		/* Only ordered replay parks for compute: all of it at once. */
 		eng_charge(cpu->core, ev.compute.count);
-		os_evq_pop(t);
+		os_evq_pop(oc, t);
 		oc->st.events++;
 		return;
 	case TLBSIM_EV_MMAP:
@@ -486,7 +526,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			stall(os, cpu, true);
 			return;
 		}
-		os_evq_pop(t);
+		os_evq_pop(oc, t);
 		oc->st.events++;
 		os_syscall(os, cpu, &ev);
 		return;
@@ -498,14 +538,14 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_SLEEP:
 	case TLBSIM_EV_WAKE:
 	case TLBSIM_EV_YIELD:
-		os_evq_pop(t);
+		os_evq_pop(oc, t);
 		oc->st.events++;
 		os_sched_event(os, cpu, &ev);
 		return;
 	default:
 		/* Raw kernel-level events have no meaning for a thread of the
 		 * OS model (they are replayed on cpus by another front end). */
-		os_evq_pop(t);
+		os_evq_pop(oc, t);
 		oc->st.events++;
 		oc->st.ignored++;
 		return;
@@ -612,7 +652,7 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 	}
 	case OS_PARK_REFILL:
 		refill(os, cpu, oc->curr);
-		if (!oc->curr->q.n && !stop_requested(os)) {
+		if (!os_evq_len(&oc->curr->q) && !stop_requested(os)) {
 			/* The thread's stream ended without an EXIT. */
 			os_thread_exit(os, cpu, oc->curr);
 		}
@@ -690,6 +730,7 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 	int rc;
 
 	os->m = m;
+	os_spill_init(&os->spill);
 	rc = check_machine_fits(m, err);
 	if (rc)
 		return rc;
@@ -768,17 +809,16 @@ static void os_fini(struct os *os)
 	os_rcu_fini(os);
 	for (i = 0; i < os->threads_cap; i++)
 		if (os->threads && os->threads[i]) {
-			free(os->threads[i]->q.ev);
-			free(os->threads[i]->q.idx);
+			os_evq_free(&os->threads[i]->q);
 			free(os->threads[i]);
 		}
 	free(os->threads);
 	for (i = 0; i < os->nr_retired; i++) {
-		free(os->retired[i]->q.ev);
-		free(os->retired[i]->q.idx);
+		os_evq_free(&os->retired[i]->q);
 		free(os->retired[i]);
 	}
 	free(os->retired);
+	os_spill_fini(&os->spill);
 	chk_map_fini(&os->pid_live);
 	for (i = 0; i < os->nr_mms; i++)
 		os_mm_destroy(os, os->mms[i]);
@@ -871,10 +911,10 @@ int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next, void *arg, stru
 	os_rcu_advance(os, ENG_NEVER - 1);
 	for (i = 0; i < os->threads_cap; i++)
 		if (os->threads[i] && os->threads[i]->state == OS_T_NEW)
-			os->st.unknown_thread_events += os->threads[i]->q.n;
+			os->st.unknown_thread_events += os_evq_len(&os->threads[i]->q);
 	for (i = 0; i < os->nr_retired; i++)
 		if (os->retired[i]->state == OS_T_NEW)
-			os->st.unknown_thread_events += os->retired[i]->q.n;
+			os->st.unknown_thread_events += os_evq_len(&os->retired[i]->q);
 	if (os->source_error)
 		return os->source_error;
 	return os->stopped_early ? 1 : 0;

@@ -1,0 +1,292 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A thread's queue of events read from the trace and not yet run, with a
+ * spill file so that a trace whose threads drift far apart runs in bounded
+ * memory.
+ *
+ * The one event stream is read ahead for whichever thread runs dry, and
+ * every other thread's events read on the way wait in their queues: in a
+ * recorded log where one thread's next event lies near the end (a main
+ * thread's exit after its workers), that is nearly the whole trace.  Once
+ * the queues of all threads hold os_spill.budget events, a queue that has
+ * EVQ_KEEP events in memory puts the newer ones into a write buffer, which
+ * goes to the spill file, EVQ_CHUNK events at a time.  A queue pops from
+ * memory, and reads its oldest spilled chunk back (or takes its write
+ * buffer) when fewer than EVQ_KEEP are left: so the first EVQ_KEEP events
+ * are always in memory, which is all the simulation looks at ahead
+ * (os_horizon() in sim.c), and spilling changes no result.
+ *
+ * The file is created on the first spill in $TMPDIR (else /tmp) and
+ * unlinked at once, so it disappears with the process.  Reads back happen
+ * in the parallel phase (a cpu popping its thread's events), writes only in
+ * the serial phase (reading the trace): pread()/pwrite() at offsets owned
+ * by one queue each need no lock.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "os/os.h"
+
+/* Events a queue keeps in memory before spilling: os_horizon() looks at
+ * up to 64 ahead. */
+#define EVQ_KEEP 64
+/* Events a spill write and a read back move at once (about 224 KiB). */
+#define EVQ_CHUNK 4096u
+
+/* Grow the ring to hold @need events, oldest first at index 0. */
+static bool ring_reserve(struct os_evq *q, uint32_t need)
+{
+	uint32_t cap = q->cap ? q->cap : 256, i;
+	struct tlbsim_event *n;
+	uint64_t *x;
+
+	if (need <= q->cap)
+		return true;
+	while (cap < need)
+		cap *= 2;
+	n = malloc((size_t)cap * sizeof(*n));
+	x = malloc((size_t)cap * sizeof(*x));
+	if (!n || !x) {
+		free(n);
+		free(x);
+		return false;
+	}
+	for (i = 0; i < q->n; i++) {
+		n[i] = q->ev[(q->head + i) & (q->cap - 1)];
+		x[i] = q->idx[(q->head + i) & (q->cap - 1)];
+	}
+	free(q->ev);
+	free(q->idx);
+	q->ev = n;
+	q->idx = x;
+	q->cap = cap;
+	q->head = 0;
+	return true;
+}
+
+static bool ring_push(struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx)
+{
+	uint32_t at;
+
+	if (q->n == q->cap && !ring_reserve(q, q->n + 1))
+		return false;
+	at = (q->head + q->n) & (q->cap - 1);
+	q->ev[at] = *ev;
+	q->idx[at] = idx;
+	q->n++;
+	return true;
+}
+
+/* The first failure wins (cpus read back in parallel); sim.c reports it
+ * in the serial phase. */
+static int spill_fail(struct os_spill *sp, const char *what, int e)
+{
+	int none = 0;
+
+	if (atomic_compare_exchange_strong(&sp->error, &none, e))
+		snprintf(sp->why, sizeof(sp->why), "%s: %s", what, strerror(e));
+	return -TLBSIM_EIO;
+}
+
+/* The spill file, created on first use.  A failure is kept: the events
+ * then stay in memory, as without spilling. */
+static bool spill_open(struct os_spill *sp)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+
+	if (sp->fd >= 0)
+		return true;
+	if (sp->tried)
+		return false;
+	sp->tried = true;
+	if (!dir || !*dir)
+		dir = "/tmp";
+	snprintf(path, sizeof(path), "%s/tlbsim-events-XXXXXX", dir);
+	sp->fd = mkstemp(path);
+	if (sp->fd < 0)
+		return false;
+	unlink(path);
+	return true;
+}
+
+static int write_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : ENOSPC;
+		p += w;
+		len -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t r = pread(fd, p, len, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? errno : EIO;
+		p += r;
+		len -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* The write buffer of @q goes to the end of the file as its newest chunk. */
+static int spill_flush(struct os_spill *sp, struct os_evq *q)
+{
+	struct os_evq_chunk *c;
+	size_t evb = (size_t)q->wn * sizeof(*q->wev), xb = (size_t)q->wn * sizeof(*q->widx);
+	int e;
+
+	if (q->nr_chunks == q->cap_chunks) {
+		uint32_t cap = q->cap_chunks ? 2 * q->cap_chunks : 16, i;
+		struct os_evq_chunk *n = malloc(cap * sizeof(*n));
+
+		if (!n)
+			return -TLBSIM_ENOMEM;
+		for (i = 0; i < q->nr_chunks; i++)
+			n[i] = q->chunks[(q->chunk_head + i) % q->cap_chunks];
+		free(q->chunks);
+		q->chunks = n;
+		q->cap_chunks = cap;
+		q->chunk_head = 0;
+	}
+	if ((e = write_all(sp->fd, q->wev, evb, sp->end)) ||
+	    (e = write_all(sp->fd, q->widx, xb, sp->end + evb)))
+		return spill_fail(sp, "write", e);
+	c = &q->chunks[(q->chunk_head + q->nr_chunks) % q->cap_chunks];
+	c->off = sp->end;
+	c->n = q->wn;
+	q->nr_chunks++;
+	sp->end += evb + xb;
+	sp->written += q->wn;
+	q->wn = 0;
+	return 0;
+}
+
+int os_evq_push(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx)
+{
+	if (!q->spilled && (q->n < EVQ_KEEP || sp->mem < sp->budget || !spill_open(sp))) {
+		if (!ring_push(q, ev, idx))
+			return -TLBSIM_ENOMEM;
+		sp->mem++;
+		sp->pushed++;
+		return 0;
+	}
+	if (!q->wev) {
+		q->wev = malloc(EVQ_CHUNK * sizeof(*q->wev));
+		q->widx = malloc(EVQ_CHUNK * sizeof(*q->widx));
+		if (!q->wev || !q->widx)
+			return -TLBSIM_ENOMEM;
+		q->sp = sp;
+	}
+	q->wev[q->wn] = *ev;
+	q->widx[q->wn] = idx;
+	q->wn++;
+	q->spilled++;
+	if (q->wn == EVQ_CHUNK)
+		return spill_flush(sp, q);
+	return 0;
+}
+
+/* @n events of chunk @c from the spill file into the ring from slot @at
+ * on, wrapping around its end. */
+static int read_chunk(int fd, struct os_evq *q, const struct os_evq_chunk *c, uint32_t at)
+{
+	uint32_t n = c->n, first = q->cap - at < n ? q->cap - at : n;
+	uint64_t xoff = c->off + (uint64_t)n * sizeof(*q->ev);
+	int e;
+
+	if ((e = read_all(fd, q->ev + at, (size_t)first * sizeof(*q->ev), c->off)) ||
+	    (e = read_all(fd, q->idx + at, (size_t)first * sizeof(*q->idx), xoff)))
+		return e;
+	if (first == n)
+		return 0;
+	if ((e = read_all(fd, q->ev, (size_t)(n - first) * sizeof(*q->ev),
+			  c->off + (uint64_t)first * sizeof(*q->ev))) ||
+	    (e = read_all(fd, q->idx, (size_t)(n - first) * sizeof(*q->idx),
+			  xoff + (uint64_t)first * sizeof(*q->idx))))
+		return e;
+	return 0;
+}
+
+/* Bring spilled events back into memory: the oldest chunk, else the write
+ * buffer.  Parallel phase: touches only @q, and reads the file. */
+static void unspill(struct os_evq *q)
+{
+	struct os_spill *sp = q->sp;
+	uint32_t i, n = q->nr_chunks ? q->chunks[q->chunk_head].n : q->wn, at;
+	int e;
+
+	if (!ring_reserve(q, q->n + n)) {
+		spill_fail(sp, "read back", ENOMEM);
+		return;
+	}
+	at = (q->head + q->n) & (q->cap - 1);
+	if (q->nr_chunks) {
+		if ((e = read_chunk(sp->fd, q, &q->chunks[q->chunk_head], at))) {
+			spill_fail(sp, "read back", e);
+			return;
+		}
+		q->chunk_head = (q->chunk_head + 1) % q->cap_chunks;
+		q->nr_chunks--;
+	} else {
+		for (i = 0; i < n; i++) {
+			q->ev[(at + i) & (q->cap - 1)] = q->wev[i];
+			q->idx[(at + i) & (q->cap - 1)] = q->widx[i];
+		}
+		q->wn = 0;
+	}
+	q->n += n;
+	q->spilled -= n;
+}
+
+void os_evq_drop_head(struct os_evq *q)
+{
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->n--;
+	if (q->spilled && q->n < EVQ_KEEP)
+		unspill(q);
+}
+
+void os_evq_free(struct os_evq *q)
+{
+	free(q->ev);
+	free(q->idx);
+	free(q->wev);
+	free(q->widx);
+	free(q->chunks);
+	memset(q, 0, sizeof(*q));
+}
+
+void os_spill_init(struct os_spill *sp)
+{
+	memset(sp, 0, sizeof(*sp));
+	sp->fd = -1;
+	sp->budget = OS_SPILL_BUDGET;
+}
+
+void os_spill_fini(struct os_spill *sp)
+{
+	if (sp->fd >= 0)
+		close(sp->fd);
+	sp->fd = -1;
+}

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Threads' event queues and their spill file (src/os/evq.c): events come
+ * out in the order they went in whether they stayed in memory or went to
+ * the file; the first 64 stay in memory; nothing is spilled under the
+ * budget; a directory where no file can be made keeps events in memory; a
+ * failed write is an error that says so; and a whole simulation gives the
+ * same statistics, byte for byte, when every queue spills.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "os/os.h"
+#include "support/machines.h"
+#include "tlbsim/trace.h"
+
+static struct tlbsim_event access_ev(uint64_t i)
+{
+	struct tlbsim_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = TLBSIM_EV_LOAD;
+	ev.tid = 1;
+	ev.access.va = 0x10000000 + 8 * i;
+	ev.access.size = 8;
+	return ev;
+}
+
+/* Pops everything left in @q, checking each event is the next of @next. */
+static void drain(struct os_evq *q, uint64_t *next)
+{
+	while (q->n) {
+		assert_int_equal(q->idx[q->head], *next);
+		assert_int_equal(q->ev[q->head].access.va, 0x10000000 + 8 * *next);
+		os_evq_drop_head(q);
+		(*next)++;
+	}
+	assert_int_equal(q->spilled, 0);
+}
+
+static void events_come_back_in_order_through_the_spill_file(void **state)
+{
+	struct os_spill sp;
+	struct os_evq a, b;
+	uint64_t i, na = 0, nb = 0;
+
+	(void)state;
+	os_spill_init(&sp);
+	sp.budget = 0; /* spill as soon as a queue holds 64 */
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	/* Two queues filled in turns, 10,000 events each, with indices
+	 * 0..9999 in each (the order is all the check needs). */
+	for (i = 0; i < 10000; i++) {
+		struct tlbsim_event ev = access_ev(i);
+
+		assert_int_equal(os_evq_push(&sp, &a, &ev, i), 0);
+		assert_int_equal(os_evq_push(&sp, &b, &ev, i), 0);
+	}
+	/* Each keeps 64 in memory; of the other 9936, two whole chunks of
+	 * 4096 went to the file and 9936 - 8192 = 1744 wait in the write
+	 * buffer. */
+	assert_int_equal(a.n, 64);
+	assert_int_equal(a.spilled, 9936);
+	assert_int_equal(a.nr_chunks, 2);
+	assert_int_equal(a.wn, 1744);
+	assert_int_equal(sp.written, 2 * 8192);
+	assert_int_equal(os_evq_len(&a), 10000);
+	/* One pop leaves 63 in memory: the oldest chunk comes back. */
+	os_evq_drop_head(&a);
+	na = 1;
+	assert_int_equal(a.n, 63 + 4096);
+	assert_int_equal(a.spilled, 9936 - 4096);
+	/* Half of b, then more pushes to a behind its spilled events. */
+	for (i = 0; i < 5000; i++) {
+		assert_int_equal(b.idx[b.head], nb);
+		os_evq_drop_head(&b);
+		nb++;
+	}
+	for (i = 10000; i < 12000; i++) {
+		struct tlbsim_event ev = access_ev(i);
+
+		assert_int_equal(os_evq_push(&sp, &a, &ev, i), 0);
+	}
+	drain(&a, &na);
+	drain(&b, &nb);
+	assert_int_equal(na, 12000);
+	assert_int_equal(nb, 10000);
+	assert_int_equal(sp.error, 0);
+	os_evq_free(&a);
+	os_evq_free(&b);
+	os_spill_fini(&sp);
+}
+
+static void nothing_spills_under_the_budget(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t i, next = 0;
+
+	(void)state;
+	os_spill_init(&sp);
+	sp.budget = 1000;
+	memset(&q, 0, sizeof(q));
+	for (i = 0; i < 1000; i++) {
+		struct tlbsim_event ev = access_ev(i);
+
+		assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
+	}
+	assert_int_equal(q.n, 1000);
+	assert_int_equal(q.spilled, 0);
+	assert_false(sp.tried); /* no file was made */
+	assert_int_equal(sp.fd, -1);
+	drain(&q, &next);
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
+static void without_a_place_for_the_file_events_stay_in_memory(void **state)
+{
+	const char *old = getenv("TMPDIR");
+	char *saved = old ? strdup(old) : NULL;
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t i, next = 0;
+
+	(void)state;
+	setenv("TMPDIR", "/nonexistent/tlbsim-test", 1);
+	os_spill_init(&sp);
+	sp.budget = 0;
+	memset(&q, 0, sizeof(q));
+	for (i = 0; i < 5000; i++) {
+		struct tlbsim_event ev = access_ev(i);
+
+		assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
+	}
+	assert_true(sp.tried);
+	assert_int_equal(q.n, 5000);
+	assert_int_equal(q.spilled, 0);
+	drain(&q, &next);
+	if (saved)
+		setenv("TMPDIR", saved, 1);
+	else
+		unsetenv("TMPDIR");
+	free(saved);
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
+static void a_failed_write_is_an_error_that_says_so(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t i;
+	int rc = 0;
+
+	(void)state;
+	os_spill_init(&sp);
+	sp.budget = 0;
+	/* A file open for reading only: pwrite() fails with EBADF. */
+	sp.fd = open("/dev/null", O_RDONLY);
+	assert_true(sp.fd >= 0);
+	sp.tried = true;
+	memset(&q, 0, sizeof(q));
+	/* 64 in memory, then 4096 into the write buffer; the 4096th fills it
+	 * and its write fails. */
+	for (i = 0; i < 64 + 4096 && !rc; i++) {
+		struct tlbsim_event ev = access_ev(i);
+
+		rc = os_evq_push(&sp, &q, &ev, i);
+	}
+	assert_int_equal(rc, -TLBSIM_EIO);
+	assert_int_equal(i, 64 + 4096);
+	assert_int_not_equal(sp.error, 0);
+	assert_non_null(strstr(sp.why, "write: "));
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
+static int reader_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
+{
+	return tlbsim_trace_next(arg, ev, err);
+}
+
+/* Runs @text on a 2-cpu x86 machine with queues spilling beyond @budget
+ * events; returns the statistics JSON (caller frees). */
+static char *run(const char *text, uint64_t budget, uint64_t *written, uint64_t *events)
+{
+	struct tlbsim_machine *m = test_machine(TLBSIM_ISA_X86_64, 2);
+	struct tlbsim_sim_config cfg = {.machine = m, .threads = 1, .name = "drift.tlbt"};
+	struct tlbsim_error err;
+	tlbsim_trace_reader *r = NULL;
+	tlbsim_sim *sim = NULL;
+	struct os *os;
+	char *json;
+	unsigned c;
+
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_trace_open_mem(text, strlen(text), "drift.tlbt", TLBSIM_TRACE_TEXT, &r,
+					       &err),
+			 0);
+	assert_int_equal(tlbsim_sim_create(&cfg, &sim, &err), 0);
+	os = os_of_sim(sim);
+	os->spill.budget = budget;
+	assert_int_equal(tlbsim_sim_run(sim, reader_next, r, &err), 0);
+	*written = os->spill.written;
+	*events = 0;
+	for (c = 0; c < m->nr_cpus; c++)
+		*events += os->cpu[c].st.events;
+	json = tlbsim_sim_stats_json(sim);
+	assert_non_null(json);
+	tlbsim_sim_destroy(sim);
+	tlbsim_trace_close(r);
+	tlbsim_machine_free(m);
+	return json;
+}
+
+/*
+ * Thread 1 maps 64 KiB and starts thread 2; thread 2 loads 20,000 times,
+ * then thread 1 loads 20,000 times and both exit: when thread 1 first runs
+ * dry, its next event lies 20,000 events ahead, behind all of thread 2's,
+ * which queue up (and spill, with a budget of 0).  Events run on the cpus:
+ * mmap, thread_create, 20,000 + 20,000 loads, 2 exits = 40,004 (the
+ * proc_create of no thread runs at no cpu).
+ */
+static void a_simulation_gives_the_same_statistics_when_queues_spill(void **state)
+{
+	size_t cap = 64 * 40100, len = 0;
+	char *text = malloc(cap);
+	char *in_memory, *spilled;
+	uint64_t w0, w1, e0, e1;
+	int i;
+
+	(void)state;
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len,
+				"tlbsim-trace 1 isa=x86-64 page_shift=12\nproc_create 1 1\n"
+				"T1 mmap 0x10000000 0x10000 rw- private,anon\nT1 thread_create 2\n");
+	for (i = 0; i < 20000; i++)
+		len += (size_t)snprintf(text + len, cap - len, "T2 load 0x%x 8\n",
+					0x10000000 + (i * 8) % 0x10000);
+	for (i = 0; i < 20000; i++)
+		len += (size_t)snprintf(text + len, cap - len, "T1 load 0x%x 8\n",
+					0x10000000 + (i * 8) % 0x10000);
+	len += (size_t)snprintf(text + len, cap - len, "T2 exit\nT1 exit\n");
+	in_memory = run(text, OS_SPILL_BUDGET, &w0, &e0);
+	spilled = run(text, 0, &w1, &e1);
+	assert_int_equal(w0, 0);
+	assert_true(w1 >= 4096);
+	assert_int_equal(e0, 40004);
+	assert_int_equal(e1, 40004);
+	assert_string_equal(in_memory, spilled);
+	free(in_memory);
+	free(spilled);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(events_come_back_in_order_through_the_spill_file),
+	    cmocka_unit_test(nothing_spills_under_the_budget),
+	    cmocka_unit_test(without_a_place_for_the_file_events_stay_in_memory),
+	    cmocka_unit_test(a_failed_write_is_an_error_that_says_so),
+	    cmocka_unit_test(a_simulation_gives_the_same_statistics_when_queues_spill),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
