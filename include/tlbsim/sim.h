@@ -34,6 +34,25 @@ typedef struct tlbsim_sim tlbsim_sim;
 typedef int (*tlbsim_event_source_fn)(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err);
 
 /**
+ * typedef tlbsim_event_batch_fn - a source that hands out events in batches
+ * @arg: the caller's argument
+ * @ev: receives up to @max events, in the source's global order
+ * @max: room in @ev, at least 1 (the simulation asks for at most 256, and
+ *       never for events past its max_events cap)
+ * @err: receives a parse error, if any
+ *
+ * A source that meets an error after decoding some events returns those
+ * and leaves @err untouched; it returns the error on its next call (so
+ * the OS model's own reports of the events before it come first,
+ * tlbsim_trace_next_batch() does so).
+ *
+ * Returns: the number of events written (1 to @max), 0 at the end, or a
+ * negative TLBSIM_E* code.
+ */
+typedef int (*tlbsim_event_batch_fn)(void *arg, struct tlbsim_event *ev, size_t max,
+				     struct tlbsim_error *err);
+
+/**
  * struct tlbsim_sim_config - how to build a simulation
  * @machine: the machine (borrowed; must outlive the simulation)
  * @policy: "name", "name:key=value,...", or "a+b" (a flush policy composed
@@ -106,6 +125,26 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_sim_create(const struct tlbsim_sim_confi
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next,
 						void *arg, struct tlbsim_error *err);
+
+/**
+ * tlbsim_sim_run_batch() - tlbsim_sim_run() with a batch source
+ * @sim: the simulation
+ * @next: the event source, read in the serial phase only, up to 256
+ *        events a call
+ * @arg: passed to @next
+ * @err: as for tlbsim_sim_run()
+ *
+ * The same simulation, statistics and errors as tlbsim_sim_run() with a
+ * source handing out the same events one at a time; cheaper per event when
+ * the source decodes in batches (tlbsim_trace_next_batch()).  Events are
+ * read at most one batch ahead of the simulation: a source error is
+ * reported when the simulation reaches it.  A batch larger than asked for
+ * is an error (-TLBSIM_EINVAL).
+ *
+ * Returns: as tlbsim_sim_run().
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_sim_run_batch(tlbsim_sim *sim, tlbsim_event_batch_fn next,
+						      void *arg, struct tlbsim_error *err);
 
 /**
  * tlbsim_sim_stop() - ask a running simulation to stop at its next window

@@ -9,10 +9,10 @@
  * recorded log where one thread's next event lies near the end (a main
  * thread's exit after its workers), that is nearly the whole trace.  Once
  * the queues of all threads hold os_spill.budget events, a queue that has
- * EVQ_KEEP events in memory puts the newer ones into a write buffer, which
+ * OS_EVQ_KEEP events in memory puts the newer ones into a write buffer, which
  * goes to the spill file, EVQ_CHUNK events at a time.  A queue pops from
  * memory, and reads its oldest spilled chunk back (or takes its write
- * buffer) when fewer than EVQ_KEEP are left: so the first EVQ_KEEP events
+ * buffer) when fewer than OS_EVQ_KEEP are left: so the first OS_EVQ_KEEP events
  * are always in memory, which is all the simulation looks at ahead
  * (os_horizon() in sim.c), and spilling changes no result.
  *
@@ -30,9 +30,6 @@
 
 #include "os/os.h"
 
-/* Events a queue keeps in memory before spilling: os_horizon() looks at
- * up to 64 ahead. */
-#define EVQ_KEEP 64
 /* Events a spill write and a read back move at once (about 224 KiB). */
 #define EVQ_CHUNK 4096u
 
@@ -64,19 +61,6 @@ static bool ring_reserve(struct os_evq *q, uint32_t need)
 	q->idx = x;
 	q->cap = cap;
 	q->head = 0;
-	return true;
-}
-
-static bool ring_push(struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx)
-{
-	uint32_t at;
-
-	if (q->n == q->cap && !ring_reserve(q, q->n + 1))
-		return false;
-	at = (q->head + q->n) & (q->cap - 1);
-	q->ev[at] = *ev;
-	q->idx[at] = idx;
-	q->n++;
 	return true;
 }
 
@@ -184,11 +168,13 @@ static int spill_flush(struct os_spill *sp, struct os_evq *q)
 
 int os_evq_push(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx)
 {
-	if (!q->spilled && (q->n < EVQ_KEEP || sp->mem < sp->budget || !spill_open(sp))) {
-		if (!ring_push(q, ev, idx))
+	if (os_evq_push_fast(sp, q, ev, idx))
+		return 0;
+	if (!q->spilled && (q->n < OS_EVQ_KEEP || sp->mem < sp->budget || !spill_open(sp))) {
+		/* Stays in memory: the ring is full, or no spill file. */
+		if (!ring_reserve(q, q->n + 1))
 			return -TLBSIM_ENOMEM;
-		sp->mem++;
-		sp->pushed++;
+		os_evq_ring_put(sp, q, ev, idx);
 		return 0;
 	}
 	if (!q->wev) {
@@ -230,7 +216,7 @@ static int read_chunk(int fd, struct os_evq *q, const struct os_evq_chunk *c, ui
 
 /* Bring spilled events back into memory: the oldest chunk, else the write
  * buffer.  Parallel phase: touches only @q, and reads the file. */
-static void unspill(struct os_evq *q)
+void os_evq_unspill(struct os_evq *q)
 {
 	struct os_spill *sp = q->sp;
 	uint32_t i, n = q->nr_chunks ? q->chunks[q->chunk_head].n : q->wn, at;
@@ -257,14 +243,6 @@ static void unspill(struct os_evq *q)
 	}
 	q->n += n;
 	q->spilled -= n;
-}
-
-void os_evq_drop_head(struct os_evq *q)
-{
-	q->head = (q->head + 1) & (q->cap - 1);
-	q->n--;
-	if (q->spilled && q->n < EVQ_KEEP)
-		unspill(q);
 }
 
 void os_evq_free(struct os_evq *q)

@@ -146,6 +146,10 @@ struct os_evq {
 	struct os_spill *sp;
 };
 
+/* Events a queue keeps in memory before spilling: os_horizon() (sim.c)
+ * looks at up to 64 ahead. */
+#define OS_EVQ_KEEP 64
+
 /* Events queued in all: in memory and spilled. */
 static inline uint64_t os_evq_len(const struct os_evq *q)
 {
@@ -458,9 +462,13 @@ struct os {
 	struct fab_server *lru;
 	unsigned nr_lru;
 
-	/* the event source */
+	/* the event source: tlbsim_sim_run()'s one at a time, or
+	 * tlbsim_sim_run_batch()'s into @batch (@batch_pos of @batch_n used) */
 	tlbsim_event_source_fn next;
+	tlbsim_event_batch_fn next_batch;
 	void *next_arg;
+	struct tlbsim_event *batch;
+	uint32_t batch_n, batch_pos;
 	bool source_ended;
 	int source_error;
 	struct os_spill spill; /* where event queues go beyond memory */
@@ -535,7 +543,15 @@ void os_gather_finish(struct os *os, struct hw_cpu *cpu, os_cont_fn then);
 void os_pfns_free(struct os_pfns *p);
 
 /* sched.c: threads and scheduling */
-struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool create);
+struct os_thread *os_thread_get_slow(struct os *os, uint32_t tid, bool create);
+/* The thread of @tid (made, as OS_T_NEW, if @create and none exists), or
+ * NULL; the one found last is checked first (@last_thread). */
+static inline struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool create)
+{
+	if (os->last_thread && os->last_thread->tid == tid)
+		return os->last_thread;
+	return os_thread_get_slow(os, tid, create);
+}
 /* Bind thread @tid (NEW) to process @pid and @mm; NULL if it exists already. */
 struct os_thread *os_thread_new(struct os *os, uint32_t tid, uint32_t pid, struct os_mm *mm);
 /* Give the not yet started @t (NULL: nothing) its process; NULL unless @t is new. */
@@ -556,8 +572,6 @@ static inline struct tlbsim_event *os_evq_head(struct os_thread *t)
 {
 	return t->q.n ? &t->q.ev[t->q.head] : NULL;
 }
-/* @t's head event is done, on @oc (which counts it for os_spill.mem). */
-void os_evq_pop(struct os_cpu *oc, struct os_thread *t);
 
 /* evq.c: event queues and the spill file */
 void os_spill_init(struct os_spill *sp);
@@ -565,9 +579,48 @@ void os_spill_fini(struct os_spill *sp);
 /* Appends @ev (trace index @idx) to @q; 0, or -TLBSIM_ENOMEM, or
  * -TLBSIM_EIO with @sp->error set. */
 int os_evq_push(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx);
-/* Drops the head event (there is one), reading spilled events back. */
-void os_evq_drop_head(struct os_evq *q);
+/* Appends @ev to @q's ring, which has room. */
+static inline void os_evq_ring_put(struct os_spill *sp, struct os_evq *q,
+				   const struct tlbsim_event *ev, uint64_t idx)
+{
+	uint32_t at = (q->head + q->n) & (q->cap - 1);
+
+	q->ev[at] = *ev;
+	q->idx[at] = idx;
+	q->n++;
+	sp->mem++;
+	sp->pushed++;
+}
+/* os_evq_push() when it takes no allocation and no spilling: true if it
+ * queued @ev. */
+static inline bool os_evq_push_fast(struct os_spill *sp, struct os_evq *q,
+				    const struct tlbsim_event *ev, uint64_t idx)
+{
+	if (q->spilled || q->n == q->cap || (q->n >= OS_EVQ_KEEP && sp->mem >= sp->budget))
+		return false;
+	os_evq_ring_put(sp, q, ev, idx);
+	return true;
+}
+/* Reads spilled events back into memory (evq.c). */
+void os_evq_unspill(struct os_evq *q);
+/* Drops the head event (there is one), reading spilled events back when
+ * fewer than OS_EVQ_KEEP are left in memory. */
+static inline void os_evq_drop_head(struct os_evq *q)
+{
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->n--;
+	if (q->spilled && q->n < OS_EVQ_KEEP)
+		os_evq_unspill(q);
+}
 void os_evq_free(struct os_evq *q);
+/* @t's head event is done, on @oc (which counts it for os_spill.mem). */
+static inline void os_evq_pop(struct os_cpu *oc, struct os_thread *t)
+{
+	os_evq_drop_head(&t->q);
+	oc->evq_popped++;
+	t->compute_left = 0;
+	t->events_done++;
+}
 
 /* context.c: switch_mm core, ASIDs */
 void os_load_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *next);

@@ -26,16 +26,6 @@
 #include "os/os.h"
 #include "tlbsim/error.h"
 
-/* ---- event queues ----------------------------------------------------------- */
-
-void os_evq_pop(struct os_cpu *oc, struct os_thread *t)
-{
-	os_evq_drop_head(&t->q);
-	oc->evq_popped++;
-	t->compute_left = 0;
-	t->events_done++;
-}
-
 /* ---- the thread table ------------------------------------------------------ */
 
 static uint32_t tid_hash(uint32_t tid, uint32_t cap)
@@ -66,13 +56,11 @@ static int threads_grow(struct os *os)
 	return 0;
 }
 
-struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool create)
+struct os_thread *os_thread_get_slow(struct os *os, uint32_t tid, bool create)
 {
 	struct os_thread *t;
 	uint32_t h;
 
-	if (os->last_thread && os->last_thread->tid == tid)
-		return os->last_thread;
 	if (os->threads_cap) {
 		for (h = tid_hash(tid, os->threads_cap); os->threads[h];
 		     h = (h + 1) & (os->threads_cap - 1))

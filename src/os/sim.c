@@ -18,6 +18,8 @@
 #include "os/os.h"
 #include "tlbsim/sim.h"
 
+/* Events asked of a batch source at a time (tlbsim_sim_run_batch()). */
+#define SOURCE_BATCH 256
 /* Events read ahead for a thread whose queue ran dry. */
 #define REFILL_EVENTS 4096
 /* Events one refill reads for the other threads at most (about 56 MiB of
@@ -37,29 +39,58 @@ struct tlbsim_sim {
 
 /* ---- reading events ------------------------------------------------------------ */
 
-/* The next event of the source, or false at its end (or on an error). */
-static bool read_one(struct os *os, struct tlbsim_event *ev)
+/* The end of the source, or its error @rc. */
+static void source_end(struct os *os, int rc)
 {
+	os->source_ended = true;
+	if (rc < 0) {
+		os->source_error = rc;
+		atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
+	}
+}
+
+/* The next event of the source (valid until the next call), or NULL at its
+ * end (or on an error, or at the max_events cap). */
+static const struct tlbsim_event *read_one(struct os *os)
+{
+	size_t max = SOURCE_BATCH;
 	int rc;
 
+	if (os->batch_pos < os->batch_n) {
+		os->st.events_read++;
+		return &os->batch[os->batch_pos++];
+	}
 	if (os->source_ended)
-		return false;
-	if (os->max_events && os->st.events_read >= os->max_events) {
-		os->source_ended = true;
-		os->stopped_early = true;
-		return false;
-	}
-	rc = os->next(os->next_arg, ev, os->err);
-	if (rc <= 0) {
-		os->source_ended = true;
-		if (rc < 0) {
-			os->source_error = rc;
-			atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
+		return NULL;
+	if (os->max_events) {
+		if (os->st.events_read >= os->max_events) {
+			os->source_ended = true;
+			os->stopped_early = true;
+			return NULL;
 		}
-		return false;
+		if (max > os->max_events - os->st.events_read)
+			max = (size_t)(os->max_events - os->st.events_read);
 	}
+	if (os->next_batch) {
+		rc = os->next_batch(os->next_arg, os->batch, max, os->err);
+		if (rc > (int)max) {
+			rc = err_set(os->err, -TLBSIM_EINVAL, os->source_name, -1, -1, -1, NULL,
+				     "the event source returned %d events, more than the %zu asked for",
+				     rc, max);
+		}
+	} else {
+		rc = os->next(os->next_arg, os->batch, os->err);
+		if (rc > 1)
+			rc = 1;
+	}
+	if (rc <= 0) {
+		source_end(os, rc);
+		return NULL;
+	}
+	os->batch_n = (uint32_t)rc;
+	os->batch_pos = 1;
 	os->st.events_read++;
-	return true;
+	return &os->batch[0];
 }
 
 /* Ordered replay: event @idx has started; advance the issue point. */
@@ -129,6 +160,20 @@ static void pid_count(struct os *os, uint32_t pid, int delta)
 		chk_map_del(&os->pid_live, pid);
 }
 
+/* An event of @t after its exit (trace order) is an input error: reports
+ * it and returns true. */
+static bool exited(struct os *os, const struct os_thread *t, const struct tlbsim_event *ev,
+		   uint64_t idx)
+{
+	if (!t || !t->r_exited)
+		return false;
+	input_error(os, idx, ev,
+		    "thread %u exited at event %llu: an event of a live thread expected "
+		    "(a tid is used again only by a new proc_create, thread_create or fork)",
+		    ev->tid, (unsigned long long)t->r_exited_at);
+	return true;
+}
+
 /*
  * The lifecycle in trace order, checked as events are read
  * (traces/FORMAT.md, "Threads and processes"): no event of a thread after
@@ -137,24 +182,18 @@ static void pid_count(struct os *os, uint32_t pid, int delta)
  * Events of a thread never created stay legal (counted as
  * unknown_thread_events): an excerpt of a longer trace has them.  Returns
  * the thread @ev creates (NULL if none), or sets the source's error.
+ * @self is @ev's thread (NULL for a process created by no thread).
  */
-static struct os_thread *lifecycle(struct os *os, const struct tlbsim_event *ev, uint64_t idx,
-				   bool *bad)
+static struct os_thread *lifecycle(struct os *os, struct os_thread *self,
+				   const struct tlbsim_event *ev, uint64_t idx, bool *bad)
 {
-	struct os_thread *self = NULL, *c;
+	struct os_thread *c;
 	uint32_t pid = 0, tid;
 	uint64_t n;
 
-	*bad = false;
-	if (ev->tid != TLBSIM_TID_NONE && (self = os_thread_get(os, ev->tid, false)) &&
-	    self->r_exited) {
-		input_error(os, idx, ev,
-			    "thread %u exited at event %llu: an event of a live thread expected "
-			    "(a tid is used again only by a new proc_create, thread_create or fork)",
-			    ev->tid, (unsigned long long)self->r_exited_at);
-		*bad = true;
+	*bad = exited(os, self, ev, idx);
+	if (*bad)
 		return NULL;
-	}
 	switch (ev->kind) {
 	case TLBSIM_EV_PROC_CREATE:
 		pid = ev->proc_create.pid;
@@ -205,7 +244,7 @@ static struct os_thread *lifecycle(struct os *os, const struct tlbsim_event *ev,
 }
 
 /* Hand @ev to its thread; a process created by no thread starts now. */
-static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
+static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
 {
 	uint64_t idx = os->st.events_read - 1;
 	bool unowned_proc = ev->kind == TLBSIM_EV_PROC_CREATE && ev->tid == TLBSIM_TID_NONE, bad;
@@ -228,9 +267,21 @@ static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_even
 			pid_count(os, ev->tid, +1);
 		}
 	}
-	child = lifecycle(os, ev, idx, &bad);
-	if (bad)
-		return;
+	switch (ev->kind) {
+	case TLBSIM_EV_PROC_CREATE:
+	case TLBSIM_EV_FORK:
+	case TLBSIM_EV_THREAD_CREATE:
+	case TLBSIM_EV_EXIT:
+		child = lifecycle(os, t, ev, idx, &bad);
+		if (bad)
+			return;
+		break;
+	default:
+		/* The common case: an access or compute of a running thread. */
+		if (exited(os, t, ev, idx))
+			return;
+		child = NULL;
+	}
 	if (unowned_proc) {
 		struct os_mm *mm = os_mm_create(os, ev->proc_create.pid);
 
@@ -264,6 +315,20 @@ static void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_even
 	}
 }
 
+/* route(), inline for the common case: an access or compute of a thread
+ * that runs (or waits to), outside ordered replay. */
+static inline void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
+{
+	struct os_thread *t;
+
+	if ((ev->kind == TLBSIM_EV_LOAD || ev->kind == TLBSIM_EV_STORE ||
+	     ev->kind == TLBSIM_EV_FETCH || ev->kind == TLBSIM_EV_COMPUTE) && !os->ordered &&
+	    (t = os_thread_get(os, ev->tid, false)) && t->state != OS_T_NEW && !t->r_exited &&
+	    os_evq_push_fast(&os->spill, &t->q, ev, os->st.events_read - 1))
+		return;
+	route_slow(os, reader, ev);
+}
+
 /* A stop (SIGINT, a cap) was asked for: tlbsim_sim_stop(), engine.h. */
 static bool stop_requested(struct os *os)
 {
@@ -284,7 +349,7 @@ static bool stop_requested(struct os *os)
  */
 static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 {
-	struct tlbsim_event ev;
+	const struct tlbsim_event *ev;
 	uint64_t n = 0, popped = 0;
 	unsigned i;
 
@@ -300,9 +365,8 @@ static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	os->spill.mem = os->spill.pushed > popped ? os->spill.pushed - popped : 0;
 	while ((os_evq_len(&t->q) == 0 ||
 		(os_evq_len(&t->q) < REFILL_EVENTS && n < REFILL_BUDGET)) &&
-	       !stop_requested(os) &&
-	       read_one(os, &ev)) {
-		route(os, cpu, &ev);
+	       !stop_requested(os) && (ev = read_one(os))) {
+		route(os, cpu, ev);
 		n++;
 	}
 }
@@ -311,11 +375,11 @@ static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
  * replay reads everything. */
 static void prime(struct os *os)
 {
-	struct tlbsim_event ev;
+	const struct tlbsim_event *ev;
 	unsigned i;
 
 	if (os->ordered) {
-		while (read_one(os, &ev)) {
+		while ((ev = read_one(os))) {
 			if (os->st.events_read > ORDERED_MAX_EVENTS) {
 				os->source_error = err_set(os->err, -TLBSIM_ERANGE, os->source_name, -1, -1, -1,
 							   NULL,
@@ -323,7 +387,7 @@ static void prime(struct os *os)
 							   ORDERED_MAX_EVENTS);
 				return;
 			}
-			route(os, NULL, &ev);
+			route(os, NULL, ev);
 		}
 		return;
 	}
@@ -331,9 +395,9 @@ static void prime(struct os *os)
 		for (i = 0; i < os->m->nr_cpus; i++)
 			if (os->cpu[i].curr)
 				return;
-		if (!read_one(os, &ev))
+		if (!(ev = read_one(os)))
 			return;
-		route(os, NULL, &ev);
+		route(os, NULL, ev);
 	}
 }
 
@@ -731,6 +795,9 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 
 	os->m = m;
 	os_spill_init(&os->spill);
+	os->batch = malloc(SOURCE_BATCH * sizeof(*os->batch));
+	if (!os->batch)
+		return -TLBSIM_ENOMEM;
 	rc = check_machine_fits(m, err);
 	if (rc)
 		return rc;
@@ -819,6 +886,7 @@ static void os_fini(struct os *os)
 	}
 	free(os->retired);
 	os_spill_fini(&os->spill);
+	free(os->batch);
 	chk_map_fini(&os->pid_live);
 	for (i = 0; i < os->nr_mms; i++)
 		os_mm_destroy(os, os->mms[i]);
@@ -874,15 +942,11 @@ int tlbsim_sim_create(const struct tlbsim_sim_config *cfg, tlbsim_sim **out, str
 	return 0;
 }
 
-int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next, void *arg, struct tlbsim_error *err)
+static int run(struct os *os)
 {
-	struct os *os = &sim->os;
 	uint32_t i;
 	int rc;
 
-	os->next = next;
-	os->next_arg = arg;
-	os->err = err;
 	prime(os);
 	rc = eng_run(&os->eng, os->max_cycles ? os->max_cycles : ENG_NEVER);
 	if (rc < 0)
@@ -918,6 +982,29 @@ int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next, void *arg, stru
 	if (os->source_error)
 		return os->source_error;
 	return os->stopped_early ? 1 : 0;
+}
+
+int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next, void *arg, struct tlbsim_error *err)
+{
+	struct os *os = &sim->os;
+
+	os->next = next;
+	os->next_batch = NULL;
+	os->next_arg = arg;
+	os->err = err;
+	return run(os);
+}
+
+int tlbsim_sim_run_batch(tlbsim_sim *sim, tlbsim_event_batch_fn next, void *arg,
+			 struct tlbsim_error *err)
+{
+	struct os *os = &sim->os;
+
+	os->next = NULL;
+	os->next_batch = next;
+	os->next_arg = arg;
+	os->err = err;
+	return run(os);
 }
 
 void tlbsim_sim_stop(tlbsim_sim *sim)
