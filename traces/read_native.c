@@ -285,6 +285,120 @@ static int native_next(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
 	return 0;
 }
 
+/* Bytes of a compact access record, at most: its opcode and a 64-bit varint. */
+#define ACCESS_RECORD_MAX (1 + NATIVE_VARINT_MAX)
+
+/*
+ * The varint at @p, all of whose NATIVE_VARINT_MAX bytes may be read: the
+ * byte after it, or NULL for one longer than 64 bits.
+ */
+static inline const uint8_t *varint_in_window(const uint8_t *p, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	do {
+		if (shift == 63 && *p > 1)
+			return NULL;
+		b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	*out = v;
+	return p;
+}
+
+/*
+ * The run of compact accesses at the window's position, into @ev[0, @max):
+ * fast_access() in a loop, with the window checked once per record instead
+ * of once per byte and the thread's address kept in a register.  Stops
+ * before the first record fast_access() would refuse, and before the first
+ * one native_next() would refill the window for (less than
+ * NATIVE_RECORD_MAX bytes left and more input to come), so the records
+ * read and any error of the refill come at exactly the same point as one
+ * by one.  Returns how many events it decoded.
+ */
+static size_t access_run(struct native_reader *nr, struct trace_in *in, struct tlbsim_event *ev,
+			 size_t max)
+{
+	const uint8_t *p = in->buf + in->pos, *end = in->buf + in->len, *safe;
+	const uint32_t tid = nr->threads.cur_tid;
+	const uint16_t cpu = nr->cpu;
+	uint64_t va = tid != TLBSIM_TID_NONE ? *nr->threads.cur : 0;
+	size_t need = in->eof ? ACCESS_RECORD_MAX : NATIVE_RECORD_MAX, n = 0;
+
+	if (tid == TLBSIM_TID_NONE || (size_t)(end - p) < need)
+		return 0;
+	safe = end - need; /* a record starting at or before it is whole */
+	while (n < max && p <= safe) {
+		const unsigned op = p[0];
+		const uint8_t *q;
+		uint64_t z, next;
+		uint32_t size;
+
+		if (op - NATIVE_OP_ACCESS >= NATIVE_OP_ACCESS_END - NATIVE_OP_ACCESS)
+			break;
+		if (p[1] < 0x80) { /* one byte: most deltas of a sequential stream */
+			z = p[1];
+			q = p + 2;
+		} else if (!(q = varint_in_window(p + 1, &z))) {
+			break;
+		}
+		size = 1u << (op & 7);
+		next = va + native_unzigzag(z);
+		if (next > UINT64_MAX - (size - 1))
+			break;
+		va = next;
+		memset(&ev[n], 0, sizeof(ev[n]));
+		ev[n].kind = (uint8_t)(((op >> 3) & 3) + TLBSIM_EV_LOAD);
+		ev[n].tid = tid;
+		ev[n].cpu = cpu;
+		ev[n].access.va = va;
+		ev[n].access.size = size;
+		n++;
+		p = q;
+	}
+	*nr->threads.cur = va;
+	in->pos = (size_t)(p - in->buf);
+	return n;
+}
+
+/*
+ * tlbsim_trace_next_batch(): runs of compact accesses in access_run(),
+ * everything else (the window's refill, other records, set_cpu, the end
+ * record, errors) through native_next(), one record at a time, with
+ * @r->nr_events up to date as its messages quote it.
+ */
+static size_t native_next_batch(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
+				size_t max)
+{
+	struct native_reader *nr = r->priv;
+	struct trace_in *in = &r->in;
+	size_t n = 0, k;
+	int rc;
+
+	while (n < max) {
+		k = access_run(nr, in, ev + n, max - n);
+		n += k;
+		r->nr_events += k;
+		if (n == max)
+			break;
+		memset(&ev[n], 0, sizeof(ev[n]));
+		rc = native_next(r, &ev[n], &r->err);
+		if (rc <= 0) {
+			if (rc == 0)
+				r->ended = 1;
+			else
+				r->failed = rc;
+			break;
+		}
+		n++;
+		r->nr_events++;
+	}
+	return n;
+}
+
 static uint32_t le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -362,5 +476,6 @@ const struct trace_reader_ops trace_read_native = {
     .magic_len = NATIVE_MAGIC_LEN,
     .open = native_open,
     .next = native_next,
+    .next_batch = native_next_batch,
     .close = native_close,
 };
