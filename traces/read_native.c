@@ -237,8 +237,114 @@ static int fast_access(struct native_reader *nr, struct trace_in *in, struct tlb
 	return 1;
 }
 
-static int native_next(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
-		       struct tlbsim_error *err)
+/* Bytes of a compact access record, at most: its opcode and a 64-bit varint. */
+#define ACCESS_RECORD_MAX (1 + NATIVE_VARINT_MAX)
+
+/*
+ * The varint at @p, all of whose NATIVE_VARINT_MAX bytes may be read: the
+ * byte after it, or NULL for one longer than 64 bits.
+ */
+static inline const uint8_t *varint_in_window(const uint8_t *p, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	do {
+		if (shift == 63 && *p > 1)
+			return NULL;
+		b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	*out = v;
+	return p;
+}
+
+/*
+ * One compact access at @p, all ACCESS_RECORD_MAX bytes of which may be
+ * read, of thread @tid (not TLBSIM_TID_NONE) whose previous address is
+ * *@va, on @cpu, into @ev (already zeroed): fast_access() without the
+ * window checks.  Returns the byte after the record with *@va advanced, or
+ * NULL, nothing changed, for a record fast_access() refuses.
+ */
+static inline const uint8_t *one_access(const uint8_t *p, uint64_t *va, uint32_t tid, uint16_t cpu,
+					struct tlbsim_event *ev)
+{
+	const unsigned op = p[0];
+	const uint8_t *q;
+	uint64_t z, next;
+	uint32_t size;
+
+	if (op - NATIVE_OP_ACCESS >= NATIVE_OP_ACCESS_END - NATIVE_OP_ACCESS)
+		return NULL;
+	if (p[1] < 0x80) { /* one byte: most deltas of a sequential stream */
+		z = p[1];
+		q = p + 2;
+	} else if (!(q = varint_in_window(p + 1, &z))) {
+		return NULL;
+	}
+	size = 1u << (op & 7);
+	next = *va + native_unzigzag(z);
+	if (next > UINT64_MAX - (size - 1))
+		return NULL;
+	*va = next;
+	ev->kind = (uint8_t)(((op >> 3) & 3) + TLBSIM_EV_LOAD);
+	ev->tid = tid;
+	ev->cpu = cpu;
+	ev->access.va = next;
+	ev->access.size = size;
+	return q;
+}
+
+/*
+ * Bytes a record must have left in @in's window to be decoded without a
+ * refill: native_next() refills below NATIVE_RECORD_MAX while more input
+ * is to come, so a record met there must wait for the refill (and any
+ * error of it) exactly as one by one; at the end of the input, a whole
+ * compact access.
+ */
+static inline size_t window_needed(const struct trace_in *in)
+{
+	return in->eof ? ACCESS_RECORD_MAX : NATIVE_RECORD_MAX;
+}
+
+/*
+ * The run of compact accesses at the window's position, into @ev[0, @max):
+ * one_access() in a loop, the window checked once per record and the
+ * thread's address kept in a register.  Stops before the first record
+ * fast_access() would refuse and before the first one short of
+ * window_needed(), so the records read and any error of the refill come at
+ * exactly the same point as one by one.  Returns how many events it
+ * decoded.
+ */
+static size_t access_run(struct native_reader *nr, struct trace_in *in, struct tlbsim_event *ev,
+			 size_t max)
+{
+	const uint8_t *p = in->buf + in->pos, *end = in->buf + in->len, *safe, *q;
+	const uint32_t tid = nr->threads.cur_tid;
+	const uint16_t cpu = nr->cpu;
+	const size_t need = window_needed(in);
+	uint64_t va;
+	size_t n = 0;
+
+	if (tid == TLBSIM_TID_NONE || (size_t)(end - p) < need)
+		return 0;
+	va = *nr->threads.cur;
+	safe = end - need; /* a record starting at or before it is whole */
+	for (; n < max && p <= safe; n++, p = q) {
+		memset(&ev[n], 0, sizeof(ev[n]));
+		if (!(q = one_access(p, &va, tid, cpu, &ev[n])))
+			break;
+	}
+	*nr->threads.cur = va;
+	in->pos = (size_t)(p - in->buf);
+	return n;
+}
+
+/* native_next() for every record but a compact access whole in the window. */
+static __attribute__((noinline)) int next_record(struct tlbsim_trace_reader *r,
+						 struct tlbsim_event *ev, struct tlbsim_error *err)
 {
 	struct native_reader *nr = r->priv;
 	struct trace_in *in = &r->in;
@@ -283,6 +389,63 @@ static int native_next(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
 		return decode_event(r, err, &rec, op, ev);
 	}
 	return 0;
+}
+
+/*
+ * One event: nearly always a compact access whole in the window, decoded
+ * inline by one_access() (a window check, no loop, no saved registers);
+ * anything else through next_record().
+ */
+static int native_next(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
+		       struct tlbsim_error *err)
+{
+	struct native_reader *nr = r->priv;
+	struct trace_in *in = &r->in;
+	const uint8_t *q;
+
+	if (__builtin_expect(nr->threads.cur_tid != TLBSIM_TID_NONE &&
+				 trace_in_avail(in) >= window_needed(in),
+			     1) &&
+	    (q = one_access(in->buf + in->pos, nr->threads.cur, nr->threads.cur_tid, nr->cpu, ev))) {
+		in->pos = (size_t)(q - in->buf);
+		return 1;
+	}
+	return next_record(r, ev, err);
+}
+
+/*
+ * tlbsim_trace_next_batch(): runs of compact accesses in access_run(),
+ * everything else (the window's refill, other records, set_cpu, the end
+ * record, errors) through native_next(), one record at a time, with
+ * @r->nr_events up to date as its messages quote it.
+ */
+static size_t native_next_batch(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
+				size_t max)
+{
+	struct native_reader *nr = r->priv;
+	struct trace_in *in = &r->in;
+	size_t n = 0, k;
+	int rc;
+
+	while (n < max) {
+		k = access_run(nr, in, ev + n, max - n);
+		n += k;
+		r->nr_events += k;
+		if (n == max)
+			break;
+		memset(&ev[n], 0, sizeof(ev[n]));
+		rc = native_next(r, &ev[n], &r->err);
+		if (rc <= 0) {
+			if (rc == 0)
+				r->ended = 1;
+			else
+				r->failed = rc;
+			break;
+		}
+		n++;
+		r->nr_events++;
+	}
+	return n;
 }
 
 static uint32_t le32(const uint8_t *p)
@@ -362,5 +525,6 @@ const struct trace_reader_ops trace_read_native = {
     .magic_len = NATIVE_MAGIC_LEN,
     .open = native_open,
     .next = native_next,
+    .next_batch = native_next_batch,
     .close = native_close,
 };

@@ -5,6 +5,7 @@
  * events of the format's reader out, keeping its first error (sticky,
  * like a FILE's error indicator).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,18 +148,71 @@ size_t tlbsim_trace_insn_counts(const tlbsim_trace_reader *r, struct tlbsim_trac
 	return r->ops && r->ops->insn_counts ? r->ops->insn_counts(r, out, max) : 0;
 }
 
+/*
+ * One event from the format's reader into @ev (zeroed first), counted,
+ * and its end or error made sticky.  Returns what the reader's next did.
+ */
+static inline int next_one(tlbsim_trace_reader *r, struct tlbsim_event *ev)
+{
+	int rc;
+
+	memset(ev, 0, sizeof(*ev));
+	rc = r->ops->next(r, ev, &r->err);
+	if (rc > 0)
+		r->nr_events++;
+	else if (rc == 0)
+		r->ended = 1;
+	else
+		r->failed = rc;
+	return rc;
+}
+
 int tlbsim_trace_next(tlbsim_trace_reader *r, struct tlbsim_event *ev, struct tlbsim_error *err)
 {
 	int rc;
 
 	if (!r->failed) {
-		memset(ev, 0, sizeof(*ev));
-		rc = r->ops->next(r, ev, &r->err);
-		if (rc >= 0) {
-			r->nr_events += (uint64_t)rc;
-			return rc;
+		if (r->ended) {
+			memset(ev, 0, sizeof(*ev));
+			return 0;
 		}
-		r->failed = rc;
+		if ((rc = next_one(r, ev)) >= 0)
+			return rc;
+	}
+	if (err && !err->code)
+		*err = r->err;
+	return r->failed;
+}
+
+/* The batch of a format without its own: its next, one event at a time. */
+static size_t next_batch_one_by_one(tlbsim_trace_reader *r, struct tlbsim_event *ev, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max && next_one(r, &ev[n]) > 0)
+		n++;
+	return n;
+}
+
+int tlbsim_trace_next_batch(tlbsim_trace_reader *r, struct tlbsim_event *ev, size_t max,
+			    struct tlbsim_error *err)
+{
+	size_t n;
+
+	if (max == 0)
+		return err_set(err, -TLBSIM_EINVAL, r->in.name, -1, -1, -1, NULL,
+			       "a batch of at least 1 event expected, found room for 0");
+	if (!r->failed) {
+		if (r->ended)
+			return 0;
+		/* the count is returned as an int */
+		if (max > INT_MAX)
+			max = INT_MAX;
+		n = r->ops->next_batch ? r->ops->next_batch(r, ev, max)
+				       : next_batch_one_by_one(r, ev, max);
+		/* events before an end or an error first; the error next time */
+		if (n > 0 || !r->failed)
+			return (int)n;
 	}
 	if (err && !err->code)
 		*err = r->err;

@@ -26,6 +26,7 @@ struct tlbsim_trace_reader {
 	struct tlbsim_trace_info info;
 	uint64_t nr_events;
 	int failed;			 /* the sticky error code, or 0 */
+	int ended;			 /* the format's reader returned its clean end */
 	struct tlbsim_error err;	 /* ... and its report */
 	struct tlbsim_trace_stats stats; /* skipped and implied (events: see nr_events) */
 	struct tlbsim_trace_opts opts;	 /* what the caller told the reader */
@@ -52,6 +53,14 @@ void trace_note_unknown(struct tlbsim_trace_reader *r, uint64_t line_no, const c
  * @next: read one event into @ev (already zeroed); return 1, 0 at the
  *        clean end, or a negative code reported in @err.  Only valid
  *        events (trace_event_check()) may be returned.
+ * @next_batch: optional, for tlbsim_trace_next_batch(): decode up to @max
+ *        events into @ev (each zeroed by the op), exactly the events @next
+ *        would return one by one, counting each into @r->nr_events as it
+ *        goes (@next's error texts quote that count).  Returns how many
+ *        (0 < n <= @max), or 0 after setting @r->ended (clean end) or
+ *        @r->failed with @r->err (error); an end or error met after some
+ *        events is recorded the same way and those events returned.  NULL:
+ *        reader.c loops over @next.
  * @close: free @r->priv; NULL when there is nothing to free.
  * @insn_counts: instruction traces: tlbsim_trace_insn_counts(); NULL for
  *        the others.
@@ -66,6 +75,7 @@ struct trace_reader_ops {
 	int (*open)(struct tlbsim_trace_reader *r, struct tlbsim_error *err);
 	int (*next)(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
 		    struct tlbsim_error *err);
+	size_t (*next_batch)(struct tlbsim_trace_reader *r, struct tlbsim_event *ev, size_t max);
 	void (*close)(struct tlbsim_trace_reader *r);
 	size_t (*insn_counts)(const struct tlbsim_trace_reader *r,
 			      struct tlbsim_trace_insn_count *out, size_t max);

@@ -209,6 +209,37 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_next(tlbsim_trace_reader *r, struc
 						   struct tlbsim_error *err);
 
 /**
+ * tlbsim_trace_next_batch() - read up to @max events at once
+ * @r: the reader
+ * @ev: caller-owned array of at least @max events; the first n (the return
+ *      value) receive the events, each zeroed and then filled, valid as
+ *      tlbsim_trace_next()'s; the rest may have been overwritten
+ * @max: room in @ev, in events, at least 1 (larger values are served at
+ *       most INT_MAX at a time)
+ * @err: error report, or NULL
+ *
+ * Returns exactly the events repeated tlbsim_trace_next() calls would, in
+ * the same order, and the two may be mixed on one reader;
+ * tlbsim_trace_nr_events() and tlbsim_trace_bytes_read() advance as they
+ * do.  The native binary reader decodes runs of compact access records in
+ * one tight loop (traces/read_native.c); the other formats call their
+ * one-event reader @max times.
+ *
+ * An error met after some events of this call were read is held back:
+ * those events are returned now, and the error on the next call, so no
+ * event before a bad record is lost.  The error is the one
+ * tlbsim_trace_next() would have reported at that point (the same code,
+ * byte offset or line and column, and text) and is sticky as there.
+ *
+ * Returns: the number of events read, 1 to @max; 0 at the clean end of the
+ * trace; a negative code as tlbsim_trace_next(); -TLBSIM_EINVAL (not
+ * sticky, @r unchanged) when @max is 0.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_next_batch(tlbsim_trace_reader *r,
+							 struct tlbsim_event *ev, size_t max,
+							 struct tlbsim_error *err);
+
+/**
  * tlbsim_trace_info() - the header of an open trace
  * @r: the reader (borrowed)
  *
@@ -227,6 +258,7 @@ TLBSIM_API uint64_t tlbsim_trace_bytes_read(const tlbsim_trace_reader *r);
 
 /**
  * tlbsim_trace_nr_events() - events returned so far by tlbsim_trace_next()
+ * and tlbsim_trace_next_batch()
  * @r: the reader (borrowed)
  *
  * Returns: a count; the index of the last event returned is this minus 1.

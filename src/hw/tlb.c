@@ -290,8 +290,10 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 	 * and inserts touch), and touching it again changes no set's order
 	 * (LRU: still the newest stamp; PLRU: the same bits; RANDOM: none).
 	 */
-	if (t->last_hit && va >> t->shifts[0] == t->last_vpn && asid == t->last_asid)
-		return t->last_hit;
+	struct hw_tlb_entry *last = hw_tlb_last_hit(t, va, asid);
+
+	if (last)
+		return last;
 
 	for (unsigned i = 0; i < t->nr_shifts; i++) {
 		const unsigned shift = t->shifts[i];

@@ -142,6 +142,23 @@ void hw_tlb_fini(struct hw_tlb *t);
 struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid);
 
 /*
+ * hw_tlb_lookup()'s answer when it is its last hit again: the last lookup
+ * hit, was for the same smallest-size page (va >> shifts[0]) and @asid,
+ * and nothing was inserted or invalidated since.  Then hw_tlb_lookup()
+ * would return the same entry and change no replacement state (see there),
+ * so a caller may use it instead, as the MMU's hit path does; else NULL
+ * (not a miss: call hw_tlb_lookup()).  The entry may carry HW_TLBE_POISON,
+ * which the oracle sets in place.
+ */
+static inline struct hw_tlb_entry *hw_tlb_last_hit(const struct hw_tlb *t, uint64_t va,
+						   uint16_t asid)
+{
+	if (t->last_hit && va >> t->shifts[0] == t->last_vpn && asid == t->last_asid)
+		return t->last_hit;
+	return NULL;
+}
+
+/*
  * Insert @e (its @vpn and @size_shift must be consistent; the size must be
  * served).  An existing entry for the same vpn/size/asid is overwritten;
  * else the replacement policy picks the victim among the set's ways (an

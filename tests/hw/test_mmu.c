@@ -15,7 +15,9 @@
 
 #include <cmocka.h>
 
+#include "check/oracle.h"
 #include "hw/mmu_internal.h"
+#include "hw/smp.h"
 #include "tlbsim/mmu.h"
 #include "tlbsim/pgtable.h"
 
@@ -643,6 +645,99 @@ static void stats_json_has_documented_keys(void **state)
 	free(text);
 }
 
+/*
+ * The hit path's shortcut (the L1's last hit again, mmu.c) must not serve
+ * an entry the hazard oracle poisoned in place, nor one invalidated, nor
+ * an access its permissions refuse.  One read-only 4 KiB page at 4 MiB,
+ * PCID 1, an oracle watching cpu 0 (a machine of one core, no engine: the
+ * report only reads the core's clock):
+ *   load 4M        walk: l1d miss 1
+ *   load 4M + 8    L1 scan hit, becomes the last hit: hits 1
+ *   load 4M + 16   last hit again: hits 2, no report
+ *   poison the L1 entry (as the oracle does when a change commits): 1 entry
+ *   load 4M + 24   still an L1 hit (hits 3) with the same PA, but the
+ *                  oracle must hear of it: 1 stale_use report, va 4M + 24,
+ *                  and it unmarks the entry (one report per translation)
+ *   load 4M + 32   hits 4, still 1 report
+ *   store 4M + 40  read-only: the lookup hits (5) but the permission check
+ *                  refuses, a fault (1); the fault drops the entry, so
+ *   load 4M + 48   walks again: misses 2
+ *   load 4M + 56   L1 hit (6); invlpg 4M; load 4M + 64 walks: misses 3.
+ */
+static void poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortcut(void **state)
+{
+	struct rig r;
+	struct hw_smp smp;
+	struct hw_cpu cpu0;
+	struct eng_core core;
+	struct chk_oracle *o;
+	struct tlbsim_xlate x, first;
+	const struct tlbsim_mmu_stats *st;
+	const struct chk_report *rep;
+	unsigned n;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, false);
+	memset(&core, 0, sizeof(core));
+	memset(&cpu0, 0, sizeof(cpu0));
+	cpu0.mmu = r.mmu;
+	cpu0.core = &core;
+	memset(&smp, 0, sizeof(smp));
+	smp.m = &r.m;
+	smp.pm = r.pm;
+	smp.cpu = &cpu0;
+	o = chk_create(&smp);
+	assert_non_null(o);
+	st = tlbsim_mmu_stats(r.mmu);
+	map4k(&r, r.pt1, MiB(4), TLBSIM_PROT_READ);
+	load_ctx(&r, r.pt1, 1);
+
+	first = load(&r, MiB(4));
+	assert_int_equal(first.src, TLBSIM_XLATE_WALK);
+	load(&r, MiB(4) + 8);
+	x = load(&r, MiB(4) + 16);
+	assert_int_equal(x.src, TLBSIM_XLATE_L1);
+	assert_int_equal(x.pa, first.pa + 16);
+	assert_int_equal(st->l1d_hits, 2);
+	assert_int_equal(st->l1d_misses, 1);
+	chk_reports(o, &n);
+	assert_int_equal(n, 0);
+
+	assert_int_equal(hw_tlb_mark_version(hw_mmu_struct(r.mmu, HW_L1D), MiB(4), 12,
+					     first.pte_version, true),
+			 1);
+	x = load(&r, MiB(4) + 24);
+	assert_int_equal(x.src, TLBSIM_XLATE_L1);
+	assert_int_equal(x.pa, first.pa + 24);
+	assert_int_equal(st->l1d_hits, 3);
+	rep = chk_reports(o, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(rep[0].kind, CHK_STALE_USE);
+	assert_int_equal(rep[0].cpu, 0);
+	assert_int_equal(rep[0].va, MiB(4) + 24);
+	load(&r, MiB(4) + 32);
+	assert_int_equal(st->l1d_hits, 4);
+	chk_reports(o, &n);
+	assert_int_equal(n, 1);
+
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, MiB(4) + 40, TLBSIM_ACCESS_STORE, &x),
+			 -TLBSIM_EFAULT);
+	assert_int_equal(st->faults, 1);
+	assert_int_equal(st->l1d_hits, 5); /* the lookup hit; the permission check refused */
+	x = load(&r, MiB(4) + 48);
+	assert_int_equal(x.src, TLBSIM_XLATE_WALK);
+	assert_int_equal(st->l1d_misses, 2);
+
+	load(&r, MiB(4) + 56);
+	assert_int_equal(st->l1d_hits, 6);
+	assert_int_equal(tlbsim_mmu_invlpg(r.mmu, MiB(4)), 0);
+	x = load(&r, MiB(4) + 64);
+	assert_int_equal(x.src, TLBSIM_XLATE_WALK);
+	assert_int_equal(st->l1d_misses, 3);
+	chk_destroy(o);
+	rig_fini(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -657,6 +752,8 @@ int main(void)
 		cmocka_unit_test(instructions_of_the_other_isa_are_refused),
 		cmocka_unit_test(walk_through_freed_table_is_counted),
 		cmocka_unit_test(stats_json_has_documented_keys),
+		cmocka_unit_test(
+		    poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortcut),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
