@@ -2,16 +2,17 @@
 /*
  * The timing loop of bench/perf/run: simulates a trace (or a generator's
  * events) RUNS times in this one process, or with --decode only reads and
- * decodes it (the reader loop of tlbsim_sim_run()'s source, nothing
- * simulated), and reports the median, minimum and maximum of the simulated
+ * decodes it (the reader loop of tlbsim_sim_run_batch()'s source, in
+ * batches of 256 as the simulation asks, nothing simulated), and reports the median, minimum and maximum of the simulated
  * memory accesses (load, store, fetch events) per second and of the wall
  * time, and the process's peak resident set size.  Timing in-process
  * leaves out process start-up and the machine's loading; each run opens
  * the trace afresh and builds a new simulation, as `tlbsim run` does.
  *
  * The pipeline timed is the one of `tlbsim run` without its table and JSON
- * output: tlbsim_trace_open() -> tlbsim_sim_create() -> tlbsim_sim_run()
- * (reader -> per-thread event queues -> OS model -> MMU translate -> TLB).
+ * output: tlbsim_trace_open() -> tlbsim_sim_create() ->
+ * tlbsim_sim_run_batch() with tlbsim_trace_next_batch() (reader -> per-thread
+ * event queues -> OS model -> MMU translate -> TLB).
  *
  * Output: one line for people on stdout; with --json-append FILE, one JSON
  * object a line appended to FILE (bench/perf/run gathers them).
@@ -71,15 +72,17 @@ static int is_access(uint8_t kind)
 	return kind == TLBSIM_EV_LOAD || kind == TLBSIM_EV_STORE || kind == TLBSIM_EV_FETCH;
 }
 
-static int source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
+/* A tlbsim_event_batch_fn; a generator's events come one a call. */
+static int source_next(void *arg, struct tlbsim_event *ev, size_t max, struct tlbsim_error *err)
 {
 	struct source *s = arg;
-	int rc = s->trace ? tlbsim_trace_next(s->trace, ev, err) : tlbsim_gen_next(s->gen, ev, err);
+	int rc = s->trace ? tlbsim_trace_next_batch(s->trace, ev, max, err)
+			  : tlbsim_gen_next(s->gen, ev, err);
 
-	if (rc > 0) {
-		s->events++;
-		s->accesses += is_access(ev->kind);
-	}
+	for (int i = 0; i < rc; i++)
+		s->accesses += is_access(ev[i].kind);
+	if (rc > 0)
+		s->events += (uint64_t)rc;
 	return rc;
 }
 
@@ -107,7 +110,7 @@ static double run_once(const struct opts *o, const struct tlbsim_machine *m, str
 {
 	struct tlbsim_sim_config cfg = {.machine = m, .policy = o->policy, .threads = o->threads};
 	struct tlbsim_error err;
-	struct tlbsim_event ev;
+	static struct tlbsim_event ev[256];
 	tlbsim_sim *sim;
 	double t0 = bench_now(), c0 = bench_cpu_now(), dt;
 	int rc;
@@ -115,12 +118,12 @@ static double run_once(const struct opts *o, const struct tlbsim_machine *m, str
 	source_open(s, o, m->isa);
 	tlbsim_error_clear(&err);
 	if (o->decode) {
-		while ((rc = source_next(s, &ev, &err)) > 0)
+		while ((rc = source_next(s, ev, 256, &err)) > 0)
 			;
 	} else {
 		if (tlbsim_sim_create(&cfg, &sim, &err))
 			die("sim_create", &err);
-		rc = tlbsim_sim_run(sim, source_next, s, &err);
+		rc = tlbsim_sim_run_batch(sim, source_next, s, &err);
 		tlbsim_sim_destroy(sim);
 	}
 	if (rc < 0)

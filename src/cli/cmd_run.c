@@ -265,7 +265,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		return cli_fail_err(&err);
 	}
 	cli_catch_sigint(sim);
-	rc = tlbsim_sim_run(sim, cli_source_next, &src, &err);
+	rc = tlbsim_sim_run_batch(sim, cli_source_next_batch, &src, &err);
 	cli_catch_sigint(NULL);
 	cli_source_close(&src);
 	if (rc < 0) {

@@ -262,6 +262,43 @@ int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err
 	return rc;
 }
 
+/* A generator's events, up to @max; an error after some is held back for
+ * the next call (tlbsim_event_batch_fn's rule). */
+static int gen_batch(struct cli_source *s, struct tlbsim_event *ev, size_t max,
+		     struct tlbsim_error *err)
+{
+	size_t n = 0;
+	int rc = 1;
+
+	if (!s->held_rc) {
+		tlbsim_error_clear(&s->held_err);
+		while (n < max && (rc = tlbsim_gen_next(s->gen, &ev[n], &s->held_err)) > 0)
+			n++;
+		if (rc < 0)
+			s->held_rc = rc;
+		if (n || rc == 0)
+			return (int)n;
+	}
+	if (err)
+		*err = s->held_err;
+	return s->held_rc;
+}
+
+int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct tlbsim_error *err)
+{
+	struct cli_source *s = arg;
+	int rc;
+
+	rc = s->trace ? tlbsim_trace_next_batch(s->trace, ev, max, err) : gen_batch(s, ev, max, err);
+	if (rc > 0) {
+		/* Progress each time the count passes a multiple of 65536. */
+		if (((s->events + (uint64_t)rc) >> 16) != (s->events >> 16) && s->progress)
+			progress(s);
+		s->events += (uint64_t)rc;
+	}
+	return rc;
+}
+
 void cli_source_close(struct cli_source *s)
 {
 	if (s->progress && s->last_print > 0)

@@ -243,6 +243,22 @@ static struct os_thread *lifecycle(struct os *os, struct os_thread *self,
 	return c;
 }
 
+/* @ev (trace index @idx) joins @t's queue. */
+static inline void queue(struct os *os, struct os_thread *t, const struct tlbsim_event *ev,
+			 uint64_t idx)
+{
+	if (os_evq_push_fast(&os->spill, &t->q, ev, idx))
+		return;
+	if (os_evq_push(&os->spill, &t->q, ev, idx) < 0 && !os->source_error) {
+		/* Out of memory, or the spill file failed: the run cannot go
+		 * on without losing events. */
+		os->source_error = spill_error(os, "event %llu could not be queued",
+					       (unsigned long long)idx);
+		os->source_ended = true;
+		atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
+	}
+}
+
 /* Hand @ev to its thread; a process created by no thread starts now. */
 static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
 {
@@ -305,14 +321,7 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 		}
 		os->ord_thread[idx] = t;
 	}
-	if (os_evq_push(&os->spill, &t->q, ev, idx) < 0 && !os->source_error) {
-		/* Out of memory, or the spill file failed: the run cannot go
-		 * on without losing events. */
-		os->source_error = spill_error(os, "event %llu could not be queued",
-					       (unsigned long long)idx);
-		os->source_ended = true;
-		atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
-	}
+	queue(os, t, ev, idx);
 }
 
 /* route(), inline for the common case: an access or compute of a thread
@@ -323,10 +332,10 @@ static inline void route(struct os *os, struct hw_cpu *reader, const struct tlbs
 
 	if ((ev->kind == TLBSIM_EV_LOAD || ev->kind == TLBSIM_EV_STORE ||
 	     ev->kind == TLBSIM_EV_FETCH || ev->kind == TLBSIM_EV_COMPUTE) && !os->ordered &&
-	    (t = os_thread_get(os, ev->tid, false)) && t->state != OS_T_NEW && !t->r_exited &&
-	    os_evq_push_fast(&os->spill, &t->q, ev, os->st.events_read - 1))
-		return;
-	route_slow(os, reader, ev);
+	    (t = os_thread_get(os, ev->tid, false)) && t->state != OS_T_NEW && !t->r_exited)
+		queue(os, t, ev, os->st.events_read - 1);
+	else
+		route_slow(os, reader, ev);
 }
 
 /* A stop (SIGINT, a cap) was asked for: tlbsim_sim_stop(), engine.h. */
