@@ -17,7 +17,10 @@
  * (os_horizon() in sim.c), and spilling changes no result.
  *
  * The file is created on the first spill in $TMPDIR (else /tmp) and
- * unlinked at once, so it disappears with the process.  Reads back happen
+ * unlinked at once, so it disappears with the process.  Where it cannot
+ * be created, or once a write to it fails (a full disk), queues keep
+ * their events in memory, as without spilling; only a failed read back
+ * ends the run.  Reads back happen
  * in the parallel phase (a cpu popping its thread's events), writes only in
  * the serial phase (reading the trace): pread()/pwrite() at offsets owned
  * by one queue each need no lock.
@@ -75,13 +78,15 @@ static int spill_fail(struct os_spill *sp, const char *what, int e)
 	return -TLBSIM_EIO;
 }
 
-/* The spill file, created on first use.  A failure is kept: the events
- * then stay in memory, as without spilling. */
+/* The spill file, created on first use.  A failure to create it or to
+ * write it is kept: events then stay in memory, as without spilling. */
 static bool spill_open(struct os_spill *sp)
 {
 	const char *dir = getenv("TMPDIR");
 	char path[4096];
 
+	if (sp->full)
+		return false;
 	if (sp->fd >= 0)
 		return true;
 	if (sp->tried)
@@ -133,7 +138,8 @@ static int read_all(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-/* The write buffer of @q goes to the end of the file as its newest chunk. */
+/* The write buffer of @q goes to the end of the file as its newest chunk;
+ * if the write fails (a full disk), spilling stops and the buffer stays. */
 static int spill_flush(struct os_spill *sp, struct os_evq *q)
 {
 	struct os_evq_chunk *c;
@@ -154,8 +160,11 @@ static int spill_flush(struct os_spill *sp, struct os_evq *q)
 		q->chunk_head = 0;
 	}
 	if ((e = write_all(sp->fd, q->wev, evb, sp->end)) ||
-	    (e = write_all(sp->fd, q->widx, xb, sp->end + evb)))
-		return spill_fail(sp, "write", e);
+	    (e = write_all(sp->fd, q->widx, xb, sp->end + evb))) {
+		sp->full = e;
+		snprintf(sp->full_why, sizeof(sp->full_why), "write: %s", strerror(e));
+		return 0;
+	}
 	c = &q->chunks[(q->chunk_head + q->nr_chunks) % q->cap_chunks];
 	c->off = sp->end;
 	c->n = q->wn;
@@ -177,19 +186,32 @@ int os_evq_push(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event
 		os_evq_ring_put(sp, q, ev, idx);
 		return 0;
 	}
-	if (!q->wev) {
-		q->wev = malloc(EVQ_CHUNK * sizeof(*q->wev));
-		q->widx = malloc(EVQ_CHUNK * sizeof(*q->widx));
-		if (!q->wev || !q->widx)
+	q->sp = sp;
+	if (q->wn && q->wn == q->wcap && !sp->full) {
+		int rc = spill_flush(sp, q);
+
+		if (rc)
+			return rc;
+	}
+	if (q->wn == q->wcap) {
+		/* The first buffer, or a full disk: the buffer grows. */
+		uint32_t cap = q->wcap ? 2 * q->wcap : EVQ_CHUNK;
+		struct tlbsim_event *n = realloc(q->wev, (size_t)cap * sizeof(*n));
+		uint64_t *x;
+
+		if (!n)
 			return -TLBSIM_ENOMEM;
-		q->sp = sp;
+		q->wev = n;
+		x = realloc(q->widx, (size_t)cap * sizeof(*x));
+		if (!x)
+			return -TLBSIM_ENOMEM;
+		q->widx = x;
+		q->wcap = cap;
 	}
 	q->wev[q->wn] = *ev;
 	q->widx[q->wn] = idx;
 	q->wn++;
 	q->spilled++;
-	if (q->wn == EVQ_CHUNK)
-		return spill_flush(sp, q);
 	return 0;
 }
 

@@ -130,7 +130,7 @@ struct os_evq_chunk {
  *        the hazard oracle's reports and ordered replay)
  * @spilled: newer events out of memory: in @chunks of the spill file
  *        (oldest first, a ring from @chunk_head), then in the write
- *        buffer @wev/@widx (@wn of them)
+ *        buffer @wev/@widx (@wn of @wcap)
  * @sp: the spill file, once the queue has used it
  */
 struct os_evq {
@@ -142,7 +142,7 @@ struct os_evq {
 	uint32_t chunk_head, nr_chunks, cap_chunks;
 	struct tlbsim_event *wev;
 	uint64_t *widx;
-	uint32_t wn;
+	uint32_t wn, wcap;
 	struct os_spill *sp;
 };
 
@@ -170,14 +170,18 @@ static inline uint64_t os_evq_len(const struct os_evq *q)
  *        (sim.c: pushed to memory minus popped); counted up by pushes
  * @pushed: events pushed into memory, ever
  * @written: events written to the file, ever
- * @error: the first errno of a failed write or read back (0: none), with
- *        @why saying what failed
+ * @full: the errno of a failed write (0: none), with @full_why: spilling
+ *        stopped there, and queues keep their events in memory
+ * @error: the errno of the first failed read back (0: none), with @why
+ *        saying what failed: the run stops
  */
 struct os_spill {
 	int fd;
 	bool tried;
 	uint64_t end;
 	uint64_t budget, mem, pushed, written;
+	int full;
+	char full_why[128];
 	atomic_int error;
 	char why[128];
 };

@@ -142,7 +142,7 @@ static int spill_error(struct os *os, const char *fmt, ...)
 			       "%s: out of memory", text);
 	return err_set(os->err, -TLBSIM_EIO, os->source_name, -1, -1, -1, NULL,
 		       "%s: the event spill file in $TMPDIR (default /tmp) failed: %s "
-		       "(a writable directory with room for the trace's queued events expected)",
+		       "(its queued events were written and could not be read again)",
 		       text, os->spill.why);
 }
 

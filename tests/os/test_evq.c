@@ -3,10 +3,11 @@
  * Threads' event queues and their spill file (src/os/evq.c): events come
  * out in the order they went in whether they stayed in memory or went to
  * the file; the first 64 stay in memory; nothing is spilled under the
- * budget; a directory where no file can be made keeps events in memory; a
- * failed write is an error that says so; and a whole simulation gives the
+ * budget; a directory where no file can be made, or a failed write (a full
+ * disk), keeps events in memory; and a whole simulation gives the
  * same statistics, byte for byte, when every queue spills.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -156,33 +157,48 @@ static void without_a_place_for_the_file_events_stay_in_memory(void **state)
 	os_spill_fini(&sp);
 }
 
-static void a_failed_write_is_an_error_that_says_so(void **state)
+static void after_a_failed_write_events_stay_in_memory(void **state)
 {
 	struct os_spill sp;
-	struct os_evq q;
-	uint64_t i;
-	int rc = 0;
+	struct os_evq q, r;
+	uint64_t i, next = 0;
 
 	(void)state;
 	os_spill_init(&sp);
 	sp.budget = 0;
-	/* A file open for reading only: pwrite() fails with EBADF. */
+	/* A file open for reading only: pwrite() fails with EBADF, as a
+	 * full disk fails with ENOSPC. */
 	sp.fd = open("/dev/null", O_RDONLY);
 	assert_true(sp.fd >= 0);
 	sp.tried = true;
 	memset(&q, 0, sizeof(q));
-	/* 64 in memory, then 4096 into the write buffer; the 4096th fills it
-	 * and its write fails. */
-	for (i = 0; i < 64 + 4096 && !rc; i++) {
+	memset(&r, 0, sizeof(r));
+	/* 64 in memory, then 4096 fill the write buffer; the 4097th tries
+	 * to write it, fails, and the buffer grows instead: 64 + 5000 in all,
+	 * 5000 of them in the buffer, none in the file. */
+	for (i = 0; i < 64 + 5000; i++) {
 		struct tlbsim_event ev = access_ev(i);
 
-		rc = os_evq_push(&sp, &q, &ev, i);
+		assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
 	}
-	assert_int_equal(rc, -TLBSIM_EIO);
-	assert_int_equal(i, 64 + 4096);
-	assert_int_not_equal(sp.error, 0);
-	assert_non_null(strstr(sp.why, "write: "));
+	assert_int_equal(sp.full, EBADF);
+	assert_non_null(strstr(sp.full_why, "write: "));
+	assert_int_equal(sp.error, 0);
+	assert_int_equal(q.nr_chunks, 0);
+	assert_int_equal(q.wn, 5000);
+	assert_int_equal(sp.written, 0);
+	/* A queue that starts spilling afterwards stays in memory. */
+	for (i = 0; i < 100; i++) {
+		struct tlbsim_event ev = access_ev(i);
+
+		assert_int_equal(os_evq_push(&sp, &r, &ev, i), 0);
+	}
+	assert_int_equal(r.n, 100);
+	assert_int_equal(r.spilled, 0);
+	drain(&q, &next);
+	assert_int_equal(next, 64 + 5000);
 	os_evq_free(&q);
+	os_evq_free(&r);
 	os_spill_fini(&sp);
 }
 
@@ -270,7 +286,7 @@ int main(void)
 	    cmocka_unit_test(events_come_back_in_order_through_the_spill_file),
 	    cmocka_unit_test(nothing_spills_under_the_budget),
 	    cmocka_unit_test(without_a_place_for_the_file_events_stay_in_memory),
-	    cmocka_unit_test(a_failed_write_is_an_error_that_says_so),
+	    cmocka_unit_test(after_a_failed_write_events_stay_in_memory),
 	    cmocka_unit_test(a_simulation_gives_the_same_statistics_when_queues_spill),
 	};
 
