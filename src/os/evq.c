@@ -25,7 +25,9 @@
  * the serial phase (reading the trace): pread()/pwrite() at offsets owned
  * by one queue each need no lock.
  */
+#define _GNU_SOURCE /* fallocate() with FALLOC_FL_PUNCH_HOLE (Linux) */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +96,7 @@ static bool spill_open(struct os_spill *sp)
 	sp->tried = true;
 	if (!dir || !*dir)
 		dir = "/tmp";
+	snprintf(sp->dir, sizeof(sp->dir), "%s", dir);
 	snprintf(path, sizeof(path), "%s/tlbsim-events-XXXXXX", dir);
 	sp->fd = mkstemp(path);
 	if (sp->fd < 0)
@@ -254,6 +257,14 @@ void os_evq_unspill(struct os_evq *q)
 			spill_fail(sp, "read back", e);
 			return;
 		}
+#ifdef FALLOC_FL_PUNCH_HOLE
+		/* Give the chunk's blocks back: the file holds only what is
+		 * still spilled (best effort: a file system without holes
+		 * keeps them until the end). */
+		(void)fallocate(sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)q->chunks[q->chunk_head].off,
+				(off_t)((uint64_t)n * (sizeof(*q->ev) + sizeof(*q->idx))));
+#endif
 		q->chunk_head = (q->chunk_head + 1) % q->cap_chunks;
 		q->nr_chunks--;
 	} else {

@@ -163,7 +163,7 @@ static inline uint64_t os_evq_len(const struct os_evq *q)
 
 /**
  * struct os_spill - the file queues spill to (src/os/evq.c)
- * @fd: the file (-1: none yet); @tried: creating it was tried
+ * @fd: the file (-1: none yet); @tried: creating it was tried, in @dir
  * @end: bytes written
  * @budget: events in memory in all queues before they spill
  * @mem: events in memory now, as estimated before each read of the trace
@@ -184,6 +184,7 @@ struct os_spill {
 	char full_why[128];
 	atomic_int error;
 	char why[128];
+	char dir[256];
 };
 
 /**

@@ -56,12 +56,16 @@ static const struct tlbsim_event *read_one(struct os *os)
 	size_t max = SOURCE_BATCH;
 	int rc;
 
+	/* Ended by an error (the source's, an input error, a queue that
+	 * could not take an event): the rest of the batch is not read, as
+	 * one event at a time would not have read it.  A clean end or the
+	 * cap comes only with the batch used up. */
+	if (os->source_ended)
+		return NULL;
 	if (os->batch_pos < os->batch_n) {
 		os->st.events_read++;
 		return &os->batch[os->batch_pos++];
 	}
-	if (os->source_ended)
-		return NULL;
 	if (os->max_events) {
 		if (os->st.events_read >= os->max_events) {
 			os->source_ended = true;
@@ -141,9 +145,9 @@ static int spill_error(struct os *os, const char *fmt, ...)
 		return err_set(os->err, -TLBSIM_ENOMEM, os->source_name, -1, -1, -1, NULL,
 			       "%s: out of memory", text);
 	return err_set(os->err, -TLBSIM_EIO, os->source_name, -1, -1, -1, NULL,
-		       "%s: the event spill file in $TMPDIR (default /tmp) failed: %s "
+		       "%s: the event spill file in %s ($TMPDIR, default /tmp) failed: %s "
 		       "(its queued events were written and could not be read again)",
-		       text, os->spill.why);
+		       text, os->spill.dir, os->spill.why);
 }
 
 static void pid_count(struct os *os, uint32_t pid, int delta)

@@ -78,6 +78,9 @@ static char *workload(void)
 	return text;
 }
 
+/* Ordered replay for run() (it reads the whole trace before it starts). */
+static int ordered;
+
 struct outcome {
 	int rc;
 	struct tlbsim_error err;
@@ -90,7 +93,8 @@ static void run(const char *text, int batch, uint64_t max_events, struct batcher
 {
 	struct tlbsim_machine *m = test_machine(TLBSIM_ISA_X86_64, 2);
 	struct tlbsim_sim_config cfg = {
-	    .machine = m, .threads = 1, .name = "batch.tlbt", .max_events = max_events};
+	    .machine = m, .threads = 1, .name = "batch.tlbt", .max_events = max_events,
+	    .ordered = ordered};
 	tlbsim_trace_reader *r = NULL;
 	tlbsim_sim *sim = NULL;
 
@@ -160,6 +164,24 @@ static void the_model_reports_its_error_before_a_later_source_error(void **state
 	free(o.json);
 }
 
+/* Ordered replay reads everything first: after the input error at event
+ * 2, event 3 of the same batch is not read (events_read 3, as one event
+ * at a time). */
+static void no_event_is_read_after_an_input_error(void **state)
+{
+	const char *text = HEADER "proc_create 1 1\nT1 exit\nT1 load 0x1000 8\nT1 load 0x2000 8\n";
+	struct outcome o;
+
+	(void)state;
+	ordered = 1;
+	run(text, 1, 0, NULL, &o);
+	ordered = 0;
+	assert_int_equal(o.rc, -TLBSIM_EINVAL);
+	assert_non_null(strstr(o.err.text, "event 2 (load): thread 1 exited at event 1"));
+	assert_non_null(strstr(o.json, "\"events_read\": 3,"));
+	free(o.json);
+}
+
 static void a_source_error_after_a_batch_is_reported(void **state)
 {
 	char *text = workload();
@@ -195,6 +217,7 @@ int main(void)
 	    cmocka_unit_test(a_batch_source_gives_the_same_statistics),
 	    cmocka_unit_test(no_event_past_max_events_is_asked_for),
 	    cmocka_unit_test(the_model_reports_its_error_before_a_later_source_error),
+	    cmocka_unit_test(no_event_is_read_after_an_input_error),
 	    cmocka_unit_test(a_source_error_after_a_batch_is_reported),
 	    cmocka_unit_test(a_batch_larger_than_asked_is_an_error),
 	};
