@@ -196,47 +196,6 @@ static int decode_event(struct tlbsim_trace_reader *r, struct tlbsim_error *err,
 	return 1;
 }
 
-/*
- * A compact access without a tid, decoded without the field table and the
- * error bookkeeping: nearly every record of a trace is one, and the general
- * path costs three times as much.  Returns 1 with *@ev filled and the
- * record consumed, or 0 with nothing consumed when the record needs the
- * general path: another opcode, a varint not whole in the window or longer
- * than 64 bits, no current thread, or an access past 2^64 (the general path
- * reports the error).  Accepts exactly what decode_event() accepts.
- */
-static int fast_access(struct native_reader *nr, struct trace_in *in, struct tlbsim_event *ev)
-{
-	const uint8_t *p = in->buf + in->pos, *end = in->buf + in->len;
-	unsigned op = *p++, shift = 0;
-	uint64_t z = 0, va;
-	uint32_t size;
-	uint8_t b;
-
-	if (op < NATIVE_OP_ACCESS || op >= NATIVE_OP_ACCESS_END ||
-	    nr->threads.cur_tid == TLBSIM_TID_NONE)
-		return 0;
-	do {
-		if (p == end || (shift == 63 && *p > 1))
-			return 0;
-		b = *p++;
-		z |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	size = 1u << (op & 7);
-	va = *nr->threads.cur + native_unzigzag(z);
-	if (va > UINT64_MAX - (size - 1))
-		return 0;
-	*nr->threads.cur = va;
-	ev->kind = (uint8_t)(((op >> 3) & 3) + TLBSIM_EV_LOAD);
-	ev->tid = nr->threads.cur_tid;
-	ev->cpu = nr->cpu;
-	ev->access.va = va;
-	ev->access.size = size;
-	in->pos = (size_t)(p - in->buf);
-	return 1;
-}
-
 /* Bytes of a compact access record, at most: its opcode and a 64-bit varint. */
 #define ACCESS_RECORD_MAX (1 + NATIVE_VARINT_MAX)
 
@@ -262,11 +221,15 @@ static inline const uint8_t *varint_in_window(const uint8_t *p, uint64_t *out)
 }
 
 /*
- * One compact access at @p, all ACCESS_RECORD_MAX bytes of which may be
- * read, of thread @tid (not TLBSIM_TID_NONE) whose previous address is
- * *@va, on @cpu, into @ev (already zeroed): fast_access() without the
- * window checks.  Returns the byte after the record with *@va advanced, or
- * NULL, nothing changed, for a record fast_access() refuses.
+ * One compact access without a tid at @p, all ACCESS_RECORD_MAX bytes of
+ * which may be read, of thread @tid (not TLBSIM_TID_NONE) whose previous
+ * address is *@va, on @cpu, into @ev (already zeroed), decoded without the
+ * field table and the error bookkeeping: nearly every record of a trace is
+ * one, and decode_event() costs three times as much.  Returns the byte
+ * after the record with *@va advanced, or NULL with nothing changed when
+ * the record needs decode_event(): another opcode, a varint longer than
+ * 64 bits, or an access past 2^64 (decode_event() reports the error).
+ * Accepts exactly what decode_event() accepts.
  */
 static inline const uint8_t *one_access(const uint8_t *p, uint64_t *va, uint32_t tid, uint16_t cpu,
 					struct tlbsim_event *ev)
@@ -313,7 +276,7 @@ static inline size_t window_needed(const struct trace_in *in)
  * The run of compact accesses at the window's position, into @ev[0, @max):
  * one_access() in a loop, the window checked once per record and the
  * thread's address kept in a register.  Stops before the first record
- * fast_access() would refuse and before the first one short of
+ * one_access() would refuse and before the first one short of
  * window_needed(), so the records read and any error of the refill come at
  * exactly the same point as one by one.  Returns how many events it
  * decoded.
@@ -348,6 +311,7 @@ static __attribute__((noinline)) int next_record(struct tlbsim_trace_reader *r,
 {
 	struct native_reader *nr = r->priv;
 	struct trace_in *in = &r->in;
+	const uint8_t *q;
 	struct rec rec;
 	uint64_t v;
 	unsigned op;
@@ -357,8 +321,15 @@ static __attribute__((noinline)) int next_record(struct tlbsim_trace_reader *r,
 		if (trace_in_avail(in) < NATIVE_RECORD_MAX && !in->eof &&
 		    (rc = trace_in_fill(in, err)) < 0)
 			return rc;
-		if (trace_in_avail(in) && fast_access(nr, in, ev))
+		/* After a refill, most records are compact accesses again;
+		 * the last few of the input, and everything else, take the
+		 * general path (which accepts the same accesses). */
+		if (trace_in_avail(in) >= ACCESS_RECORD_MAX && nr->threads.cur_tid != TLBSIM_TID_NONE &&
+		    (q = one_access(in->buf + in->pos, nr->threads.cur, nr->threads.cur_tid, nr->cpu,
+				    ev))) {
+			in->pos = (size_t)(q - in->buf);
 			return 1;
+		}
 		rec = (struct rec){trace_in_offset(in), in->buf + in->pos, in->buf + in->pos + 1,
 				   in->buf + in->len, "record"};
 		if (trace_in_avail(in) == 0)
