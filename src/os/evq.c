@@ -69,15 +69,14 @@ static bool ring_reserve(struct os_evq *q, uint32_t need)
 	return true;
 }
 
-/* The first failure wins (cpus read back in parallel); sim.c reports it
- * in the serial phase. */
-static int spill_fail(struct os_spill *sp, const char *what, int e)
+/* A read back failed: the first failure wins (cpus read back in
+ * parallel); sim.c reports it in the serial phase. */
+static void spill_fail(struct os_spill *sp, const char *what, int e)
 {
 	int none = 0;
 
 	if (atomic_compare_exchange_strong(&sp->error, &none, e))
 		snprintf(sp->why, sizeof(sp->why), "%s: %s", what, strerror(e));
-	return -TLBSIM_EIO;
 }
 
 /* The spill file, created on first use.  A failure to create it or to

@@ -955,11 +955,17 @@ int tlbsim_sim_create(const struct tlbsim_sim_config *cfg, tlbsim_sim **out, str
 	return 0;
 }
 
-static int run(struct os *os)
+/* tlbsim_sim_run() with @next, or tlbsim_sim_run_batch() with @next_batch. */
+static int run(struct os *os, tlbsim_event_source_fn next, tlbsim_event_batch_fn next_batch,
+	       void *arg, struct tlbsim_error *err)
 {
 	uint32_t i;
 	int rc;
 
+	os->next = next;
+	os->next_batch = next_batch;
+	os->next_arg = arg;
+	os->err = err;
 	prime(os);
 	rc = eng_run(&os->eng, os->max_cycles ? os->max_cycles : ENG_NEVER);
 	if (rc < 0)
@@ -999,25 +1005,13 @@ static int run(struct os *os)
 
 int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next, void *arg, struct tlbsim_error *err)
 {
-	struct os *os = &sim->os;
-
-	os->next = next;
-	os->next_batch = NULL;
-	os->next_arg = arg;
-	os->err = err;
-	return run(os);
+	return run(&sim->os, next, NULL, arg, err);
 }
 
 int tlbsim_sim_run_batch(tlbsim_sim *sim, tlbsim_event_batch_fn next, void *arg,
 			 struct tlbsim_error *err)
 {
-	struct os *os = &sim->os;
-
-	os->next = NULL;
-	os->next_batch = next;
-	os->next_arg = arg;
-	os->err = err;
-	return run(os);
+	return run(&sim->os, NULL, next, arg, err);
 }
 
 void tlbsim_sim_stop(tlbsim_sim *sim)
