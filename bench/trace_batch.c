@@ -29,12 +29,6 @@ struct pass {
 	uint64_t events, accesses;
 };
 
-static int is_access(const struct tlbsim_event *ev)
-{
-	return ev->kind == TLBSIM_EV_LOAD || ev->kind == TLBSIM_EV_STORE ||
-	       ev->kind == TLBSIM_EV_FETCH;
-}
-
 /* Read @path to its end, @batch events at a time (0: one by one). */
 static int read_pass(const char *path, size_t batch, struct tlbsim_event *buf, struct pass *p)
 {
@@ -53,11 +47,11 @@ static int read_pass(const char *path, size_t batch, struct tlbsim_event *buf, s
 	c0 = bench_cpu_now();
 	if (batch == 0) {
 		while ((rc = tlbsim_trace_next(r, buf, &err)) > 0)
-			p->accesses += (uint64_t)is_access(buf);
+			p->accesses += (uint64_t)tlbsim_event_is_access(buf->kind);
 	} else {
 		while ((rc = tlbsim_trace_next_batch(r, buf, batch, &err)) > 0)
 			for (int i = 0; i < rc; i++)
-				p->accesses += (uint64_t)is_access(&buf[i]);
+				p->accesses += (uint64_t)tlbsim_event_is_access(buf[i].kind);
 	}
 	p->wall = bench_now() - w0;
 	p->cpu = bench_cpu_now() - c0;

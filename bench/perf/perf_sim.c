@@ -67,11 +67,6 @@ static void die(const char *what, const struct tlbsim_error *err)
 	exit(2);
 }
 
-static int is_access(uint8_t kind)
-{
-	return kind == TLBSIM_EV_LOAD || kind == TLBSIM_EV_STORE || kind == TLBSIM_EV_FETCH;
-}
-
 /* A tlbsim_event_batch_fn; a generator's events come one a call. */
 static int source_next(void *arg, struct tlbsim_event *ev, size_t max, struct tlbsim_error *err)
 {
@@ -80,7 +75,7 @@ static int source_next(void *arg, struct tlbsim_event *ev, size_t max, struct tl
 			  : tlbsim_gen_next(s->gen, ev, err);
 
 	for (int i = 0; i < rc; i++)
-		s->accesses += is_access(ev[i].kind);
+		s->accesses += tlbsim_event_is_access(ev[i].kind);
 	if (rc > 0)
 		s->events += (uint64_t)rc;
 	return rc;

@@ -28,6 +28,7 @@
 #ifndef TLBSIM_EVENT_H
 #define TLBSIM_EVENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -418,6 +419,18 @@ struct tlbsim_event {
  * format), or "unknown" for any other value.
  */
 TLBSIM_API const char *tlbsim_event_kind_name(unsigned kind);
+
+/**
+ * tlbsim_event_is_access() - is @kind a memory access (a translation)?
+ * @kind: a value of enum tlbsim_event_kind
+ *
+ * Returns: true for TLBSIM_EV_LOAD, TLBSIM_EV_STORE and TLBSIM_EV_FETCH,
+ * the events the OS model translates through the MMU; false otherwise.
+ */
+static inline bool tlbsim_event_is_access(unsigned kind)
+{
+	return kind == TLBSIM_EV_LOAD || kind == TLBSIM_EV_STORE || kind == TLBSIM_EV_FETCH;
+}
 
 /**
  * tlbsim_event_access() - the MMU access an access event makes
