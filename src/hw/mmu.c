@@ -294,31 +294,57 @@ static __attribute__((noinline)) int translate(tlbsim_mmu *mmu, struct hw_tlb *l
 /*
  * The hit path of nearly every access: the L1 TLB's last hit again
  * (hw_tlb_last_hit()), neither poisoned by the hazard oracle nor refusing
- * the access, is counted and returned as translate() would return it,
- * without its lookup, its scan or its out-of-line call.  Everything else,
- * a poisoned entry included, takes translate(), which finds the same entry
- * and tells the oracle (poisoned_use()) or faults.
+ * the access, is counted and returned as translate() would count and
+ * return it, without its lookup, its scan or its out-of-line call.  NULL
+ * for everything else, a poisoned entry included: translate() then finds
+ * the same entry and tells the oracle (poisoned_use()) or faults.
  */
-int tlbsim_mmu_translate(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
-			 struct tlbsim_xlate *out)
+static inline const struct hw_tlb_entry *last_hit(tlbsim_mmu *mmu, struct hw_tlb *l1, uint64_t va,
+						  enum tlbsim_access access)
 {
-	struct hw_tlb *l1 = access == TLBSIM_ACCESS_FETCH ? &mmu->l1i : &mmu->l1d;
 	const struct hw_tlb_entry *e = hw_tlb_last_hit(l1, va, mmu->asid);
 
 	if (__builtin_expect(!e || !mmu->has_ctx || (e->flags & HW_TLBE_POISON) ||
 				 !is_permitted(e->prot, access),
 			     0))
-		return translate(mmu, l1, va, access, out);
+		return NULL;
 	if (access == TLBSIM_ACCESS_FETCH)
 		mmu->st.l1i_hits++;
 	else
 		mmu->st.l1d_hits++;
+	return e;
+}
+
+int tlbsim_mmu_translate(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
+			 struct tlbsim_xlate *out)
+{
+	struct hw_tlb *l1 = access == TLBSIM_ACCESS_FETCH ? &mmu->l1i : &mmu->l1d;
+	const struct hw_tlb_entry *e = last_hit(mmu, l1, va, access);
+
+	if (!e)
+		return translate(mmu, l1, va, access, out);
 	out->cycles = l1->latency_cycles;
 	out->pwc_level = 0;
 	out->pte_reads = 0;
 	out->src = TLBSIM_XLATE_L1;
 	fill_result(out, e, va);
 	return 0;
+}
+
+int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned *cycles)
+{
+	struct hw_tlb *l1 = access == TLBSIM_ACCESS_FETCH ? &mmu->l1i : &mmu->l1d;
+	struct tlbsim_xlate x;
+	int rc;
+
+	if (last_hit(mmu, l1, va, access)) {
+		*cycles = l1->latency_cycles;
+		return 0;
+	}
+	x.cycles = 0;
+	rc = translate(mmu, l1, va, access, &x);
+	*cycles = x.cycles;
+	return rc;
 }
 
 /* ---- invalidation ---------------------------------------------------- */

@@ -42,6 +42,14 @@ void hw_mmu_set_cpu(tlbsim_mmu *mmu, unsigned id);
  * scans and marks: callers must not change anything but HW_TLBE_POISON. */
 struct hw_tlb *hw_mmu_struct(tlbsim_mmu *mmu, enum hw_struct s);
 
+/*
+ * tlbsim_mmu_translate() for the OS model's step, which needs only the
+ * cycles: the same lookups, fills, counts, oracle reports and faults, and
+ * the same return value; @cycles receives what struct tlbsim_xlate.cycles
+ * would (0 without a loaded context).
+ */
+int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned *cycles);
+
 /* The loaded context: root frame and ASID/PCID; false if none is loaded. */
 bool hw_mmu_context(const tlbsim_mmu *mmu, uint64_t *root_pfn, uint16_t *asid);
 

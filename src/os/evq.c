@@ -217,6 +217,62 @@ int os_evq_push(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event
 	return 0;
 }
 
+int os_evq_push_run(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event *ev,
+		    uint64_t idx, uint32_t k, uint32_t *done)
+{
+	uint32_t i = 0, m, j, at, first;
+	int rc;
+
+	while (i < k) {
+		if (!q->spilled && q->n < q->cap) {
+			/* os_evq_push_fast() takes event j of these while
+			 * q->n + j < OS_EVQ_KEEP or sp->mem + j < sp->budget. */
+			int64_t keep = (int64_t)OS_EVQ_KEEP - q->n;
+			int64_t left = (int64_t)sp->budget - (int64_t)sp->mem;
+			int64_t room = keep > left ? keep : left;
+
+			m = q->cap - q->n;
+			if (room < (int64_t)m)
+				m = room > 0 ? (uint32_t)room : 0;
+			if (m > k - i)
+				m = k - i;
+			at = (q->head + q->n) & (q->cap - 1);
+			first = m < q->cap - at ? m : q->cap - at;
+			memcpy(&q->ev[at], &ev[i], (size_t)first * sizeof(*ev));
+			memcpy(&q->ev[0], &ev[i + first], (size_t)(m - first) * sizeof(*ev));
+			for (j = 0; j < m; j++)
+				q->idx[(at + j) & (q->cap - 1)] = idx + i + j;
+			q->n += m;
+			sp->mem += m;
+			sp->pushed += m;
+			i += m;
+		} else if (q->spilled && q->wn < q->wcap) {
+			/* os_evq_push() appends to the write buffer. */
+			m = q->wcap - q->wn;
+			if (m > k - i)
+				m = k - i;
+			memcpy(&q->wev[q->wn], &ev[i], (size_t)m * sizeof(*ev));
+			for (j = 0; j < m; j++)
+				q->widx[q->wn + j] = idx + i + j;
+			q->wn += m;
+			q->spilled += m;
+			i += m;
+		} else {
+			m = 0;
+		}
+		if (i < k && !m) {
+			rc = os_evq_push(sp, q, &ev[i], idx + i);
+			if (rc) {
+				*done = i;
+				return rc;
+			}
+			i++;
+		}
+	}
+	*done = k;
+	return 0;
+}
+
 /* @n events of chunk @c from the spill file into the ring from slot @at
  * on, wrapping around its end. */
 static int read_chunk(int fd, struct os_evq *q, const struct os_evq_chunk *c, uint32_t at)

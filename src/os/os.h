@@ -584,6 +584,12 @@ void os_spill_fini(struct os_spill *sp);
 /* Appends @ev (trace index @idx) to @q; 0, or -TLBSIM_ENOMEM, or
  * -TLBSIM_EIO with @sp->error set. */
 int os_evq_push(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx);
+/* os_evq_push() of @k events @ev[0..k) (trace indices from @idx on), one
+ * after the other, in bulk where they stay in memory or go to the write
+ * buffer: 0, or the error of the event *@done (those before it are
+ * queued); *@done is @k on success. */
+int os_evq_push_run(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event *ev,
+		    uint64_t idx, uint32_t k, uint32_t *done);
 /* Appends @ev to @q's ring, which has room. */
 static inline void os_evq_ring_put(struct os_spill *sp, struct os_evq *q,
 				   const struct tlbsim_event *ev, uint64_t idx)
@@ -608,23 +614,32 @@ static inline bool os_evq_push_fast(struct os_spill *sp, struct os_evq *q,
 }
 /* Reads spilled events back into memory (evq.c). */
 void os_evq_unspill(struct os_evq *q);
-/* Drops the head event (there is one), reading spilled events back when
- * fewer than OS_EVQ_KEEP are left in memory. */
-static inline void os_evq_drop_head(struct os_evq *q)
+/* Drops the @k oldest events (in memory: @k <= @q->n), reading spilled
+ * events back when fewer than OS_EVQ_KEEP are left in memory. */
+static inline void os_evq_drop(struct os_evq *q, uint32_t k)
 {
-	q->head = (q->head + 1) & (q->cap - 1);
-	q->n--;
+	q->head = (q->head + k) & (q->cap - 1);
+	q->n -= k;
 	if (q->spilled && q->n < OS_EVQ_KEEP)
 		os_evq_unspill(q);
 }
+static inline void os_evq_drop_head(struct os_evq *q)
+{
+	os_evq_drop(q, 1);
+}
 void os_evq_free(struct os_evq *q);
-/* @t's head event is done, on @oc (which counts it for os_spill.mem). */
+/* @t's @k oldest events are done, on @oc (which counts them for
+ * os_spill.mem). */
+static inline void os_evq_pop_n(struct os_cpu *oc, struct os_thread *t, uint32_t k)
+{
+	os_evq_drop(&t->q, k);
+	oc->evq_popped += k;
+	t->compute_left = 0;
+	t->events_done += k;
+}
 static inline void os_evq_pop(struct os_cpu *oc, struct os_thread *t)
 {
-	os_evq_drop_head(&t->q);
-	oc->evq_popped++;
-	t->compute_left = 0;
-	t->events_done++;
+	os_evq_pop_n(oc, t, 1);
 }
 
 /* context.c: switch_mm core, ASIDs */

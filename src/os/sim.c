@@ -15,6 +15,7 @@
 #include "bug.h"
 #include "check/oracle.h"
 #include "error_internal.h"
+#include "hw/mmu_internal.h"
 #include "os/os.h"
 #include "tlbsim/sim.h"
 
@@ -49,9 +50,10 @@ static void source_end(struct os *os, int rc)
 	}
 }
 
-/* The next event of the source (valid until the next call), or NULL at its
- * end (or on an error, or at the max_events cap). */
-static const struct tlbsim_event *read_one(struct os *os)
+/* Make the batch hold an unread event (os->batch[os->batch_pos]), asking
+ * the source for more when it is used up; false at the end of the source
+ * (or on an error, or at the max_events cap). */
+static bool batch_ready(struct os *os)
 {
 	size_t max = SOURCE_BATCH;
 	int rc;
@@ -61,16 +63,14 @@ static const struct tlbsim_event *read_one(struct os *os)
 	 * one event at a time would not have read it.  A clean end or the
 	 * cap comes only with the batch used up. */
 	if (os->source_ended)
-		return NULL;
-	if (os->batch_pos < os->batch_n) {
-		os->st.events_read++;
-		return &os->batch[os->batch_pos++];
-	}
+		return false;
+	if (os->batch_pos < os->batch_n)
+		return true;
 	if (os->max_events) {
 		if (os->st.events_read >= os->max_events) {
 			os->source_ended = true;
 			os->stopped_early = true;
-			return NULL;
+			return false;
 		}
 		if (max > os->max_events - os->st.events_read)
 			max = (size_t)(os->max_events - os->st.events_read);
@@ -89,12 +89,21 @@ static const struct tlbsim_event *read_one(struct os *os)
 	}
 	if (rc <= 0) {
 		source_end(os, rc);
-		return NULL;
+		return false;
 	}
 	os->batch_n = (uint32_t)rc;
-	os->batch_pos = 1;
+	os->batch_pos = 0;
+	return true;
+}
+
+/* The next event of the source (valid until the next call), or NULL at its
+ * end (or on an error, or at the max_events cap). */
+static const struct tlbsim_event *read_one(struct os *os)
+{
+	if (!batch_ready(os))
+		return NULL;
 	os->st.events_read++;
-	return &os->batch[0];
+	return &os->batch[os->batch_pos++];
 }
 
 /* Ordered replay: event @idx has started; advance the issue point. */
@@ -247,20 +256,25 @@ static struct os_thread *lifecycle(struct os *os, struct os_thread *self,
 	return c;
 }
 
+/* Event @idx could not be queued (out of memory, or the spill file
+ * failed): the run cannot go on without losing events. */
+static void queue_failed(struct os *os, uint64_t idx)
+{
+	if (os->source_error)
+		return;
+	os->source_error = spill_error(os, "event %llu could not be queued", (unsigned long long)idx);
+	os->source_ended = true;
+	atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
+}
+
 /* @ev (trace index @idx) joins @t's queue. */
 static inline void queue(struct os *os, struct os_thread *t, const struct tlbsim_event *ev,
 			 uint64_t idx)
 {
 	if (os_evq_push_fast(&os->spill, &t->q, ev, idx))
 		return;
-	if (os_evq_push(&os->spill, &t->q, ev, idx) < 0 && !os->source_error) {
-		/* Out of memory, or the spill file failed: the run cannot go
-		 * on without losing events. */
-		os->source_error = spill_error(os, "event %llu could not be queued",
-					       (unsigned long long)idx);
-		os->source_ended = true;
-		atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
-	}
+	if (os_evq_push(&os->spill, &t->q, ev, idx) < 0)
+		queue_failed(os, idx);
 }
 
 /* Hand @ev to its thread; a process created by no thread starts now. */
@@ -328,18 +342,59 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 	queue(os, t, ev, idx);
 }
 
-/* route(), inline for the common case: an access or compute of a thread
- * that runs (or waits to), outside ordered replay. */
-static inline void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
+/* The common case of routing: @ev is an access or compute of a known,
+ * live thread, outside ordered replay, and not the first event of a trace
+ * that creates no process (route_slow()); its thread then, else NULL.  The
+ * thread may not have started yet: a thread's events are read before its
+ * creator runs the thread_create. */
+static inline struct os_thread *plain_owner(struct os *os, const struct tlbsim_event *ev)
 {
 	struct os_thread *t;
 
-	if ((ev->kind == TLBSIM_EV_LOAD || ev->kind == TLBSIM_EV_STORE ||
-	     ev->kind == TLBSIM_EV_FETCH || ev->kind == TLBSIM_EV_COMPUTE) && !os->ordered &&
-	    (t = os_thread_get(os, ev->tid, false)) && t->state != OS_T_NEW && !t->r_exited)
+	if ((tlbsim_event_is_access(ev->kind) || ev->kind == TLBSIM_EV_COMPUTE) && !os->ordered &&
+	    (t = os_thread_get(os, ev->tid, false)) && !t->r_exited &&
+	    (t->state != OS_T_NEW || t->mm || os->nr_mms))
+		return t;
+	return NULL;
+}
+
+/* route(), inline for plain_owner()'s case. */
+static inline void route(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
+{
+	struct os_thread *t = plain_owner(os, ev);
+
+	if (t)
 		queue(os, t, ev, os->st.events_read - 1);
 	else
 		route_slow(os, reader, ev);
+}
+
+/*
+ * Read and route the unread events of the batch from its head on that are
+ * plain_owner() events of @t, at most @max of them (at least one: the
+ * head is one): what route() would do with each, in bulk.  Returns how
+ * many were read.
+ */
+static uint32_t route_run(struct os *os, struct os_thread *t, uint32_t max)
+{
+	const struct tlbsim_event *ev = &os->batch[os->batch_pos];
+	uint32_t avail = os->batch_n - os->batch_pos, k, done;
+	uint64_t idx = os->st.events_read;
+
+	if (max > avail)
+		max = avail;
+	for (k = 1; k < max && ev[k].tid == t->tid &&
+		    (tlbsim_event_is_access(ev[k].kind) || ev[k].kind == TLBSIM_EV_COMPUTE);
+	     k++)
+		;
+	if (os_evq_push_run(&os->spill, &t->q, ev, idx, k, &done) < 0) {
+		/* Read up to the event that failed, as one by one. */
+		k = done + 1;
+		queue_failed(os, idx + done);
+	}
+	os->batch_pos += k;
+	os->st.events_read += k;
+	return k;
 }
 
 /* A stop (SIGINT, a cap) was asked for: tlbsim_sim_stop(), engine.h. */
@@ -378,9 +433,30 @@ static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	os->spill.mem = os->spill.pushed > popped ? os->spill.pushed - popped : 0;
 	while ((os_evq_len(&t->q) == 0 ||
 		(os_evq_len(&t->q) < REFILL_EVENTS && n < REFILL_BUDGET)) &&
-	       !stop_requested(os) && (ev = read_one(os))) {
-		route(os, cpu, ev);
-		n++;
+	       !stop_requested(os) && batch_ready(os)) {
+		struct os_thread *u = plain_owner(os, &os->batch[os->batch_pos]);
+		int64_t len = (int64_t)os_evq_len(&t->q), lim;
+
+		if (!u) {
+			ev = read_one(os);
+			route_slow(os, cpu, ev);
+			n++;
+			continue;
+		}
+		/* As many as the loop's test lets through, one by one: for
+		 * @t, until it has REFILL_EVENTS or the budget is used (its
+		 * first event always); for another thread, until the budget
+		 * is used, or for ever while @t has none. */
+		if (u == t) {
+			lim = (int64_t)REFILL_EVENTS - len;
+			if (lim > (int64_t)REFILL_BUDGET - (int64_t)n)
+				lim = (int64_t)REFILL_BUDGET - (int64_t)n;
+			if (lim < 1)
+				lim = 1;
+		} else {
+			lim = len ? (int64_t)REFILL_BUDGET - (int64_t)n : SOURCE_BATCH;
+		}
+		n += route_run(os, u, (uint32_t)(lim < SOURCE_BATCH ? lim : SOURCE_BATCH));
 	}
 }
 
@@ -423,6 +499,52 @@ static void park(struct eng_core *c, struct os_cpu *oc, enum os_park why)
 }
 
 
+/*
+ * Run the accesses at the head of @t's queue on @cpu, as step() would one
+ * by one: the run ends before the first other event, once the clock
+ * reaches @stop or the time slice's end, or at a fault, which leaves its
+ * access at the head and parks the cpu (false).  One run covers the
+ * events in memory and contiguous in the ring, and only one event under
+ * the hazard oracle (which step() tells of each event first); they are
+ * popped together.
+ */
+static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t, uint64_t stop)
+{
+	struct eng_core *c = cpu->core;
+	struct os_cpu *oc = os_cpu_of(cpu);
+	const struct tlbsim_event *ev = &t->q.ev[t->q.head];
+	uint64_t end = stop < oc->slice_end ? stop : oc->slice_end;
+	uint32_t n = t->q.cap - t->q.head, i;
+	bool ok = true;
+
+	if (n > t->q.n)
+		n = t->q.n;
+	if (os->oracle)
+		n = 1;
+	for (i = 0; i < n && tlbsim_event_is_access(ev[i].kind);) {
+		unsigned cycles;
+		int rc = hw_mmu_access(cpu->mmu, ev[i].access.va, tlbsim_event_access(ev[i].kind),
+				       &cycles);
+
+		eng_charge(c, cycles);
+		if (rc) {
+			ok = false;
+			break;
+		}
+		i++;
+		if (c->now >= end)
+			break;
+	}
+	if (i) {
+		t->fault_retries = 0;
+		os_evq_pop_n(oc, t, i);
+		oc->st.events += i;
+	}
+	if (!ok)
+		park(c, oc, OS_PARK_EVENT);
+	return ok;
+}
+
 static void os_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
 {
 	struct os *os = ctx;
@@ -463,20 +585,10 @@ static void os_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
 		switch (ev->kind) {
 		case TLBSIM_EV_LOAD:
 		case TLBSIM_EV_STORE:
-		case TLBSIM_EV_FETCH: {
-			struct tlbsim_xlate x;
-
-			if (tlbsim_mmu_translate(cpu->mmu, ev->access.va, tlbsim_event_access(ev->kind), &x)) {
-				eng_charge(c, x.cycles);
-				park(c, oc, OS_PARK_EVENT);
+		case TLBSIM_EV_FETCH:
+			if (!run_accesses(os, cpu, t, stop))
 				return;
-			}
-			eng_charge(c, x.cycles);
-			t->fault_retries = 0;
-			os_evq_pop(oc, t);
-			oc->st.events++;
 			break;
-		}
 		case TLBSIM_EV_COMPUTE: {
 			uint64_t n;
 

@@ -102,6 +102,79 @@ static void events_come_back_in_order_through_the_spill_file(void **state)
 	os_spill_fini(&sp);
 }
 
+/* os_evq_push_run() of events @from..@to (trace indices = i) in runs of
+ * @run, as the refill routes them. */
+static void push_runs(struct os_spill *sp, struct os_evq *q, uint64_t from, uint64_t to, uint32_t run)
+{
+	struct tlbsim_event ev[256];
+	uint64_t i;
+	uint32_t k, done;
+
+	assert_true(run <= 256);
+	for (i = from; i < to; i += k) {
+		k = to - i < run ? (uint32_t)(to - i) : run;
+		for (uint32_t j = 0; j < k; j++)
+			ev[j] = access_ev(i + j);
+		assert_int_equal(os_evq_push_run(sp, q, ev, i, k, &done), 0);
+		assert_int_equal(done, k);
+	}
+}
+
+static void runs_split_between_memory_and_the_file_as_single_pushes_do(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t next = 0;
+
+	(void)state;
+	os_spill_init(&sp);
+	sp.budget = 100;
+	memset(&q, 0, sizeof(q));
+	/* Single pushes keep events in memory while the queue holds fewer
+	 * than 64 or all queues fewer than the budget: the first 100; the
+	 * other 9900 spill, two whole chunks of 4096 to the file and 1708
+	 * in the write buffer.  Runs of 256 must split the same way. */
+	push_runs(&sp, &q, 0, 10000, 256);
+	assert_int_equal(q.n, 100);
+	assert_int_equal(q.spilled, 9900);
+	assert_int_equal(q.nr_chunks, 2);
+	assert_int_equal(q.wn, 1708);
+	assert_int_equal(sp.written, 8192);
+	assert_int_equal(sp.pushed, 100);
+	assert_int_equal(sp.mem, 100);
+	drain(&q, &next);
+	assert_int_equal(next, 10000);
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
+static void a_run_wraps_around_the_ring(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t next = 150;
+	int i;
+
+	(void)state;
+	os_spill_init(&sp);
+	memset(&q, 0, sizeof(q));
+	push_runs(&sp, &q, 0, 200, 200);
+	assert_int_equal(q.cap, 256); /* the first ring */
+	for (i = 0; i < 150; i++)
+		os_evq_drop_head(&q);
+	/* 50 from slot 150 on: the next 200 fill slots 200..255, then 0..143. */
+	push_runs(&sp, &q, 200, 400, 200);
+	assert_int_equal(q.cap, 256);
+	assert_int_equal(q.n, 250);
+	assert_int_equal(q.idx[255], 255);
+	assert_int_equal(q.idx[0], 256);
+	assert_int_equal(q.idx[143], 399);
+	drain(&q, &next);
+	assert_int_equal(next, 400);
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
 static void nothing_spills_under_the_budget(void **state)
 {
 	struct os_spill sp;
@@ -284,6 +357,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(events_come_back_in_order_through_the_spill_file),
+	    cmocka_unit_test(runs_split_between_memory_and_the_file_as_single_pushes_do),
+	    cmocka_unit_test(a_run_wraps_around_the_ring),
 	    cmocka_unit_test(nothing_spills_under_the_budget),
 	    cmocka_unit_test(without_a_place_for_the_file_events_stay_in_memory),
 	    cmocka_unit_test(after_a_failed_write_events_stay_in_memory),
