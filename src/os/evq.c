@@ -140,12 +140,126 @@ static int read_all(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+/*
+ * Spilled events are written in records of 24 bytes: an access's or a
+ * compute's fields, the gap to the previous event's trace index, and a
+ * flag; any other event, or a gap beyond 32 bits, follows such a record
+ * whole (struct tlbsim_event and its index).  The recorded sample spills
+ * nearly all its events, so the file and the copying through the kernel
+ * are 24/56 of what whole events need.
+ */
+struct spill_rec {
+	uint64_t va;	/* access: va; compute: count */
+	uint32_t size;	/* access: size; compute: unit */
+	uint32_t tid;
+	uint32_t gap;	/* trace index minus the previous one's */
+	uint16_t cpu;
+	uint8_t kind;
+	uint8_t whole; /* 1: the event and its index follow as they are */
+};
+
+#define SPILL_REC_MAX (sizeof(struct spill_rec) + sizeof(struct tlbsim_event) + sizeof(uint64_t))
+
+/* Make *@buf hold @need bytes. */
+static bool buf_reserve(unsigned char **buf, size_t *cap, size_t need)
+{
+	unsigned char *n;
+
+	if (need <= *cap)
+		return true;
+	n = realloc(*buf, need);
+	if (!n)
+		return false;
+	*buf = n;
+	*cap = need;
+	return true;
+}
+
+/* Encodes @n events @ev with indices @idx into @out; returns the bytes. */
+static size_t spill_encode(unsigned char *out, const struct tlbsim_event *ev, const uint64_t *idx,
+			   uint32_t n)
+{
+	unsigned char *p = out;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		struct spill_rec r;
+		uint64_t gap = i ? idx[i] - idx[i - 1] : 0;
+
+		memset(&r, 0, sizeof(r));
+		r.tid = ev[i].tid;
+		r.cpu = ev[i].cpu;
+		r.kind = ev[i].kind;
+		if (tlbsim_event_is_access(ev[i].kind) && gap <= UINT32_MAX) {
+			r.va = ev[i].access.va;
+			r.size = ev[i].access.size;
+		} else if (ev[i].kind == TLBSIM_EV_COMPUTE && gap <= UINT32_MAX) {
+			r.va = ev[i].compute.count;
+			r.size = ev[i].compute.unit;
+		} else {
+			r.whole = 1;
+		}
+		r.gap = (uint32_t)gap;
+		memcpy(p, &r, sizeof(r));
+		p += sizeof(r);
+		if (r.whole) {
+			memcpy(p, &ev[i], sizeof(ev[i]));
+			memcpy(p + sizeof(ev[i]), &idx[i], sizeof(idx[i]));
+			p += sizeof(ev[i]) + sizeof(idx[i]);
+		}
+	}
+	return (size_t)(p - out);
+}
+
+/* Decodes chunk @c's records @in into @q's ring from slot @at on, wrapping
+ * around its end; false if they do not hold @c's events. */
+static bool spill_decode(struct os_evq *q, const struct os_evq_chunk *c, const unsigned char *in,
+			 uint32_t at)
+{
+	const unsigned char *p = in, *end = in + c->bytes;
+	uint64_t idx = c->idx0;
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++) {
+		uint32_t slot = (at + i) & (q->cap - 1);
+		struct tlbsim_event *ev = &q->ev[slot];
+		struct spill_rec r;
+
+		if ((size_t)(end - p) < sizeof(r))
+			return false;
+		memcpy(&r, p, sizeof(r));
+		p += sizeof(r);
+		if (r.whole) {
+			if ((size_t)(end - p) < sizeof(*ev) + sizeof(idx))
+				return false;
+			memcpy(ev, p, sizeof(*ev));
+			memcpy(&idx, p + sizeof(*ev), sizeof(idx));
+			p += sizeof(*ev) + sizeof(idx);
+		} else {
+			memset(ev, 0, sizeof(*ev));
+			ev->kind = r.kind;
+			ev->cpu = r.cpu;
+			ev->tid = r.tid;
+			idx += i ? r.gap : 0;
+			if (r.kind == TLBSIM_EV_COMPUTE) {
+				ev->compute.count = r.va;
+				ev->compute.unit = (uint8_t)r.size;
+			} else {
+				ev->access.va = r.va;
+				ev->access.size = r.size;
+			}
+		}
+		q->idx[slot] = idx;
+	}
+	return p == end;
+}
+
 /* The write buffer of @q goes to the end of the file as its newest chunk;
  * if the write fails (a full disk), spilling stops and the buffer stays. */
 static int spill_flush(struct os_spill *sp, struct os_evq *q)
 {
 	struct os_evq_chunk *c;
-	size_t evb = (size_t)q->wn * sizeof(*q->wev), xb = (size_t)q->wn * sizeof(*q->widx);
+	size_t bytes;
 	int e;
 
 	if (q->nr_chunks == q->cap_chunks) {
@@ -161,17 +275,21 @@ static int spill_flush(struct os_spill *sp, struct os_evq *q)
 		q->cap_chunks = cap;
 		q->chunk_head = 0;
 	}
-	if ((e = write_all(sp->fd, q->wev, evb, sp->end)) ||
-	    (e = write_all(sp->fd, q->widx, xb, sp->end + evb))) {
+	if (!buf_reserve(&sp->wbuf, &sp->wbuf_cap, (size_t)q->wn * SPILL_REC_MAX))
+		return -TLBSIM_ENOMEM;
+	bytes = spill_encode(sp->wbuf, q->wev, q->widx, q->wn);
+	if ((e = write_all(sp->fd, sp->wbuf, bytes, sp->end))) {
 		sp->full = e;
 		snprintf(sp->full_why, sizeof(sp->full_why), "write: %s", strerror(e));
 		return 0;
 	}
 	c = &q->chunks[(q->chunk_head + q->nr_chunks) % q->cap_chunks];
 	c->off = sp->end;
+	c->idx0 = q->widx[0];
 	c->n = q->wn;
+	c->bytes = (uint32_t)bytes;
 	q->nr_chunks++;
-	sp->end += evb + xb;
+	sp->end += bytes;
 	sp->written += q->wn;
 	q->wn = 0;
 	return 0;
@@ -273,25 +391,17 @@ int os_evq_push_run(struct os_spill *sp, struct os_evq *q, const struct tlbsim_e
 	return 0;
 }
 
-/* @n events of chunk @c from the spill file into the ring from slot @at
- * on, wrapping around its end. */
+/* The events of chunk @c from the spill file into the ring from slot @at
+ * on: 0 or an errno. */
 static int read_chunk(int fd, struct os_evq *q, const struct os_evq_chunk *c, uint32_t at)
 {
-	uint32_t n = c->n, first = q->cap - at < n ? q->cap - at : n;
-	uint64_t xoff = c->off + (uint64_t)n * sizeof(*q->ev);
 	int e;
 
-	if ((e = read_all(fd, q->ev + at, (size_t)first * sizeof(*q->ev), c->off)) ||
-	    (e = read_all(fd, q->idx + at, (size_t)first * sizeof(*q->idx), xoff)))
+	if (!buf_reserve(&q->rbuf, &q->rbuf_cap, c->bytes))
+		return ENOMEM;
+	if ((e = read_all(fd, q->rbuf, c->bytes, c->off)))
 		return e;
-	if (first == n)
-		return 0;
-	if ((e = read_all(fd, q->ev, (size_t)(n - first) * sizeof(*q->ev),
-			  c->off + (uint64_t)first * sizeof(*q->ev))) ||
-	    (e = read_all(fd, q->idx, (size_t)(n - first) * sizeof(*q->idx),
-			  xoff + (uint64_t)first * sizeof(*q->idx))))
-		return e;
-	return 0;
+	return spill_decode(q, c, q->rbuf, at) ? 0 : EIO;
 }
 
 /* Bring spilled events back into memory: the oldest chunk, else the write
@@ -318,7 +428,7 @@ void os_evq_unspill(struct os_evq *q)
 		 * keeps them until the end). */
 		(void)fallocate(sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				(off_t)q->chunks[q->chunk_head].off,
-				(off_t)((uint64_t)n * (sizeof(*q->ev) + sizeof(*q->idx))));
+				(off_t)q->chunks[q->chunk_head].bytes);
 #endif
 		q->chunk_head = (q->chunk_head + 1) % q->cap_chunks;
 		q->nr_chunks--;
@@ -339,6 +449,7 @@ void os_evq_free(struct os_evq *q)
 	free(q->idx);
 	free(q->wev);
 	free(q->widx);
+	free(q->rbuf);
 	free(q->chunks);
 	memset(q, 0, sizeof(*q));
 }
@@ -355,4 +466,7 @@ void os_spill_fini(struct os_spill *sp)
 	if (sp->fd >= 0)
 		close(sp->fd);
 	sp->fd = -1;
+	free(sp->wbuf);
+	sp->wbuf = NULL;
+	sp->wbuf_cap = 0;
 }

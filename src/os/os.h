@@ -116,11 +116,12 @@ enum os_thread_state {
 	OS_T_EXITED,
 };
 
-/* A chunk of a queue's events in the spill file: @n events, then their
- * @n indices, from byte @off on. */
+/* A chunk of a queue's events in the spill file: @n events in @bytes
+ * from byte @off on, in the compact records of evq.c, the first with trace
+ * index @idx0. */
 struct os_evq_chunk {
-	uint64_t off;
-	uint32_t n;
+	uint64_t off, idx0;
+	uint32_t n, bytes;
 };
 
 /**
@@ -144,6 +145,8 @@ struct os_evq {
 	uint64_t *widx;
 	uint32_t wn, wcap;
 	struct os_spill *sp;
+	unsigned char *rbuf; /* a chunk's records as read back */
+	size_t rbuf_cap;
 };
 
 /* Events a queue keeps in memory before spilling: os_horizon() (sim.c)
@@ -174,6 +177,7 @@ static inline uint64_t os_evq_len(const struct os_evq *q)
  *        stopped there, and queues keep their events in memory
  * @error: the errno of the first failed read back (0: none), with @why
  *        saying what failed: the run stops
+ * @wbuf: a chunk's records as written (the serial phase writes)
  */
 struct os_spill {
 	int fd;
@@ -185,6 +189,8 @@ struct os_spill {
 	atomic_int error;
 	char why[128];
 	char dir[256];
+	unsigned char *wbuf;
+	size_t wbuf_cap;
 };
 
 /**

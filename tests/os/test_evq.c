@@ -175,6 +175,76 @@ static void a_run_wraps_around_the_ring(void **state)
 	os_spill_fini(&sp);
 }
 
+/* Event @i of the mix below: loads, stores, fetches and computes, and an
+ * mmap every 1000th. */
+static struct tlbsim_event mixed_ev(uint64_t i)
+{
+	struct tlbsim_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.tid = 7;
+	ev.cpu = (uint16_t)(i % 5);
+	if (i % 1000 == 999) {
+		ev.kind = TLBSIM_EV_MMAP;
+		ev.mmap.addr = 0x40000000 + (i << 12);
+		ev.mmap.len = 8192;
+		ev.mmap.prot = 3;
+		ev.mmap.flags = 2;
+	} else if (i % 4 == 3) {
+		ev.kind = TLBSIM_EV_COMPUTE;
+		ev.compute.count = 1000000007ull * i;
+		ev.compute.unit = (uint8_t)(i & 1);
+	} else {
+		ev.kind = (uint8_t)(TLBSIM_EV_LOAD + i % 4);
+		ev.access.va = 0xffff800000000000ull + 64 * i;
+		ev.access.size = (uint32_t)(1 + i % 64);
+	}
+	return ev;
+}
+
+static void spilled_events_come_back_whole(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t i, idx;
+	uint32_t n = 0;
+
+	(void)state;
+	os_spill_init(&sp);
+	sp.budget = 0;
+	memset(&q, 0, sizeof(q));
+	/* 64 stay in memory; the next 4096 are one chunk of the file, written
+	 * when the last one comes and waits in the write buffer; trace
+	 * indices step by 3, except a jump of 2^40 after the 2000th (a gap
+	 * that does not fit the compact record). */
+	for (i = 0; i < 64 + 4096 + 1; i++) {
+		struct tlbsim_event ev = mixed_ev(i);
+
+		idx = 3 * i + (i >= 2000 ? 1ull << 40 : 0);
+		assert_int_equal(os_evq_push(&sp, &q, &ev, idx), 0);
+	}
+	assert_int_equal(q.nr_chunks, 1);
+	assert_int_equal(q.wn, 1);
+	/* Events 64..4159 in records of 24 bytes; the mmaps 999, 1999, 2999
+	 * and 3999 and the event after the jump (2000) are followed by the
+	 * whole 48-byte event and its 8-byte index: 4096 * 24 + 5 * 56. */
+	assert_int_equal(sizeof(struct tlbsim_event), 48);
+	assert_int_equal(sp.end, 4096 * 24 + 5 * 56);
+	while (q.n) {
+		struct tlbsim_event want = mixed_ev(n);
+
+		idx = 3 * (uint64_t)n + (n >= 2000 ? 1ull << 40 : 0);
+		assert_int_equal(q.idx[q.head], idx);
+		assert_memory_equal(&q.ev[q.head], &want, sizeof(want));
+		os_evq_drop_head(&q);
+		n++;
+	}
+	assert_int_equal(n, 64 + 4096 + 1);
+	assert_int_equal(sp.error, 0);
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
 static void nothing_spills_under_the_budget(void **state)
 {
 	struct os_spill sp;
@@ -359,6 +429,7 @@ int main(void)
 	    cmocka_unit_test(events_come_back_in_order_through_the_spill_file),
 	    cmocka_unit_test(runs_split_between_memory_and_the_file_as_single_pushes_do),
 	    cmocka_unit_test(a_run_wraps_around_the_ring),
+	    cmocka_unit_test(spilled_events_come_back_whole),
 	    cmocka_unit_test(nothing_spills_under_the_budget),
 	    cmocka_unit_test(without_a_place_for_the_file_events_stay_in_memory),
 	    cmocka_unit_test(after_a_failed_write_events_stay_in_memory),
