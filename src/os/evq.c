@@ -141,19 +141,19 @@ static int read_all(int fd, void *buf, size_t len, uint64_t off)
 }
 
 /*
- * Spilled events are written in records of 24 bytes: an access's or a
+ * Spilled events are written in records of 16 bytes: an access's or a
  * compute's fields, the gap to the previous event's trace index, and a
- * flag; any other event, or a gap beyond 32 bits, follows such a record
+ * flag; the chunk holds the thread and cpu they share (struct
+ * os_evq_chunk).  Any other event, or one that does not fit (another tid
+ * or cpu, a size beyond 16 bits, a gap beyond 32), follows such a record
  * whole (struct tlbsim_event and its index).  The recorded sample spills
  * nearly all its events, so the file and the copying through the kernel
- * are 24/56 of what whole events need.
+ * are 16/56 of what whole events need.
  */
 struct spill_rec {
 	uint64_t va;	/* access: va; compute: count */
-	uint32_t size;	/* access: size; compute: unit */
-	uint32_t tid;
 	uint32_t gap;	/* trace index minus the previous one's */
-	uint16_t cpu;
+	uint16_t size;	/* access: size; compute: unit */
 	uint8_t kind;
 	uint8_t whole; /* 1: the event and its index follow as they are */
 };
@@ -175,31 +175,34 @@ static bool buf_reserve(unsigned char **buf, size_t *cap, size_t need)
 	return true;
 }
 
-/* Encodes @n events @ev with indices @idx into @out; returns the bytes. */
+/* Encodes @n events @ev with indices @idx into @out as chunk @c (its
+ * @idx0, @tid and @cpu); returns the bytes. */
 static size_t spill_encode(unsigned char *out, const struct tlbsim_event *ev, const uint64_t *idx,
-			   uint32_t n)
+			   uint32_t n, struct os_evq_chunk *c)
 {
 	unsigned char *p = out;
 	uint32_t i;
 
+	c->idx0 = idx[0];
+	c->tid = ev[0].tid;
+	c->cpu = ev[0].cpu;
 	for (i = 0; i < n; i++) {
 		struct spill_rec r;
 		uint64_t gap = i ? idx[i] - idx[i - 1] : 0;
+		bool fits = ev[i].tid == c->tid && ev[i].cpu == c->cpu && gap <= UINT32_MAX;
 
 		memset(&r, 0, sizeof(r));
-		r.tid = ev[i].tid;
-		r.cpu = ev[i].cpu;
 		r.kind = ev[i].kind;
-		if (tlbsim_event_is_access(ev[i].kind) && gap <= UINT32_MAX) {
+		r.gap = (uint32_t)gap;
+		if (fits && tlbsim_event_is_access(ev[i].kind) && ev[i].access.size <= UINT16_MAX) {
 			r.va = ev[i].access.va;
-			r.size = ev[i].access.size;
-		} else if (ev[i].kind == TLBSIM_EV_COMPUTE && gap <= UINT32_MAX) {
+			r.size = (uint16_t)ev[i].access.size;
+		} else if (fits && ev[i].kind == TLBSIM_EV_COMPUTE) {
 			r.va = ev[i].compute.count;
 			r.size = ev[i].compute.unit;
 		} else {
 			r.whole = 1;
 		}
-		r.gap = (uint32_t)gap;
 		memcpy(p, &r, sizeof(r));
 		p += sizeof(r);
 		if (r.whole) {
@@ -238,9 +241,9 @@ static bool spill_decode(struct os_evq *q, const struct os_evq_chunk *c, const u
 		} else {
 			memset(ev, 0, sizeof(*ev));
 			ev->kind = r.kind;
-			ev->cpu = r.cpu;
-			ev->tid = r.tid;
-			idx += i ? r.gap : 0;
+			ev->cpu = c->cpu;
+			ev->tid = c->tid;
+			idx += r.gap;
 			if (r.kind == TLBSIM_EV_COMPUTE) {
 				ev->compute.count = r.va;
 				ev->compute.unit = (uint8_t)r.size;
@@ -277,15 +280,14 @@ static int spill_flush(struct os_spill *sp, struct os_evq *q)
 	}
 	if (!buf_reserve(&sp->wbuf, &sp->wbuf_cap, (size_t)q->wn * SPILL_REC_MAX))
 		return -TLBSIM_ENOMEM;
-	bytes = spill_encode(sp->wbuf, q->wev, q->widx, q->wn);
+	c = &q->chunks[(q->chunk_head + q->nr_chunks) % q->cap_chunks];
+	bytes = spill_encode(sp->wbuf, q->wev, q->widx, q->wn, c);
 	if ((e = write_all(sp->fd, sp->wbuf, bytes, sp->end))) {
 		sp->full = e;
 		snprintf(sp->full_why, sizeof(sp->full_why), "write: %s", strerror(e));
 		return 0;
 	}
-	c = &q->chunks[(q->chunk_head + q->nr_chunks) % q->cap_chunks];
 	c->off = sp->end;
-	c->idx0 = q->widx[0];
 	c->n = q->wn;
 	c->bytes = (uint32_t)bytes;
 	q->nr_chunks++;

@@ -117,11 +117,12 @@ enum os_thread_state {
 };
 
 /* A chunk of a queue's events in the spill file: @n events in @bytes
- * from byte @off on, in the compact records of evq.c, the first with trace
- * index @idx0. */
+ * from byte @off on, in the compact records of evq.c; the first has trace
+ * index @idx0, tid @tid and cpu @cpu. */
 struct os_evq_chunk {
 	uint64_t off, idx0;
-	uint32_t n, bytes;
+	uint32_t n, bytes, tid;
+	uint16_t cpu;
 };
 
 /**

@@ -175,15 +175,16 @@ static void a_run_wraps_around_the_ring(void **state)
 	os_spill_fini(&sp);
 }
 
-/* Event @i of the mix below: loads, stores, fetches and computes, and an
- * mmap every 1000th. */
+/* Event @i of the mix below: loads, stores, fetches and computes of tid 7
+ * on cpu 2; an mmap every 1000th; every 700th of tid 8 on cpu 3; event
+ * 3000 an access of 100,000 bytes. */
 static struct tlbsim_event mixed_ev(uint64_t i)
 {
 	struct tlbsim_event ev;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.tid = 7;
-	ev.cpu = (uint16_t)(i % 5);
+	ev.tid = i % 700 == 699 ? 8 : 7;
+	ev.cpu = i % 700 == 699 ? 3 : 2;
 	if (i % 1000 == 999) {
 		ev.kind = TLBSIM_EV_MMAP;
 		ev.mmap.addr = 0x40000000 + (i << 12);
@@ -197,7 +198,7 @@ static struct tlbsim_event mixed_ev(uint64_t i)
 	} else {
 		ev.kind = (uint8_t)(TLBSIM_EV_LOAD + i % 4);
 		ev.access.va = 0xffff800000000000ull + 64 * i;
-		ev.access.size = (uint32_t)(1 + i % 64);
+		ev.access.size = i == 3000 ? 100000 : (uint32_t)(1 + i % 64);
 	}
 	return ev;
 }
@@ -225,11 +226,13 @@ static void spilled_events_come_back_whole(void **state)
 	}
 	assert_int_equal(q.nr_chunks, 1);
 	assert_int_equal(q.wn, 1);
-	/* Events 64..4159 in records of 24 bytes; the mmaps 999, 1999, 2999
-	 * and 3999 and the event after the jump (2000) are followed by the
-	 * whole 48-byte event and its 8-byte index: 4096 * 24 + 5 * 56. */
+	/* Events 64..4159 in records of 16 bytes; 11 are followed by the whole
+	 * 48-byte event and its 8-byte index: the mmaps 999, 1999, 2999 and
+	 * 3999, the event after the jump (2000), the events of another tid
+	 * and cpu than the chunk's first (699, 1399, 2099, 2799, 3499) and
+	 * the access of 100,000 bytes (3000). */
 	assert_int_equal(sizeof(struct tlbsim_event), 48);
-	assert_int_equal(sp.end, 4096 * 24 + 5 * 56);
+	assert_int_equal(sp.end, 4096 * 16 + 11 * 56);
 	while (q.n) {
 		struct tlbsim_event want = mixed_ev(n);
 
