@@ -429,7 +429,8 @@ TLBSIM_API const char *tlbsim_event_kind_name(unsigned kind);
  */
 static inline bool tlbsim_event_is_access(unsigned kind)
 {
-	return kind == TLBSIM_EV_LOAD || kind == TLBSIM_EV_STORE || kind == TLBSIM_EV_FETCH;
+	/* LOAD, STORE and FETCH are 1, 2 and 3 (traces/FORMAT.md). */
+	return kind - TLBSIM_EV_LOAD <= TLBSIM_EV_FETCH - TLBSIM_EV_LOAD;
 }
 
 /**
@@ -441,9 +442,9 @@ static inline bool tlbsim_event_is_access(unsigned kind)
  */
 static inline enum tlbsim_access tlbsim_event_access(unsigned kind)
 {
-	return kind == TLBSIM_EV_STORE	 ? TLBSIM_ACCESS_STORE
-	       : kind == TLBSIM_EV_FETCH ? TLBSIM_ACCESS_FETCH
-					 : TLBSIM_ACCESS_LOAD;
+	/* The two enums list load, store and fetch in the same order. */
+	return tlbsim_event_is_access(kind) ? (enum tlbsim_access)(kind - TLBSIM_EV_LOAD)
+					    : TLBSIM_ACCESS_LOAD;
 }
 
 /**
