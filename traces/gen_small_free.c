@@ -32,6 +32,7 @@
  * Per worker: 1 MMAP, sum pages(o) STORE, ops COMPUTE if compute,
  * max(0, ops - live) MADVISE, 1 MUNMAP, 1 WAKE, 1 EXIT.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "hw/tlb.h"
@@ -152,6 +153,47 @@ static void fini(void *state)
 	trace_sched_fini(&m->s);
 }
 
+/* Bytes of one worker's arena: live objects never overlap (see above). */
+static uint64_t arena_len(uint64_t live, uint64_t max_pages)
+{
+	return (live + 2) * max_pages * TRACE_PAGE;
+}
+
+/*
+ * Sizes are drawn in whole pages, so min and max are compared once rounded
+ * up: min=6000,max=5000 is accepted (2 pages each), min=8192,max=4096 is
+ * not.  Every thread's arena must fit in TRACE_VA_SPAN:
+ * threads=64,live=4096,max=1G would need 64 x 4098 GiB, about 256 TiB, of
+ * the 64 TiB laid out.
+ */
+static int check(const uint64_t *v, char *msg, size_t size)
+{
+	uint64_t min_pages = trace_align_up(v[P_MIN], TRACE_PAGE) / TRACE_PAGE;
+	uint64_t max_pages = trace_align_up(v[P_MAX], TRACE_PAGE) / TRACE_PAGE;
+	uint64_t len = arena_len(v[P_LIVE], max_pages);
+
+	if (max_pages < min_pages) {
+		snprintf(msg, size,
+			 "min (%llu) must not exceed max (%llu): object sizes in bytes, rounded "
+			 "up to 4 KiB pages (%llu pages > %llu)",
+			 (unsigned long long)v[P_MIN], (unsigned long long)v[P_MAX],
+			 (unsigned long long)min_pages, (unsigned long long)max_pages);
+		return -TLBSIM_EINVAL;
+	}
+	if (len > TRACE_VA_SPAN / v[P_THREADS]) {
+		snprintf(msg, size,
+			 "threads (%llu) x (live (%llu) + 2) x max (%llu bytes) of arenas is "
+			 "%.1f TiB of address space; at most %llu TiB expected (fewer threads or "
+			 "live objects, or a smaller max)",
+			 (unsigned long long)v[P_THREADS], (unsigned long long)v[P_LIVE],
+			 (unsigned long long)v[P_MAX], (double)len * (double)v[P_THREADS] / 0x1p40,
+			 (unsigned long long)(TRACE_VA_SPAN >> 40));
+		return -TLBSIM_ERANGE;
+	}
+	return 0;
+}
+
+/* check() has passed. */
 static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa isa)
 {
 	struct sf *m = state;
@@ -162,13 +204,9 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 	m->ops = v[P_OPS];
 	m->min_pages = trace_align_up(v[P_MIN], TRACE_PAGE) / TRACE_PAGE;
 	m->max_pages = trace_align_up(v[P_MAX], TRACE_PAGE) / TRACE_PAGE;
-	if (m->max_pages < m->min_pages)
-		return -TLBSIM_EINVAL;
 	m->live = (unsigned)v[P_LIVE];
 	m->compute = v[P_COMPUTE];
-	m->arena_len = (m->live + 2ull) * m->max_pages * TRACE_PAGE;
-	if (m->arena_len > TRACE_VA_SPAN / m->threads)
-		return -TLBSIM_ERANGE;
+	m->arena_len = arena_len(m->live, m->max_pages);
 	m->rng = seed;
 	m->ar = calloc(m->threads, sizeof(*m->ar));
 	if (!m->ar)
@@ -191,4 +229,5 @@ const struct tlbsim_generator trace_gen_small_free = {
     .init = init,
     .next = trace_gen_next,
     .fini = fini,
+    .check = check,
 };

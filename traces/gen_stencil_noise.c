@@ -56,6 +56,8 @@
  *           MPROTECT rw, [COMPUTE] (if noise_compute) of its own region;
  *           then EXIT
  */
+#include <stdio.h>
+
 #include "traces/generators.h"
 #include "traces/workload.h"
 
@@ -319,6 +321,25 @@ static void step(void *g, struct trace_actor *a, struct tlbsim_event *ev)
 		noise_step(m, a, ev);
 }
 
+/* The noise cpus must lie in the machine and leave a cpu for the stencil. */
+static int check(const uint64_t *v, char *msg, size_t size)
+{
+	if (v[P_NOISE_CPU] >= v[P_CPUS]) {
+		snprintf(msg, size, "noise_cpu (%llu) must be below cpus (%llu)",
+			 (unsigned long long)v[P_NOISE_CPU], (unsigned long long)v[P_CPUS]);
+		return -TLBSIM_ERANGE;
+	}
+	if (v[P_NOISE_CPUS] >= v[P_CPUS]) {
+		snprintf(msg, size,
+			 "noise_cpus (%llu) must be below cpus (%llu): the stencil needs a cpu "
+			 "the noise does not run on",
+			 (unsigned long long)v[P_NOISE_CPUS], (unsigned long long)v[P_CPUS]);
+		return -TLBSIM_ERANGE;
+	}
+	return 0;
+}
+
+/* check() has passed. */
 static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa isa)
 {
 	struct sn *m = state;
@@ -330,10 +351,6 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 	m->cpus = (unsigned)v[P_CPUS];
 	m->noise_cpu = (unsigned)v[P_NOISE_CPU];
 	m->noise_cpus = (unsigned)v[P_NOISE_CPUS];
-	/* The noise cpus must lie in the machine and leave a cpu for the
-	 * stencil. */
-	if (m->noise_cpu >= m->cpus || m->noise_cpus >= m->cpus)
-		return -TLBSIM_ERANGE;
 	m->workers = v[P_WORKERS] ? (unsigned)v[P_WORKERS] : m->cpus - m->noise_cpus;
 	m->workers_left = m->workers;
 	m->grid = v[P_GRID];
@@ -373,4 +390,5 @@ const struct tlbsim_generator trace_gen_stencil_noise = {
     .init = init,
     .next = trace_gen_next,
     .fini = trace_gen_fini,
+    .check = check,
 };

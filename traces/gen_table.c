@@ -152,6 +152,13 @@ int tlbsim_gen_create(const char *name, const char *params, enum tlbsim_isa isa,
 		}
 		s += len + (s[len] == ',');
 	}
+	if (g->check) {
+		char why[TLBSIM_ERROR_TEXT_LEN] = "";
+
+		rc = g->check(values, why, sizeof(why));
+		if (rc)
+			return err_set(err, rc, src, -1, -1, -1, NULL, "%s", why);
+	}
 	gen = calloc(1, sizeof(*gen));
 	if (!gen)
 		return -TLBSIM_ENOMEM;

@@ -51,6 +51,13 @@ struct tlbsim_gen_param {
  * @next: the next event into @ev (zeroed by the caller); returns 1, or 0 at
  *        the end
  * @fini: release what init allocated, or NULL
+ * @check: NULL, or check @values together (each is already within its
+ *         range; for example min <= max): on an inconsistency, write into
+ *         @msg (@size bytes, NUL-terminated) the parameters at fault with
+ *         their values and what was expected, and return a negative
+ *         TLBSIM_E*; else 0.  tlbsim_gen_create() calls it before @init and
+ *         reports @msg; @init may rely on it having passed.  Last member,
+ *         so that adding it kept the offsets of the others.
  */
 struct tlbsim_generator {
 	const char *name;
@@ -62,6 +69,7 @@ struct tlbsim_generator {
 	int (*init)(void *state, const uint64_t *values, uint64_t seed, enum tlbsim_isa isa);
 	int (*next)(void *state, struct tlbsim_event *ev);
 	void (*fini)(void *state);
+	int (*check)(const uint64_t *values, char *msg, size_t size);
 };
 
 typedef struct tlbsim_gen tlbsim_gen;
@@ -79,7 +87,8 @@ typedef struct tlbsim_gen tlbsim_gen;
  * Returns: 0; -TLBSIM_ENOENT for an unknown generator (the message lists
  * them); -TLBSIM_EINVAL for an unknown key (the message lists the known
  * ones) or a malformed value; -TLBSIM_ERANGE for a value out of its range;
- * -TLBSIM_ENOMEM.
+ * the code of the generator's @check for values inconsistent together
+ * (the message names the parameters and their values); -TLBSIM_ENOMEM.
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_gen_create(const char *name, const char *params,
 						   enum tlbsim_isa isa, tlbsim_gen **out,

@@ -791,28 +791,71 @@ static void parameter_errors_are_reported(void **unused)
 	assert_int_equal(tlbsim_gen_create("page-fault", NULL, TLBSIM_ISA_X86_64, &g, &err),
 			 -TLBSIM_ENOENT);
 	assert_non_null(strstr(err.text, "page-faults"));
+}
 
-	/* Values each in range, inconsistent together. */
+/*
+ * Values each within its range but inconsistent together: the code, and a
+ * message naming each parameter at fault with the value given and what was
+ * expected (it was "small-free cannot start: invalid argument").
+ */
+static void inconsistent_parameters_are_named_with_their_values(void **unused)
+{
+	struct tlbsim_error err;
+	tlbsim_gen *g = NULL;
+
+	(void)unused;
+	/* min=8192 bytes is 2 pages, max=4096 is 1 (gen_small_free.c: sizes
+	 * are whole 4 KiB pages). */
 	tlbsim_error_clear(&err);
 	assert_int_equal(
-	    tlbsim_gen_create("small-free", "min=64K,max=8K", TLBSIM_ISA_X86_64, &g, &err),
+	    tlbsim_gen_create("small-free", "min=8192,max=4096", TLBSIM_ISA_X86_64, &g, &err),
 	    -TLBSIM_EINVAL);
-	assert_non_null(strstr(err.text, "small-free cannot start"));
-	/* 64 arenas of (4096 + 2) x 1 GiB (about 4 TiB each): 256 TiB, more
-	 * than the 64 TiB laid out for mappings; 8 of them fit. */
+	assert_null(g);
+	assert_int_equal(err.code, -TLBSIM_EINVAL);
+	assert_string_equal(err.source, "<gen:small-free>");
+	assert_non_null(strstr(err.text, "min (8192) must not exceed max (4096)"));
+	assert_non_null(strstr(err.text, "(2 pages > 1)"));
+	/* 6000 and 5000 bytes are 2 pages each once rounded up: the sizes
+	 * drawn are the same, so the pair is accepted. */
+	assert_int_equal(
+	    tlbsim_gen_create("small-free", "min=6000,max=5000", TLBSIM_ISA_X86_64, &g, NULL), 0);
+	tlbsim_gen_destroy(g);
+
+	/* 64 arenas of (4096 + 2) x 1 GiB: 64 x 4098 GiB = 262272 GiB =
+	 * 256.125 TiB, more than the 64 TiB laid out for mappings
+	 * (TRACE_VA_SPAN); 8 of them (32.02 TiB) fit. */
+	tlbsim_error_clear(&err);
 	assert_int_equal(tlbsim_gen_create("small-free", "threads=64,live=4096,max=1G",
-					   TLBSIM_ISA_X86_64, &g, NULL),
+					   TLBSIM_ISA_X86_64, &g, &err),
 			 -TLBSIM_ERANGE);
+	assert_int_equal(err.code, -TLBSIM_ERANGE);
+	assert_non_null(
+	    strstr(err.text, "threads (64) x (live (4096) + 2) x max (1073741824 bytes)"));
+	assert_non_null(strstr(err.text, "256.1 TiB"));
+	assert_non_null(strstr(err.text, "at most 64 TiB expected"));
 	assert_int_equal(tlbsim_gen_create("small-free", "threads=8,live=4096,max=1G",
 					   TLBSIM_ISA_X86_64, &g, NULL),
 			 0);
 	tlbsim_gen_destroy(g);
+
+	/* stencil-noise's noise cpus are cpus of the machine, and leave the
+	 * stencil at least one. */
+	tlbsim_error_clear(&err);
 	assert_int_equal(
-	    tlbsim_gen_create("stencil-noise", "cpus=8,noise_cpu=8", TLBSIM_ISA_ARM64, &g, NULL),
+	    tlbsim_gen_create("stencil-noise", "cpus=8,noise_cpu=8", TLBSIM_ISA_ARM64, &g, &err),
 	    -TLBSIM_ERANGE);
+	assert_string_equal(err.source, "<gen:stencil-noise>");
+	assert_non_null(strstr(err.text, "noise_cpu (8) must be below cpus (8)"));
+	tlbsim_error_clear(&err);
 	assert_int_equal(
-	    tlbsim_gen_create("stencil-noise", "cpus=4,noise_cpus=4", TLBSIM_ISA_ARM64, &g, NULL),
+	    tlbsim_gen_create("stencil-noise", "cpus=4,noise_cpus=4", TLBSIM_ISA_ARM64, &g, &err),
 	    -TLBSIM_ERANGE);
+	assert_non_null(strstr(err.text, "noise_cpus (4) must be below cpus (4)"));
+	assert_int_equal(tlbsim_gen_create("stencil-noise",
+					   "cpus=4,noise_cpu=3,noise_cpus=3,grid=64,sweeps=1",
+					   TLBSIM_ISA_ARM64, &g, NULL),
+			 0);
+	tlbsim_gen_destroy(g);
 }
 
 /* ---- through a simulation -------------------------------------------------------- */
@@ -956,6 +999,7 @@ int main(void)
 	    cmocka_unit_test(every_generator_starts_with_its_defaults),
 	    cmocka_unit_test(same_seed_same_stream_another_seed_another),
 	    cmocka_unit_test(parameter_errors_are_reported),
+	    cmocka_unit_test(inconsistent_parameters_are_named_with_their_values),
 	    cmocka_unit_test(every_generator_runs_to_the_end_on_x86_stock),
 	    cmocka_unit_test(every_generator_runs_to_the_end_on_arm64_stock),
 	    cmocka_unit_test(madvise_threads_shoots_down_remote_cpus),
