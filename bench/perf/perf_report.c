@@ -7,9 +7,15 @@
  * and writes everything as one JSON document to OUT through a temporary
  * file renamed into place, so a failed run leaves no half-written OUT.
  *
+ * A figure that was not measured (--quick writes no memory trace; a
+ * scaling row on 1 host thread has no speed-up, one on 2 no cost against
+ * the smallest 1-thread run) is printed "n/a" and written as null, never
+ * as a 0 that reads like a measurement.
+ *
  * Usage: perf_report LINES OUT [KEY=VALUE...]   (the pairs describe the
  *        host: machine, load average, date; they go into OUT's "host")
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +110,21 @@ static json_t *rss_summary(json_t *all, const char *label)
 			 (json_int_t)rss[n - 1]);
 }
 
+/* @v (NAN: not measured) in a column of @width, 2 decimals, or "n/a". */
+static void print_figure(int width, double v)
+{
+	if (isnan(v))
+		printf(" %*s", width, "n/a");
+	else
+		printf(" %*.2f", width, v);
+}
+
+/* @v as JSON: a number, or null when not measured (NAN). */
+static json_t *figure(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
 static void print_row(json_t *m)
 {
 	printf("%-30s %-8s %3d %10lld %8.2f %8.2f %8.2f %9.2f %9.3f %9.3f %9lld\n", str(m, "label"),
@@ -183,6 +204,11 @@ int main(int argc, char **argv)
 		    !find_before(all, i, str(m, "label")))
 			json_array_append_new(memory, rss_summary(all, str(m, "label")));
 	}
+	if (!json_array_size(memory)) {
+		printf("n/a: not measured (no memory.* runs: bench/perf/run --quick skips them)\n");
+		json_decref(memory);
+		memory = json_null();
+	}
 
 	/* Scaling: cost against the first (smallest) machine on 1 thread, and
 	 * the speed-up of 2 threads on the same machine. */
@@ -192,7 +218,7 @@ int main(int argc, char **argv)
 	json_array_foreach(all, i, m)
 	{
 		json_t *one;
-		double wall = num(m, "seconds", "median"), x1 = 0, speedup = 0;
+		double wall = num(m, "seconds", "median"), x1 = NAN, speedup = NAN;
 
 		if (strncmp(str(m, "label"), "madvise-threads.", 16))
 			continue;
@@ -202,14 +228,17 @@ int main(int argc, char **argv)
 		} else if ((one = find_threads(all, str(m, "label"), 1))) {
 			speedup = num(one, "seconds", "median") / wall;
 		}
-		printf("%-30s %3d %9.3f %9.3f %10.2f %10.2f\n", str(m, "label"),
+		printf("%-30s %3d %9.3f %9.3f", str(m, "label"),
 		       (int)json_integer_value(json_object_get(m, "threads")), wall,
-		       num(m, "cpu_seconds", "median"), x1, speedup);
+		       num(m, "cpu_seconds", "median"));
+		print_figure(10, x1);
+		print_figure(10, speedup);
+		printf("\n");
 		json_array_append_new(
-		    scaling, json_pack("{s:s, s:I, s:f, s:f, s:f}", "label", str(m, "label"),
+		    scaling, json_pack("{s:s, s:I, s:f, s:o, s:o}", "label", str(m, "label"),
 				       "threads", json_integer_value(json_object_get(m, "threads")),
-				       "seconds_median", wall, "times_smallest_1_thread", x1,
-				       "speedup_over_1_thread", speedup));
+				       "seconds_median", wall, "times_smallest_1_thread",
+				       figure(x1), "speedup_over_1_thread", figure(speedup)));
 	}
 
 	doc = json_pack("{s:o, s:o, s:o, s:o, s:o}", "host", host, "measurements", all, "ratios",
