@@ -23,9 +23,18 @@
 
 #include <jansson.h>
 
+/* @m's figure @key.@stat, or NAN when it has none. */
 static double num(json_t *m, const char *key, const char *stat)
 {
-	return json_number_value(json_object_get(json_object_get(m, key), stat));
+	json_t *v = json_object_get(json_object_get(m, key), stat);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* @a / @b, or NAN when either is not measured or @b is not positive. */
+static double ratio(double a, double b)
+{
+	return isnan(a) || isnan(b) || b <= 0 ? NAN : a / b;
 }
 
 static const char *str(json_t *m, const char *key)
@@ -97,7 +106,15 @@ static json_t *rss_summary(json_t *all, const char *label)
 		if (strcmp(str(m, "label"), label) || n == sizeof(rss) / sizeof(rss[0]))
 			continue;
 		first = first ? first : m;
-		rss[n++] = (long)json_integer_value(json_object_get(m, "peak_rss_kib"));
+		if (json_is_integer(json_object_get(m, "peak_rss_kib")))
+			rss[n++] = (long)json_integer_value(json_object_get(m, "peak_rss_kib"));
+	}
+	if (!n) {
+		printf("%-30s %5s %12lld %9s %9s %9s\n", label, "0",
+		       (long long)json_integer_value(json_object_get(first, "accesses")), "n/a", "n/a",
+		       "n/a");
+		return json_pack("{s:s, s:i, s:I, s:n}", "label", label, "runs", 0, "accesses",
+				 json_integer_value(json_object_get(first, "accesses")), "peak_rss_kib");
 	}
 	qsort(rss, n, sizeof(rss[0]), cmp_long);
 	med = n % 2 ? (double)rss[n / 2] : (rss[n / 2 - 1] + rss[n / 2]) / 2.0;
@@ -125,15 +142,32 @@ static json_t *figure(double v)
 	return isnan(v) ? json_null() : json_real(v);
 }
 
+/* Seconds (NAN: not measured) in a column of @width, 3 decimals, or "n/a". */
+static void print_seconds(int width, double v)
+{
+	if (isnan(v))
+		printf(" %*s", width, "n/a");
+	else
+		printf(" %*.3f", width, v);
+}
+
 static void print_row(json_t *m)
 {
-	printf("%-30s %-8s %3d %10lld %8.2f %8.2f %8.2f %9.2f %9.3f %9.3f %9lld\n", str(m, "label"),
-	       str(m, "mode"), (int)json_integer_value(json_object_get(m, "threads")),
-	       (long long)json_integer_value(json_object_get(m, "accesses")),
-	       num(m, "accesses_per_s", "median") / 1e6, num(m, "accesses_per_s", "min") / 1e6,
-	       num(m, "accesses_per_s", "max") / 1e6, num(m, "accesses_per_cpu_s", "median") / 1e6,
-	       num(m, "seconds", "median"), num(m, "cpu_seconds", "median"),
-	       (long long)json_integer_value(json_object_get(m, "peak_rss_kib")));
+	json_t *rss = json_object_get(m, "peak_rss_kib");
+
+	printf("%-30s %-8s %3d %10lld", str(m, "label"), str(m, "mode"),
+	       (int)json_integer_value(json_object_get(m, "threads")),
+	       (long long)json_integer_value(json_object_get(m, "accesses")));
+	print_figure(8, num(m, "accesses_per_s", "median") / 1e6);
+	print_figure(8, num(m, "accesses_per_s", "min") / 1e6);
+	print_figure(8, num(m, "accesses_per_s", "max") / 1e6);
+	print_figure(9, num(m, "accesses_per_cpu_s", "median") / 1e6);
+	print_seconds(9, num(m, "seconds", "median"));
+	print_seconds(9, num(m, "cpu_seconds", "median"));
+	if (json_is_integer(rss))
+		printf(" %9lld\n", (long long)json_integer_value(rss));
+	else
+		printf(" %9s\n", "n/a");
 }
 
 int main(int argc, char **argv)
@@ -188,12 +222,17 @@ int main(int argc, char **argv)
 		if (strcmp(str(m, "mode"), "simulate") || !d)
 			continue;
 		s_dec = num(d, "seconds", "median");
-		cpu_ratio = num(m, "cpu_seconds", "median") / num(d, "cpu_seconds", "median");
-		printf("%-30s %10.3f %10.3f %8.2f %8.2f\n", str(m, "label"), s_sim, s_dec,
-		       s_sim / s_dec, cpu_ratio);
-		json_array_append_new(ratios, json_pack("{s:s, s:f, s:f}", "label", str(m, "label"),
-							"simulate_over_decode", s_sim / s_dec,
-							"cpu_simulate_over_decode", cpu_ratio));
+		cpu_ratio = ratio(num(m, "cpu_seconds", "median"), num(d, "cpu_seconds", "median"));
+		printf("%-30s", str(m, "label"));
+		print_seconds(10, s_sim);
+		print_seconds(10, s_dec);
+		print_figure(8, ratio(s_sim, s_dec));
+		print_figure(8, cpu_ratio);
+		printf("\n");
+		json_array_append_new(ratios, json_pack("{s:s, s:o, s:o}", "label", str(m, "label"),
+							"simulate_over_decode",
+							figure(ratio(s_sim, s_dec)),
+							"cpu_simulate_over_decode", figure(cpu_ratio)));
 	}
 
 	printf("\n%-30s %5s %12s %9s %9s %9s\n", "peak memory (one run a process)", "runs",
@@ -224,20 +263,21 @@ int main(int argc, char **argv)
 			continue;
 		if (json_integer_value(json_object_get(m, "threads")) == 1) {
 			base = base ? base : m;
-			x1 = wall / num(base, "seconds", "median");
+			x1 = ratio(wall, num(base, "seconds", "median"));
 		} else if ((one = find_threads(all, str(m, "label"), 1))) {
-			speedup = num(one, "seconds", "median") / wall;
+			speedup = ratio(num(one, "seconds", "median"), wall);
 		}
-		printf("%-30s %3d %9.3f %9.3f", str(m, "label"),
-		       (int)json_integer_value(json_object_get(m, "threads")), wall,
-		       num(m, "cpu_seconds", "median"));
+		printf("%-30s %3d", str(m, "label"),
+		       (int)json_integer_value(json_object_get(m, "threads")));
+		print_seconds(9, wall);
+		print_seconds(9, num(m, "cpu_seconds", "median"));
 		print_figure(10, x1);
 		print_figure(10, speedup);
 		printf("\n");
 		json_array_append_new(
-		    scaling, json_pack("{s:s, s:I, s:f, s:o, s:o}", "label", str(m, "label"),
+		    scaling, json_pack("{s:s, s:I, s:o, s:o, s:o}", "label", str(m, "label"),
 				       "threads", json_integer_value(json_object_get(m, "threads")),
-				       "seconds_median", wall, "times_smallest_1_thread",
+				       "seconds_median", figure(wall), "times_smallest_1_thread",
 				       figure(x1), "speedup_over_1_thread", figure(speedup)));
 	}
 

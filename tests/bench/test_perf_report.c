@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,8 +26,8 @@
 
 /* One perf_sim line: @label, @mode, host @threads, median wall and cpu
  * seconds; rates 10 M accesses/s (10.00 in the table), 20 M accesses. */
-static void line(FILE *f, const char *label, const char *mode, int threads, double secs,
-		 double cpu_secs)
+static void line_rss(FILE *f, const char *label, const char *mode, int threads, double secs,
+		     double cpu_secs, bool rss)
 {
 	fprintf(f,
 		"{\"label\": \"%s\", \"mode\": \"%s\", \"machine\": \"generic-x86-64\", "
@@ -35,9 +36,15 @@ static void line(FILE *f, const char *label, const char *mode, int threads, doub
 		"\"seconds\": {\"median\": %g, \"min\": %g, \"max\": %g}, "
 		"\"accesses_per_s\": {\"median\": 1e7, \"min\": 1e7, \"max\": 1e7}, "
 		"\"cpu_seconds\": {\"median\": %g, \"min\": %g, \"max\": %g}, "
-		"\"accesses_per_cpu_s\": {\"median\": 1e7, \"min\": 1e7, \"max\": 1e7}, "
-		"\"peak_rss_kib\": 5000}\n",
-		label, mode, threads, secs, secs, secs, cpu_secs, cpu_secs, cpu_secs);
+		"\"accesses_per_cpu_s\": {\"median\": 1e7, \"min\": 1e7, \"max\": 1e7}%s}\n",
+		label, mode, threads, secs, secs, secs, cpu_secs, cpu_secs, cpu_secs,
+		rss ? ", \"peak_rss_kib\": 5000" : "");
+}
+
+static void line(FILE *f, const char *label, const char *mode, int threads, double secs,
+		 double cpu_secs)
+{
+	line_rss(f, label, mode, threads, secs, cpu_secs, true);
 }
 
 /* Whether @v is @want, to rounding (2.0 / 1.6 need not give 1.25 exactly). */
@@ -139,10 +146,67 @@ static void unmeasured_figures_are_na_and_null(void **state)
 	rmdir(dir);
 }
 
+/* Figures perf_sim always writes, missing or zero in the lines: a decode
+ * time of 0 (no ratio can be formed) and a memory run without its peak
+ * RSS print n/a and are null in the JSON, never nan or 0. */
+static void missing_or_zero_inputs_are_na_and_null(void **state)
+{
+	char dir[] = "/tmp/tlbsim-perf-report.XXXXXX", bin[1024], lines[256], out[256],
+	     stdout_path[256], cmd[2048];
+	const char *bdir = getenv("TLBSIM_BINARY_DIR");
+	json_t *doc, *r, *mem;
+	json_error_t jerr;
+	char *text;
+	FILE *f;
+
+	(void)state;
+	snprintf(bin, sizeof(bin), "%s/bench/perf_report", bdir ? bdir : "build");
+	if (access(bin, X_OK))
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(lines, sizeof(lines), "%s/lines.json", dir);
+	snprintf(out, sizeof(out), "%s/perf.json", dir);
+	snprintf(stdout_path, sizeof(stdout_path), "%s/stdout", dir);
+	f = fopen(lines, "w");
+	assert_non_null(f);
+	line(f, "miss.binary", "simulate", 1, 2.0, 2.0);
+	line(f, "miss.binary", "decode", 1, 0.0, 0.0);
+	line_rss(f, "memory.100MiB", "simulate", 1, 1.0, 1.0, false);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' host=test >'%s'", bin, lines, out, stdout_path);
+	assert_int_equal(system(cmd), 0);
+
+	text = slurp(stdout_path);
+	if (strstr(text, "nan") || !strstr(text, "miss.binary                         2.000      "
+						 "0.000      n/a      n/a\n") ||
+	    !strstr(text, "memory.100MiB                      0     20000000       n/a       n/a"
+			  "       n/a\n"))
+		fail_msg("not as expected:\n%s", text);
+	free(text);
+
+	doc = json_load_file(out, 0, &jerr);
+	if (!doc)
+		fail_msg("%s: %s", out, jerr.text);
+	r = json_array_get(json_object_get(doc, "ratios"), 0);
+	assert_non_null(r);
+	assert_true(json_is_null(json_object_get(r, "simulate_over_decode")));
+	assert_true(json_is_null(json_object_get(r, "cpu_simulate_over_decode")));
+	mem = json_array_get(json_object_get(doc, "memory"), 0);
+	assert_non_null(mem);
+	assert_true(json_is_null(json_object_get(mem, "peak_rss_kib")));
+	json_decref(doc);
+
+	remove(lines);
+	remove(out);
+	remove(stdout_path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(unmeasured_figures_are_na_and_null),
+	    cmocka_unit_test(missing_or_zero_inputs_are_na_and_null),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
