@@ -4,11 +4,9 @@
  * hand-written measurement lines shaped like perf_sim's: a figure that was
  * not measured is printed "n/a" and written as JSON null, never as a 0.00
  * that reads like a measurement (bench/perf/run --quick printed an empty
- * peak-memory table and 0.00 speed-ups).  The lines stand for a --quick
- * run: no memory.* runs, scaling on one host thread for 16 and 64 cores
- * and on two for 64.  Runs the perf_report of this build
- * ($TLBSIM_BINARY_DIR/bench/perf_report); skipped when the benchmarks are
- * not built (TLBSIM_BUILD_BENCH=OFF).
+ * peak-memory table and 0.00 speed-ups), nor as nan.  Runs the
+ * perf_report of this build ($TLBSIM_BINARY_DIR/bench/perf_report);
+ * skipped when the benchmarks are not built (TLBSIM_BUILD_BENCH=OFF).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -68,26 +66,57 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-static void unmeasured_figures_are_na_and_null(void **state)
-{
-	char dir[] = "/tmp/tlbsim-perf-report.XXXXXX", bin[1024], lines[256], out[256],
-	     stdout_path[256], cmd[2048];
-	const char *bdir = getenv("TLBSIM_BINARY_DIR");
-	json_t *doc, *scaling, *row;
-	json_error_t jerr;
+/* A perf_report run in a scratch directory: its table and its JSON. */
+struct report {
+	char dir[40], lines[256], out[256], stdout_path[256];
 	char *text;
+	json_t *doc;
+};
+
+/* Runs this build's perf_report on the lines @write writes; skips the
+ * test when it is not built. */
+static void run_report(struct report *r, void (*write)(FILE *f))
+{
+	const char *bdir = getenv("TLBSIM_BINARY_DIR");
+	char bin[1024], cmd[2048];
+	json_error_t jerr;
 	FILE *f;
 
-	(void)state;
 	snprintf(bin, sizeof(bin), "%s/bench/perf_report", bdir ? bdir : "build");
 	if (access(bin, X_OK))
 		skip();
-	assert_non_null(mkdtemp(dir));
-	snprintf(lines, sizeof(lines), "%s/lines.json", dir);
-	snprintf(out, sizeof(out), "%s/perf.json", dir);
-	snprintf(stdout_path, sizeof(stdout_path), "%s/stdout", dir);
-	f = fopen(lines, "w");
+	snprintf(r->dir, sizeof(r->dir), "/tmp/tlbsim-perf-report.XXXXXX");
+	assert_non_null(mkdtemp(r->dir));
+	snprintf(r->lines, sizeof(r->lines), "%s/lines.json", r->dir);
+	snprintf(r->out, sizeof(r->out), "%s/perf.json", r->dir);
+	snprintf(r->stdout_path, sizeof(r->stdout_path), "%s/stdout", r->dir);
+	f = fopen(r->lines, "w");
 	assert_non_null(f);
+	write(f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' host=test >'%s'", bin, r->lines, r->out,
+		 r->stdout_path);
+	assert_int_equal(system(cmd), 0);
+	r->text = slurp(r->stdout_path);
+	r->doc = json_load_file(r->out, 0, &jerr);
+	if (!r->doc)
+		fail_msg("%s: %s", r->out, jerr.text);
+}
+
+static void report_free(struct report *r)
+{
+	free(r->text);
+	json_decref(r->doc);
+	remove(r->lines);
+	remove(r->out);
+	remove(r->stdout_path);
+	rmdir(r->dir);
+}
+
+/* A --quick run: no memory.* runs, scaling on one host thread for 16 and
+ * 64 cores and on two for 64. */
+static void quick_lines(FILE *f)
+{
 	/* simulate / decode: 2.0 s / 0.5 s = 4.00, measured both ways. */
 	line(f, "hit.binary", "simulate", 1, 2.0, 2.0);
 	line(f, "hit.binary", "decode", 1, 0.5, 0.5);
@@ -98,36 +127,36 @@ static void unmeasured_figures_are_na_and_null(void **state)
 	line(f, "madvise-threads.16cores", "simulate", 1, 0.5, 0.5);
 	line(f, "madvise-threads.64cores", "simulate", 1, 2.0, 2.0);
 	line(f, "madvise-threads.64cores", "simulate", 2, 1.6, 3.2);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' host=test >'%s'", bin, lines, out, stdout_path);
-	assert_int_equal(system(cmd), 0);
+}
 
+static void unmeasured_figures_are_na_and_null(void **state)
+{
+	struct report r;
+	json_t *scaling, *row;
+
+	(void)state;
+	run_report(&r, quick_lines);
 	/* The table: columns "%-30s %3d %9.3f %9.3f %10s %10s" (perf_report.c). */
-	text = slurp(stdout_path);
-	if (!strstr(text, "madvise-threads.16cores          1     0.500     0.500       1.00"
-			  "        n/a\n") ||
-	    !strstr(text, "madvise-threads.64cores          1     2.000     2.000       4.00"
-			  "        n/a\n") ||
-	    !strstr(text, "madvise-threads.64cores          2     1.600     3.200        n/a"
-			  "       1.25\n"))
-		fail_msg("scaling rows not as expected:\n%s", text);
+	if (!strstr(r.text, "madvise-threads.16cores          1     0.500     0.500       1.00"
+			    "        n/a\n") ||
+	    !strstr(r.text, "madvise-threads.64cores          1     2.000     2.000       4.00"
+			    "        n/a\n") ||
+	    !strstr(r.text, "madvise-threads.64cores          2     1.600     3.200        n/a"
+			    "       1.25\n"))
+		fail_msg("scaling rows not as expected:\n%s", r.text);
 	/* No memory runs: one line saying so instead of an empty table. */
-	assert_non_null(strstr(text, "peak memory"));
-	assert_non_null(strstr(text, "n/a: not measured"));
+	assert_non_null(strstr(r.text, "peak memory"));
+	assert_non_null(strstr(r.text, "n/a: not measured"));
 	/* Every figure printed was measured: no lone 0.00. */
-	if (strstr(text, " 0.00"))
-		fail_msg("a 0.00 in:\n%s", text);
-	free(text);
+	if (strstr(r.text, " 0.00"))
+		fail_msg("a 0.00 in:\n%s", r.text);
 
-	doc = json_load_file(out, 0, &jerr);
-	if (!doc)
-		fail_msg("%s: %s", out, jerr.text);
-	assert_true(json_is_null(json_object_get(doc, "memory")));
-	assert_int_equal(json_array_size(json_object_get(doc, "ratios")), 1);
-	assert_true(near(json_object_get(json_array_get(json_object_get(doc, "ratios"), 0),
+	assert_true(json_is_null(json_object_get(r.doc, "memory")));
+	assert_int_equal(json_array_size(json_object_get(r.doc, "ratios")), 1);
+	assert_true(near(json_object_get(json_array_get(json_object_get(r.doc, "ratios"), 0),
 					 "simulate_over_decode"),
 			 4.0));
-	scaling = json_object_get(doc, "scaling");
+	scaling = json_object_get(r.doc, "scaling");
 	assert_int_equal(json_array_size(scaling), 3);
 	row = json_array_get(scaling, 0);
 	assert_true(near(json_object_get(row, "times_smallest_1_thread"), 1.0));
@@ -138,68 +167,40 @@ static void unmeasured_figures_are_na_and_null(void **state)
 	row = json_array_get(scaling, 2);
 	assert_true(json_is_null(json_object_get(row, "times_smallest_1_thread")));
 	assert_true(near(json_object_get(row, "speedup_over_1_thread"), 1.25));
-	json_decref(doc);
-
-	remove(lines);
-	remove(out);
-	remove(stdout_path);
-	rmdir(dir);
+	report_free(&r);
 }
 
-/* Figures perf_sim always writes, missing or zero in the lines: a decode
- * time of 0 (no ratio can be formed) and a memory run without its peak
- * RSS print n/a and are null in the JSON, never nan or 0. */
-static void missing_or_zero_inputs_are_na_and_null(void **state)
+/* A decode time of 0 (no ratio can be formed) and a memory run without
+ * its peak RSS: figures perf_sim always writes. */
+static void missing_or_zero_lines(FILE *f)
 {
-	char dir[] = "/tmp/tlbsim-perf-report.XXXXXX", bin[1024], lines[256], out[256],
-	     stdout_path[256], cmd[2048];
-	const char *bdir = getenv("TLBSIM_BINARY_DIR");
-	json_t *doc, *r, *mem;
-	json_error_t jerr;
-	char *text;
-	FILE *f;
-
-	(void)state;
-	snprintf(bin, sizeof(bin), "%s/bench/perf_report", bdir ? bdir : "build");
-	if (access(bin, X_OK))
-		skip();
-	assert_non_null(mkdtemp(dir));
-	snprintf(lines, sizeof(lines), "%s/lines.json", dir);
-	snprintf(out, sizeof(out), "%s/perf.json", dir);
-	snprintf(stdout_path, sizeof(stdout_path), "%s/stdout", dir);
-	f = fopen(lines, "w");
-	assert_non_null(f);
 	line(f, "miss.binary", "simulate", 1, 2.0, 2.0);
 	line(f, "miss.binary", "decode", 1, 0.0, 0.0);
 	line_rss(f, "memory.100MiB", "simulate", 1, 1.0, 1.0, false);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' host=test >'%s'", bin, lines, out, stdout_path);
-	assert_int_equal(system(cmd), 0);
+}
 
-	text = slurp(stdout_path);
-	if (strstr(text, "nan") || !strstr(text, "miss.binary                         2.000      "
-						 "0.000      n/a      n/a\n") ||
-	    !strstr(text, "memory.100MiB                      0     20000000       n/a       n/a"
-			  "       n/a\n"))
-		fail_msg("not as expected:\n%s", text);
-	free(text);
+/* Such figures print n/a and are null in the JSON, never nan or 0. */
+static void missing_or_zero_inputs_are_na_and_null(void **state)
+{
+	struct report r;
+	json_t *ratio, *mem;
 
-	doc = json_load_file(out, 0, &jerr);
-	if (!doc)
-		fail_msg("%s: %s", out, jerr.text);
-	r = json_array_get(json_object_get(doc, "ratios"), 0);
-	assert_non_null(r);
-	assert_true(json_is_null(json_object_get(r, "simulate_over_decode")));
-	assert_true(json_is_null(json_object_get(r, "cpu_simulate_over_decode")));
-	mem = json_array_get(json_object_get(doc, "memory"), 0);
+	(void)state;
+	run_report(&r, missing_or_zero_lines);
+	if (strstr(r.text, "nan") || !strstr(r.text, "miss.binary                         2.000      "
+						   "0.000      n/a      n/a\n") ||
+	    !strstr(r.text, "memory.100MiB                      0     20000000       n/a       n/a"
+			    "       n/a\n"))
+		fail_msg("not as expected:\n%s", r.text);
+
+	ratio = json_array_get(json_object_get(r.doc, "ratios"), 0);
+	assert_non_null(ratio);
+	assert_true(json_is_null(json_object_get(ratio, "simulate_over_decode")));
+	assert_true(json_is_null(json_object_get(ratio, "cpu_simulate_over_decode")));
+	mem = json_array_get(json_object_get(r.doc, "memory"), 0);
 	assert_non_null(mem);
 	assert_true(json_is_null(json_object_get(mem, "peak_rss_kib")));
-	json_decref(doc);
-
-	remove(lines);
-	remove(out);
-	remove(stdout_path);
-	rmdir(dir);
+	report_free(&r);
 }
 
 int main(void)
