@@ -52,9 +52,6 @@ struct cli_source {
 	uint64_t size;	  /* the trace file's bytes, 0 if unknown (a pipe, a generator) */
 	double started;
 	double last_print;
-	/* a generator's error held back behind the events of its batch */
-	int held_rc;
-	struct tlbsim_error held_err;
 };
 
 /* Open the trace at @path with @opts (format, ISA, linear map); 0, or CLI_USAGE after printing why. */
@@ -69,7 +66,7 @@ int cli_trace_opt(const char *cmd, const char *opt, const char *arg, struct tlbs
 /* Start generator @name with "k=v,..." @params; as above. */
 int cli_source_open_gen(struct cli_source *s, const char *name, const char *params,
 			enum tlbsim_isa isa);
-/* A tlbsim_event_source_fn over a cli_source. */
+/* A tlbsim_event_source_fn over a cli_source: cli_source_next_batch() of one. */
 int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err);
 /* A tlbsim_event_batch_fn over a cli_source (tlbsim_sim_run_batch()). */
 int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct tlbsim_error *err);

@@ -254,34 +254,18 @@ static void progress(struct cli_source *s)
 
 int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
 {
-	struct cli_source *s = arg;
-	int rc = s->trace ? tlbsim_trace_next(s->trace, ev, err) : tlbsim_gen_next(s->gen, ev, err);
-
-	if (rc > 0 && (++s->events & 0xffff) == 0 && s->progress)
-		progress(s);
-	return rc;
+	return cli_source_next_batch(arg, ev, 1, err);
 }
 
-/* A generator's events, up to @max; an error after some is held back for
- * the next call (tlbsim_event_batch_fn's rule). */
-static int gen_batch(struct cli_source *s, struct tlbsim_event *ev, size_t max,
-		     struct tlbsim_error *err)
+/* A generator's events, up to @max (generators cannot fail once made:
+ * tlbsim_gen_next() returns 1 or 0, include/tlbsim/gen.h). */
+static int gen_batch(struct cli_source *s, struct tlbsim_event *ev, size_t max)
 {
 	size_t n = 0;
-	int rc = 1;
 
-	if (!s->held_rc) {
-		tlbsim_error_clear(&s->held_err);
-		while (n < max && (rc = tlbsim_gen_next(s->gen, &ev[n], &s->held_err)) > 0)
-			n++;
-		if (rc < 0)
-			s->held_rc = rc;
-		if (n || rc == 0)
-			return (int)n;
-	}
-	if (err)
-		*err = s->held_err;
-	return s->held_rc;
+	while (n < max && tlbsim_gen_next(s->gen, &ev[n], NULL) > 0)
+		n++;
+	return (int)n;
 }
 
 int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct tlbsim_error *err)
@@ -289,7 +273,7 @@ int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct
 	struct cli_source *s = arg;
 	int rc;
 
-	rc = s->trace ? tlbsim_trace_next_batch(s->trace, ev, max, err) : gen_batch(s, ev, max, err);
+	rc = s->trace ? tlbsim_trace_next_batch(s->trace, ev, max, err) : gen_batch(s, ev, max);
 	if (rc > 0) {
 		/* Progress each time the count passes a multiple of 65536. */
 		if (((s->events + (uint64_t)rc) >> 16) != (s->events >> 16) && s->progress)
