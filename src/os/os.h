@@ -588,8 +588,8 @@ static inline struct tlbsim_event *os_evq_head(struct os_thread *t)
 /* evq.c: event queues and the spill file */
 void os_spill_init(struct os_spill *sp);
 void os_spill_fini(struct os_spill *sp);
-/* Appends @ev (trace index @idx) to @q; 0, or -TLBSIM_ENOMEM, or
- * -TLBSIM_EIO with @sp->error set. */
+/* Appends @ev (trace index @idx) to @q; 0, or -TLBSIM_ENOMEM (a failed
+ * spill write is not an error: the events stay in memory). */
 int os_evq_push(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx);
 /* os_evq_push() of @k events @ev[0..k) (trace indices from @idx on), one
  * after the other, in bulk where they stay in memory or go to the write

@@ -256,8 +256,8 @@ static struct os_thread *lifecycle(struct os *os, struct os_thread *self,
 	return c;
 }
 
-/* Event @idx could not be queued (out of memory, or the spill file
- * failed): the run cannot go on without losing events. */
+/* Event @idx could not be queued (out of memory): the run cannot go on
+ * without losing events. */
 static void queue_failed(struct os *os, uint64_t idx)
 {
 	if (os->source_error)
@@ -342,6 +342,12 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 	queue(os, t, ev, idx);
 }
 
+/* An event a thread runs in its step, nothing else to do when routed. */
+static inline bool plain_kind(unsigned kind)
+{
+	return tlbsim_event_is_access(kind) || kind == TLBSIM_EV_COMPUTE;
+}
+
 /* The common case of routing: @ev is an access or compute of a known,
  * live thread, outside ordered replay, and not the first event of a trace
  * that creates no process (route_slow()); its thread then, else NULL.  The
@@ -351,7 +357,7 @@ static inline struct os_thread *plain_owner(struct os *os, const struct tlbsim_e
 {
 	struct os_thread *t;
 
-	if ((tlbsim_event_is_access(ev->kind) || ev->kind == TLBSIM_EV_COMPUTE) && !os->ordered &&
+	if (plain_kind(ev->kind) && !os->ordered &&
 	    (t = os_thread_get(os, ev->tid, false)) && !t->r_exited &&
 	    (t->state != OS_T_NEW || t->mm || os->nr_mms))
 		return t;
@@ -383,9 +389,7 @@ static uint32_t route_run(struct os *os, struct os_thread *t, uint32_t max)
 
 	if (max > avail)
 		max = avail;
-	for (k = 1; k < max && ev[k].tid == t->tid &&
-		    (tlbsim_event_is_access(ev[k].kind) || ev[k].kind == TLBSIM_EV_COMPUTE);
-	     k++)
+	for (k = 1; k < max && ev[k].tid == t->tid && plain_kind(ev[k].kind); k++)
 		;
 	if (os_evq_push_run(&os->spill, &t->q, ev, idx, k, &done) < 0) {
 		/* Read up to the event that failed, as one by one. */
