@@ -153,6 +153,12 @@ static void fini(void *state)
 	trace_sched_fini(&m->s);
 }
 
+/* Pages of an object of @bytes: sizes are drawn in whole pages. */
+static uint64_t pages_of(uint64_t bytes)
+{
+	return trace_align_up(bytes, TRACE_PAGE) / TRACE_PAGE;
+}
+
 /* Bytes of one worker's arena: live objects never overlap (see above). */
 static uint64_t arena_len(uint64_t live, uint64_t max_pages)
 {
@@ -168,8 +174,7 @@ static uint64_t arena_len(uint64_t live, uint64_t max_pages)
  */
 static int check(const uint64_t *v, char *msg, size_t size)
 {
-	uint64_t min_pages = trace_align_up(v[P_MIN], TRACE_PAGE) / TRACE_PAGE;
-	uint64_t max_pages = trace_align_up(v[P_MAX], TRACE_PAGE) / TRACE_PAGE;
+	uint64_t min_pages = pages_of(v[P_MIN]), max_pages = pages_of(v[P_MAX]);
 	uint64_t len = arena_len(v[P_LIVE], max_pages);
 
 	if (max_pages < min_pages) {
@@ -202,8 +207,8 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 	(void)isa;
 	m->threads = (unsigned)v[P_THREADS];
 	m->ops = v[P_OPS];
-	m->min_pages = trace_align_up(v[P_MIN], TRACE_PAGE) / TRACE_PAGE;
-	m->max_pages = trace_align_up(v[P_MAX], TRACE_PAGE) / TRACE_PAGE;
+	m->min_pages = pages_of(v[P_MIN]);
+	m->max_pages = pages_of(v[P_MAX]);
 	m->live = (unsigned)v[P_LIVE];
 	m->compute = v[P_COMPUTE];
 	m->arena_len = arena_len(m->live, m->max_pages);
