@@ -127,28 +127,19 @@ static json_t *rss_summary(json_t *all, const char *label)
 			 (json_int_t)rss[n - 1]);
 }
 
-/* @v (NAN: not measured) in a column of @width, 2 decimals, or "n/a". */
-static void print_figure(int width, double v)
+/* @v (NAN: not measured) in a column of @width with @prec decimals, or "n/a". */
+static void print_figure(int width, int prec, double v)
 {
 	if (isnan(v))
 		printf(" %*s", width, "n/a");
 	else
-		printf(" %*.2f", width, v);
+		printf(" %*.*f", width, prec, v);
 }
 
 /* @v as JSON: a number, or null when not measured (NAN). */
 static json_t *figure(double v)
 {
 	return isnan(v) ? json_null() : json_real(v);
-}
-
-/* Seconds (NAN: not measured) in a column of @width, 3 decimals, or "n/a". */
-static void print_seconds(int width, double v)
-{
-	if (isnan(v))
-		printf(" %*s", width, "n/a");
-	else
-		printf(" %*.3f", width, v);
 }
 
 static void print_row(json_t *m)
@@ -158,12 +149,12 @@ static void print_row(json_t *m)
 	printf("%-30s %-8s %3d %10lld", str(m, "label"), str(m, "mode"),
 	       (int)json_integer_value(json_object_get(m, "threads")),
 	       (long long)json_integer_value(json_object_get(m, "accesses")));
-	print_figure(8, num(m, "accesses_per_s", "median") / 1e6);
-	print_figure(8, num(m, "accesses_per_s", "min") / 1e6);
-	print_figure(8, num(m, "accesses_per_s", "max") / 1e6);
-	print_figure(9, num(m, "accesses_per_cpu_s", "median") / 1e6);
-	print_seconds(9, num(m, "seconds", "median"));
-	print_seconds(9, num(m, "cpu_seconds", "median"));
+	print_figure(8, 2, num(m, "accesses_per_s", "median") / 1e6);
+	print_figure(8, 2, num(m, "accesses_per_s", "min") / 1e6);
+	print_figure(8, 2, num(m, "accesses_per_s", "max") / 1e6);
+	print_figure(9, 2, num(m, "accesses_per_cpu_s", "median") / 1e6);
+	print_figure(9, 3, num(m, "seconds", "median"));
+	print_figure(9, 3, num(m, "cpu_seconds", "median"));
 	if (json_is_integer(rss))
 		printf(" %9lld\n", (long long)json_integer_value(rss));
 	else
@@ -224,10 +215,10 @@ int main(int argc, char **argv)
 		s_dec = num(d, "seconds", "median");
 		cpu_ratio = ratio(num(m, "cpu_seconds", "median"), num(d, "cpu_seconds", "median"));
 		printf("%-30s", str(m, "label"));
-		print_seconds(10, s_sim);
-		print_seconds(10, s_dec);
-		print_figure(8, ratio(s_sim, s_dec));
-		print_figure(8, cpu_ratio);
+		print_figure(10, 3, s_sim);
+		print_figure(10, 3, s_dec);
+		print_figure(8, 2, ratio(s_sim, s_dec));
+		print_figure(8, 2, cpu_ratio);
 		printf("\n");
 		json_array_append_new(ratios, json_pack("{s:s, s:o, s:o}", "label", str(m, "label"),
 							"simulate_over_decode",
@@ -269,10 +260,10 @@ int main(int argc, char **argv)
 		}
 		printf("%-30s %3d", str(m, "label"),
 		       (int)json_integer_value(json_object_get(m, "threads")));
-		print_seconds(9, wall);
-		print_seconds(9, num(m, "cpu_seconds", "median"));
-		print_figure(10, x1);
-		print_figure(10, speedup);
+		print_figure(9, 3, wall);
+		print_figure(9, 3, num(m, "cpu_seconds", "median"));
+		print_figure(10, 2, x1);
+		print_figure(10, 2, speedup);
 		printf("\n");
 		json_array_append_new(
 		    scaling, json_pack("{s:s, s:I, s:o, s:o, s:o}", "label", str(m, "label"),

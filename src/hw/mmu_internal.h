@@ -2,7 +2,8 @@
 /*
  * Side-effect-free inspection of an MMU's TLBs and walk caches, for the
  * hazard oracle (which must see every entry a core may still use) and for
- * tests.  Internal to the library.
+ * tests; and the OS model's translation without a result record
+ * (hw_mmu_access()).  Internal to the library.
  */
 #ifndef TLBSIM_HW_MMU_INTERNAL_H
 #define TLBSIM_HW_MMU_INTERNAL_H
