@@ -11,6 +11,7 @@
 #define TLBSIM_TRACES_NATIVE_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "event_layout.h"
 
@@ -44,6 +45,36 @@ static inline uint8_t *native_put_varint(uint8_t *p, uint64_t v)
 		v >>= 7;
 	}
 	*p++ = (uint8_t)v;
+	return p;
+}
+
+/*
+ * The varint at @p, all of whose NATIVE_VARINT_MAX bytes may be read: the
+ * byte after it, or NULL for one longer than 64 bits.  On a little-endian
+ * host, a varint of up to 8 bytes is found in one 8-byte load: the
+ * lowest byte with its top bit clear ends it, and its 7-bit groups are
+ * packed with shifts, without a loop whose length the branch predictor
+ * must guess (spilled event records and recorded traces have addresses of
+ * 1 to 5 bytes in a mix).
+ */
+static inline const uint8_t *native_varint_in_window(const uint8_t *p, uint64_t *out)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b;
+
+	if (*p < 0x80) { /* one byte: most deltas of a sequential stream */
+		*out = *p;
+		return p + 1;
+	}
+	do {
+		if (shift == 63 && *p > 1)
+			return NULL;
+		b = *p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	*out = v;
 	return p;
 }
 

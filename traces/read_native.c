@@ -200,27 +200,6 @@ static int decode_event(struct tlbsim_trace_reader *r, struct tlbsim_error *err,
 #define ACCESS_RECORD_MAX (1 + NATIVE_VARINT_MAX)
 
 /*
- * The varint at @p, all of whose NATIVE_VARINT_MAX bytes may be read: the
- * byte after it, or NULL for one longer than 64 bits.
- */
-static inline const uint8_t *varint_in_window(const uint8_t *p, uint64_t *out)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	uint8_t b;
-
-	do {
-		if (shift == 63 && *p > 1)
-			return NULL;
-		b = *p++;
-		v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-	} while (b & 0x80);
-	*out = v;
-	return p;
-}
-
-/*
  * One compact access without a tid at @p, all ACCESS_RECORD_MAX bytes of
  * which may be read, of thread @tid (not TLBSIM_TID_NONE) whose previous
  * address is *@va, on @cpu, into @ev (already zeroed), decoded without the
@@ -244,7 +223,7 @@ static inline const uint8_t *one_access(const uint8_t *p, uint64_t *va, uint32_t
 	if (p[1] < 0x80) { /* one byte: most deltas of a sequential stream */
 		z = p[1];
 		q = p + 2;
-	} else if (!(q = varint_in_window(p + 1, &z))) {
+	} else if (!(q = native_varint_in_window(p + 1, &z))) {
 		return NULL;
 	}
 	size = 1u << (op & 7);
