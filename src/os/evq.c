@@ -1,29 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A thread's queue of events read from the trace and not yet run, with a
- * spill file so that a trace whose threads drift far apart runs in bounded
- * memory.
+ * A thread's queue of events read from the trace and not yet run, and
+ * where queues spill so that a trace whose threads drift far apart runs in
+ * bounded memory.
  *
  * The one event stream is read ahead for whichever thread runs dry, and
  * every other thread's events read on the way wait in their queues: in a
  * recorded log where one thread's next event lies near the end (a main
  * thread's exit after its workers), that is nearly the whole trace.  Once
  * the queues of all threads hold os_spill.budget events, a queue that has
- * OS_EVQ_KEEP events in memory puts the newer ones into a write buffer, which
- * goes to the spill file, EVQ_CHUNK events at a time.  A queue pops from
- * memory, and reads its oldest spilled chunk back (or takes its write
- * buffer) when fewer than OS_EVQ_KEEP are left: so the first OS_EVQ_KEEP events
- * are always in memory, which is all the simulation looks at ahead
+ * OS_EVQ_KEEP events in memory encodes the newer ones as compact records
+ * (a few bytes each instead of 56), in chunks of EVQ_CHUNK events.  A
+ * complete chunk stays in memory while the chunks there hold fewer than
+ * os_spill.mem_cap bytes, and goes to the spill file beyond.  A queue pops
+ * from its ring, and decodes its oldest chunk (or its open one) back into
+ * it when fewer than OS_EVQ_KEEP are left: so the first OS_EVQ_KEEP events
+ * are always in the ring, which is all the simulation looks at ahead
  * (os_horizon() in sim.c), and spilling changes no result.
  *
- * The file is created on the first spill in $TMPDIR (else /tmp) and
- * unlinked at once, so it disappears with the process.  Where it cannot
- * be created, or once a write to it fails (a full disk), queues keep
- * their events in memory, as without spilling; only a failed read back
- * ends the run.  Reads back happen
- * in the parallel phase (a cpu popping its thread's events), writes only in
- * the serial phase (reading the trace): pread()/pwrite() at offsets owned
- * by one queue each need no lock.
+ * The file is created on first use in $TMPDIR (else /tmp) and unlinked at
+ * once, so it disappears with the process.  Where it cannot be created,
+ * or once a write to it fails (a full disk), chunks stay in memory; only a
+ * failed read back ends the run.  Reads back happen in the parallel phase
+ * (a cpu popping its thread's events), writes only in the serial phase
+ * (reading the trace): pread()/pwrite() at offsets owned by one queue each
+ * need no lock, and the count of bytes in memory is atomic.
  */
 #define _GNU_SOURCE /* fallocate() with FALLOC_FL_PUNCH_HOLE (Linux) */
 #include <errno.h>
@@ -34,6 +35,7 @@
 #include <unistd.h>
 
 #include "os/os.h"
+#include "traces/native.h"
 
 /* Events a spill write and a read back move at once (about 224 KiB). */
 #define EVQ_CHUNK 4096u
@@ -141,128 +143,221 @@ static int read_all(int fd, void *buf, size_t len, uint64_t off)
 }
 
 /*
- * Spilled events are written in records of 16 bytes: an access's or a
- * compute's fields, the gap to the previous event's trace index, and a
- * flag; the chunk holds the thread and cpu they share (struct
- * os_evq_chunk).  Any other event, or one that does not fit (another tid
- * or cpu, a size beyond 16 bits, a gap beyond 32), follows such a record
- * whole (struct tlbsim_event and its index).  The recorded sample spills
- * nearly all its events, so the file and the copying through the kernel
- * are 16/56 of what whole events need.
+ * Spilled events are kept as records of a few bytes, in chunks of up to
+ * EVQ_CHUNK events of one queue.  A record starts with a byte:
+ *
+ *   bits 0-1  0 load, 1 store, 2 fetch, 3 compute or a whole event
+ *   bit 2     the trace index is the previous one's plus 1; else the gap
+ *             follows as a varint
+ *   bit 3     (kind 3) the event and its index follow as they are
+ *   bits 4-6  (access) log2(size) + 1 for sizes 1 to 64; 0: the size
+ *             follows as a varint
+ *   bit 7     (access) the address is from the second base, not the first
+ *
+ * then for an access the zigzag varint of its address's distance from a
+ * base, and for a compute its count as a varint and its unit as a byte.
+ * Varints and zigzag are the native trace format's (traces/native.h).
+ *
+ * The two bases are the last addresses of the two regions the thread
+ * accessed last (a program copying from one buffer to another, or
+ * alternating between its stack and its heap): a chunk starts with both
+ * at 0.  An address within REC_NEAR of the first base (as a zigzag
+ * distance) is written from it and replaces it; else one within REC_NEAR
+ * of the second is written from that (bit 7), and the two swap, the
+ * address taking the first place; else it is written from the first, and
+ * starts a new region: the first base moves to second place.  The
+ * decoder follows the same rule from the distances it reads.  In the
+ * recorded sample this halves the bytes of an address (most of its
+ * distances from the last address took 4 bytes).
+ *
+ * An access or compute of another tid or cpu than the chunk's first
+ * event, and any other event, is written whole (48 bytes and its index).
  */
-struct spill_rec {
-	uint64_t va;	/* access: va; compute: count */
-	uint32_t gap;	/* trace index minus the previous one's */
-	uint16_t size;	/* access: size; compute: unit */
-	uint8_t kind;
-	uint8_t whole; /* 1: the event and its index follow as they are */
-};
+#define REC_KIND 0x03u
+#define REC_OTHER 0x03u
+#define REC_GAP1 0x04u
+#define REC_WHOLE 0x08u
+#define REC_SIZE_SHIFT 4
+#define REC_SIZE_MASK 0x70u
+#define REC_BASE2 0x80u
+/* Distances (zigzag) below it continue a region: varints of 1 or 2 bytes. */
+#define REC_NEAR (1u << 14)
+/* The largest record: a whole event and its index after the header. */
+#define REC_MAX (1 + sizeof(struct tlbsim_event) + sizeof(uint64_t))
+/* Zero bytes kept after a chunk's records, so that a compact record (at
+ * most 1 + 3 varints, 31 bytes) started inside them is read without a
+ * bounds check per byte; a damaged one then fails the final length test. */
+#define REC_PAD 32
 
-#define SPILL_REC_MAX (sizeof(struct spill_rec) + sizeof(struct tlbsim_event) + sizeof(uint64_t))
-
-/* Make *@buf hold @need bytes. */
+/* Make *@buf hold @need bytes, at least doubling it. */
 static bool buf_reserve(unsigned char **buf, size_t *cap, size_t need)
 {
+	size_t c = *cap ? 2 * *cap : 16384;
 	unsigned char *n;
 
 	if (need <= *cap)
 		return true;
-	n = realloc(*buf, need);
+	if (c < need)
+		c = need;
+	n = realloc(*buf, c);
 	if (!n)
 		return false;
 	*buf = n;
-	*cap = need;
+	*cap = c;
 	return true;
 }
 
-/* Encodes @n events @ev with indices @idx into @out as chunk @c (its
- * @idx0, @tid and @cpu); returns the bytes. */
-static size_t spill_encode(unsigned char *out, const struct tlbsim_event *ev, const uint64_t *idx,
-			   uint32_t n, struct os_evq_chunk *c)
+/*
+ * Appends @m events @ev, with trace indices @idx, @idx + 1, ..., to @q's
+ * open chunk, which has room for @m * REC_MAX + REC_PAD bytes more and
+ * for @m events.  Runs of the refill are long: the chunk's state is kept
+ * in locals for the whole loop.
+ */
+static void spill_put(struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx, uint32_t m)
 {
-	unsigned char *p = out;
+	struct os_evq_chunk *w = &q->w;
+	unsigned char *p = w->buf + w->bytes;
+	uint64_t last = q->w_idx, b0 = q->w_va[0], b1 = q->w_va[1];
 	uint32_t i;
 
-	c->idx0 = idx[0];
-	c->tid = ev[0].tid;
-	c->cpu = ev[0].cpu;
-	for (i = 0; i < n; i++) {
-		struct spill_rec r;
-		uint64_t gap = i ? idx[i] - idx[i - 1] : 0;
-		bool fits = ev[i].tid == c->tid && ev[i].cpu == c->cpu && gap <= UINT32_MAX;
+	if (!w->n) {
+		w->idx0 = idx;
+		w->tid = ev->tid;
+		w->cpu = ev->cpu;
+		last = idx - 1;
+		b0 = b1 = 0;
+	}
+	for (i = 0; i < m; i++, idx++) {
+		const struct tlbsim_event *e = &ev[i];
+		uint64_t gap = idx - last;
+		unsigned h = gap == 1 ? REC_GAP1 : 0;
 
-		memset(&r, 0, sizeof(r));
-		r.kind = ev[i].kind;
-		r.gap = (uint32_t)gap;
-		if (fits && tlbsim_event_is_access(ev[i].kind) && ev[i].access.size <= UINT16_MAX) {
-			r.va = ev[i].access.va;
-			r.size = (uint16_t)ev[i].access.size;
-		} else if (fits && ev[i].kind == TLBSIM_EV_COMPUTE) {
-			r.va = ev[i].compute.count;
-			r.size = ev[i].compute.unit;
+		last = idx;
+		if (e->tid != w->tid || e->cpu != w->cpu ||
+		    !(tlbsim_event_is_access(e->kind) || e->kind == TLBSIM_EV_COMPUTE)) {
+			*p++ = (unsigned char)(REC_OTHER | REC_WHOLE);
+			memcpy(p, e, sizeof(*e));
+			memcpy(p + sizeof(*e), &idx, sizeof(idx));
+			p += sizeof(*e) + sizeof(idx);
+		} else if (e->kind == TLBSIM_EV_COMPUTE) {
+			*p++ = (unsigned char)(h | REC_OTHER);
+			if (gap != 1)
+				p = native_put_varint(p, gap);
+			p = native_put_varint(p, e->compute.count);
+			*p++ = e->compute.unit;
 		} else {
-			r.whole = 1;
-		}
-		memcpy(p, &r, sizeof(r));
-		p += sizeof(r);
-		if (r.whole) {
-			memcpy(p, &ev[i], sizeof(ev[i]));
-			memcpy(p + sizeof(ev[i]), &idx[i], sizeof(idx[i]));
-			p += sizeof(ev[i]) + sizeof(idx[i]);
+			uint32_t size = e->access.size;
+			bool pow2 = size && !(size & (size - 1)) && size <= 64;
+			uint64_t a = e->access.va, z = native_zigzag(a - b0), z1;
+
+			h |= (unsigned)(e->kind - TLBSIM_EV_LOAD);
+			if (pow2)
+				h |= (unsigned)(__builtin_ctz(size) + 1) << REC_SIZE_SHIFT;
+			if (z < REC_NEAR) {
+				b0 = a;
+			} else if ((z1 = native_zigzag(a - b1)) < REC_NEAR) {
+				h |= REC_BASE2;
+				z = z1;
+				b1 = b0;
+				b0 = a;
+			} else {
+				b1 = b0;
+				b0 = a;
+			}
+			*p++ = (unsigned char)h;
+			if (gap != 1)
+				p = native_put_varint(p, gap);
+			if (!pow2)
+				p = native_put_varint(p, size);
+			p = native_put_varint(p, z);
 		}
 	}
-	return (size_t)(p - out);
+	q->w_idx = last;
+	q->w_va[0] = b0;
+	q->w_va[1] = b1;
+	w->bytes = (uint32_t)(p - w->buf);
+	w->n += m;
+	q->spilled += m;
 }
 
-/* Decodes chunk @c's records @in into @q's ring from slot @at on, wrapping
- * around its end; false if they do not hold @c's events. */
+/* Decodes the records of chunk @c at @in (followed by REC_PAD zero
+ * bytes) into @q's ring from slot @at on, wrapping around its end; false
+ * if they do not hold @c's events. */
 static bool spill_decode(struct os_evq *q, const struct os_evq_chunk *c, const unsigned char *in,
 			 uint32_t at)
 {
 	const unsigned char *p = in, *end = in + c->bytes;
-	uint64_t idx = c->idx0;
+	uint64_t idx = c->idx0 - 1, b0 = 0, b1 = 0, v;
 	uint32_t i;
 
 	for (i = 0; i < c->n; i++) {
 		uint32_t slot = (at + i) & (q->cap - 1);
 		struct tlbsim_event *ev = &q->ev[slot];
-		struct spill_rec r;
+		unsigned h;
 
-		if ((size_t)(end - p) < sizeof(r))
+		if (p >= end)
 			return false;
-		memcpy(&r, p, sizeof(r));
-		p += sizeof(r);
-		if (r.whole) {
+		h = *p++;
+		if (h == (REC_OTHER | REC_WHOLE)) {
 			if ((size_t)(end - p) < sizeof(*ev) + sizeof(idx))
 				return false;
 			memcpy(ev, p, sizeof(*ev));
 			memcpy(&idx, p + sizeof(*ev), sizeof(idx));
 			p += sizeof(*ev) + sizeof(idx);
+			q->idx[slot] = idx;
+			continue;
+		}
+		if (h & REC_GAP1) {
+			idx++;
 		} else {
-			memset(ev, 0, sizeof(*ev));
-			ev->kind = r.kind;
-			ev->cpu = c->cpu;
-			ev->tid = c->tid;
-			idx += r.gap;
-			if (r.kind == TLBSIM_EV_COMPUTE) {
-				ev->compute.count = r.va;
-				ev->compute.unit = (uint8_t)r.size;
+			if (!(p = native_varint_in_window(p, &v)))
+				return false;
+			idx += v;
+		}
+		memset(ev, 0, sizeof(*ev));
+		ev->cpu = c->cpu;
+		ev->tid = c->tid;
+		if ((h & REC_KIND) == REC_OTHER) {
+			if (h & ~(REC_KIND | REC_GAP1) || !(p = native_varint_in_window(p, &v)))
+				return false;
+			ev->kind = TLBSIM_EV_COMPUTE;
+			ev->compute.count = v;
+			ev->compute.unit = *p++;
+		} else {
+			ev->kind = (uint8_t)(TLBSIM_EV_LOAD + (h & REC_KIND));
+			if (h & REC_SIZE_MASK) {
+				ev->access.size = 1u << (((h & REC_SIZE_MASK) >> REC_SIZE_SHIFT) - 1);
 			} else {
-				ev->access.va = r.va;
-				ev->access.size = r.size;
+				if (!(p = native_varint_in_window(p, &v)) || v > UINT32_MAX)
+					return false;
+				ev->access.size = (uint32_t)v;
 			}
+			if (!(p = native_varint_in_window(p, &v)))
+				return false;
+			if (h & REC_BASE2) {
+				if (v >= REC_NEAR)
+					return false;
+				ev->access.va = b1 + native_unzigzag(v);
+				b1 = b0;
+			} else {
+				ev->access.va = b0 + native_unzigzag(v);
+				if (v >= REC_NEAR)
+					b1 = b0;
+			}
+			b0 = ev->access.va;
 		}
 		q->idx[slot] = idx;
 	}
 	return p == end;
 }
 
-/* The write buffer of @q goes to the end of the file as its newest chunk;
- * if the write fails (a full disk), spilling stops and the buffer stays. */
+/* The open chunk of @q is complete: it goes to the end of the file, or
+ * stays in memory while the chunks there hold under @sp->mem_cap bytes,
+ * where there is no file, or once a write to it failed (a full disk). */
 static int spill_flush(struct os_spill *sp, struct os_evq *q)
 {
 	struct os_evq_chunk *c;
-	size_t bytes;
+	uint64_t held = atomic_load_explicit(&sp->mem_bytes, memory_order_relaxed);
 	int e;
 
 	if (q->nr_chunks == q->cap_chunks) {
@@ -278,62 +373,64 @@ static int spill_flush(struct os_spill *sp, struct os_evq *q)
 		q->cap_chunks = cap;
 		q->chunk_head = 0;
 	}
-	if (!buf_reserve(&sp->wbuf, &sp->wbuf_cap, (size_t)q->wn * SPILL_REC_MAX))
-		return -TLBSIM_ENOMEM;
 	c = &q->chunks[(q->chunk_head + q->nr_chunks) % q->cap_chunks];
-	bytes = spill_encode(sp->wbuf, q->wev, q->widx, q->wn, c);
-	if ((e = write_all(sp->fd, sp->wbuf, bytes, sp->end))) {
+	*c = q->w;
+	c->buf = NULL;
+	if (held + c->bytes > sp->mem_cap && spill_open(sp)) {
+		if (!(e = write_all(sp->fd, q->w.buf, c->bytes, sp->end))) {
+			c->off = sp->end;
+			sp->end += c->bytes;
+			sp->written += c->n;
+			goto done;
+		}
 		sp->full = e;
 		snprintf(sp->full_why, sizeof(sp->full_why), "write: %s", strerror(e));
-		return 0;
 	}
-	c->off = sp->end;
-	c->n = q->wn;
-	c->bytes = (uint32_t)bytes;
+	if (!(c->buf = malloc(c->bytes + REC_PAD)))
+		return -TLBSIM_ENOMEM;
+	memcpy(c->buf, q->w.buf, c->bytes + REC_PAD);
+	atomic_fetch_add_explicit(&sp->mem_bytes, c->bytes, memory_order_relaxed);
+	sp->kept += c->n;
+done:
 	q->nr_chunks++;
-	sp->end += bytes;
-	sp->written += q->wn;
-	q->wn = 0;
+	q->w.n = 0;
+	q->w.bytes = 0;
 	return 0;
+}
+
+/* Make room in @q's open chunk for up to @m more events, completing it
+ * first when it holds EVQ_CHUNK: returns how many it has room for (at
+ * least 1), or -TLBSIM_ENOMEM. */
+static int64_t spill_room(struct os_spill *sp, struct os_evq *q, uint32_t m)
+{
+	int rc;
+
+	if (q->w.n == EVQ_CHUNK && (rc = spill_flush(sp, q)))
+		return rc;
+	if (m > EVQ_CHUNK - q->w.n)
+		m = EVQ_CHUNK - q->w.n;
+	if (!buf_reserve(&q->w.buf, &q->w_cap, q->w.bytes + (size_t)m * REC_MAX + REC_PAD))
+		return -TLBSIM_ENOMEM;
+	return m;
 }
 
 int os_evq_push(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx)
 {
+	int64_t m;
+
 	if (os_evq_push_fast(sp, q, ev, idx))
 		return 0;
-	if (!q->spilled && (q->n < OS_EVQ_KEEP || sp->mem < sp->budget || !spill_open(sp))) {
-		/* Stays in memory: the ring is full, or no spill file. */
+	if (!q->spilled && (q->n < OS_EVQ_KEEP || sp->mem < sp->budget)) {
+		/* Stays in memory: the ring is full. */
 		if (!ring_reserve(q, q->n + 1))
 			return -TLBSIM_ENOMEM;
 		os_evq_ring_put(sp, q, ev, idx);
 		return 0;
 	}
 	q->sp = sp;
-	if (q->wn && q->wn == q->wcap && !sp->full) {
-		int rc = spill_flush(sp, q);
-
-		if (rc)
-			return rc;
-	}
-	if (q->wn == q->wcap) {
-		/* The first buffer, or a full disk: the buffer grows. */
-		uint32_t cap = q->wcap ? 2 * q->wcap : EVQ_CHUNK;
-		struct tlbsim_event *n = realloc(q->wev, (size_t)cap * sizeof(*n));
-		uint64_t *x;
-
-		if (!n)
-			return -TLBSIM_ENOMEM;
-		q->wev = n;
-		x = realloc(q->widx, (size_t)cap * sizeof(*x));
-		if (!x)
-			return -TLBSIM_ENOMEM;
-		q->widx = x;
-		q->wcap = cap;
-	}
-	q->wev[q->wn] = *ev;
-	q->widx[q->wn] = idx;
-	q->wn++;
-	q->spilled++;
+	if ((m = spill_room(sp, q, 1)) < 0)
+		return (int)m;
+	spill_put(q, ev, idx, 1);
 	return 0;
 }
 
@@ -366,91 +463,99 @@ int os_evq_push_run(struct os_spill *sp, struct os_evq *q, const struct tlbsim_e
 			sp->mem += m;
 			sp->pushed += m;
 			i += m;
-		} else if (q->spilled && q->wn < q->wcap) {
-			/* os_evq_push() appends to the write buffer. */
-			m = q->wcap - q->wn;
-			if (m > k - i)
-				m = k - i;
-			memcpy(&q->wev[q->wn], &ev[i], (size_t)m * sizeof(*ev));
-			for (j = 0; j < m; j++)
-				q->widx[q->wn + j] = idx + i + j;
-			q->wn += m;
-			q->spilled += m;
-			i += m;
-		} else {
-			m = 0;
-		}
-		if (i < k && !m) {
-			rc = os_evq_push(sp, q, &ev[i], idx + i);
-			if (rc) {
+			if (m)
+				continue;
+		} else if (q->spilled) {
+			/* os_evq_push() appends to the open chunk. */
+			int64_t r = spill_room(sp, q, k - i);
+
+			if (r < 0) {
 				*done = i;
-				return rc;
+				return (int)r;
 			}
-			i++;
+			spill_put(q, &ev[i], idx + i, (uint32_t)r);
+			i += (uint32_t)r;
+			continue;
 		}
+		rc = os_evq_push(sp, q, &ev[i], idx + i);
+		if (rc) {
+			*done = i;
+			return rc;
+		}
+		i++;
 	}
 	*done = k;
 	return 0;
 }
 
-/* The events of chunk @c from the spill file into the ring from slot @at
- * on: 0 or an errno. */
-static int read_chunk(int fd, struct os_evq *q, const struct os_evq_chunk *c, uint32_t at)
-{
-	int e;
-
-	if (!buf_reserve(&q->rbuf, &q->rbuf_cap, c->bytes))
-		return ENOMEM;
-	if ((e = read_all(fd, q->rbuf, c->bytes, c->off)))
-		return e;
-	return spill_decode(q, c, q->rbuf, at) ? 0 : EIO;
-}
-
-/* Bring spilled events back into memory: the oldest chunk, else the write
- * buffer.  Parallel phase: touches only @q, and reads the file. */
+/* Bring spilled events back into memory: the oldest chunk, else the open
+ * one.  Parallel phase: touches only @q, @sp's counter of bytes in memory
+ * (atomically), and reads the file. */
 void os_evq_unspill(struct os_evq *q)
 {
 	struct os_spill *sp = q->sp;
-	uint32_t i, n = q->nr_chunks ? q->chunks[q->chunk_head].n : q->wn, at;
-	int e;
+	struct os_evq_chunk *c = q->nr_chunks ? &q->chunks[q->chunk_head] : &q->w;
+	const unsigned char *in = c->buf;
+	uint32_t at;
+	int e = 0;
 
-	if (!ring_reserve(q, q->n + n)) {
+	if (!ring_reserve(q, q->n + c->n)) {
 		spill_fail(sp, "read back", ENOMEM);
 		return;
 	}
 	at = (q->head + q->n) & (q->cap - 1);
-	if (q->nr_chunks) {
-		if ((e = read_chunk(sp->fd, q, &q->chunks[q->chunk_head], at))) {
-			spill_fail(sp, "read back", e);
-			return;
-		}
+	if (c == &q->w) {
+		memset(q->w.buf + c->bytes, 0, REC_PAD);
+	} else if (!in) {
+		if (!buf_reserve(&q->rbuf, &q->rbuf_cap, (size_t)c->bytes + REC_PAD))
+			e = ENOMEM;
+		else if (!(e = read_all(sp->fd, q->rbuf, c->bytes, c->off)))
+			memset(q->rbuf + c->bytes, 0, REC_PAD);
+		in = q->rbuf;
+	}
+	if (!e && !spill_decode(q, c, in, at))
+		e = EIO;
+	if (e) {
+		spill_fail(sp, "read back", e);
+		return;
+	}
+	q->n += c->n;
+	q->spilled -= c->n;
+	if (c == &q->w) {
+		c->n = 0;
+		c->bytes = 0;
+		return;
+	}
+	if (c->buf) {
+		atomic_fetch_sub_explicit(&sp->mem_bytes, c->bytes, memory_order_relaxed);
+		free(c->buf);
+	} else {
 #ifdef FALLOC_FL_PUNCH_HOLE
 		/* Give the chunk's blocks back: the file holds only what is
 		 * still spilled (best effort: a file system without holes
 		 * keeps them until the end). */
-		(void)fallocate(sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-				(off_t)q->chunks[q->chunk_head].off,
-				(off_t)q->chunks[q->chunk_head].bytes);
+		(void)fallocate(sp->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)c->off,
+				(off_t)c->bytes);
 #endif
-		q->chunk_head = (q->chunk_head + 1) % q->cap_chunks;
-		q->nr_chunks--;
-	} else {
-		for (i = 0; i < n; i++) {
-			q->ev[(at + i) & (q->cap - 1)] = q->wev[i];
-			q->idx[(at + i) & (q->cap - 1)] = q->widx[i];
-		}
-		q->wn = 0;
 	}
-	q->n += n;
-	q->spilled -= n;
+	q->chunk_head = (q->chunk_head + 1) % q->cap_chunks;
+	q->nr_chunks--;
 }
 
 void os_evq_free(struct os_evq *q)
 {
+	uint32_t i;
+
+	for (i = 0; i < q->nr_chunks; i++) {
+		struct os_evq_chunk *c = &q->chunks[(q->chunk_head + i) % q->cap_chunks];
+
+		if (c->buf)
+			atomic_fetch_sub_explicit(&q->sp->mem_bytes, c->bytes, memory_order_relaxed);
+		free(c->buf);
+	}
 	free(q->ev);
 	free(q->idx);
-	free(q->wev);
-	free(q->widx);
+	free(q->w.buf);
 	free(q->rbuf);
 	free(q->chunks);
 	memset(q, 0, sizeof(*q));
@@ -461,6 +566,7 @@ void os_spill_init(struct os_spill *sp)
 	memset(sp, 0, sizeof(*sp));
 	sp->fd = -1;
 	sp->budget = OS_SPILL_BUDGET;
+	sp->mem_cap = OS_SPILL_MEM;
 }
 
 void os_spill_fini(struct os_spill *sp)
@@ -468,7 +574,4 @@ void os_spill_fini(struct os_spill *sp)
 	if (sp->fd >= 0)
 		close(sp->fd);
 	sp->fd = -1;
-	free(sp->wbuf);
-	sp->wbuf = NULL;
-	sp->wbuf_cap = 0;
 }

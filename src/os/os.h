@@ -116,11 +116,13 @@ enum os_thread_state {
 	OS_T_EXITED,
 };
 
-/* A chunk of a queue's events in the spill file: @n events in @bytes
- * from byte @off on, in the compact records of evq.c; the first has trace
+/* A chunk of a queue's spilled events: @n events in @bytes of the compact
+ * records of evq.c, in memory at @buf (followed by zero padding), or in
+ * the spill file from byte @off on when @buf is NULL; the first has trace
  * index @idx0, tid @tid and cpu @cpu. */
 struct os_evq_chunk {
 	uint64_t off, idx0;
+	unsigned char *buf;
 	uint32_t n, bytes, tid;
 	uint16_t cpu;
 };
@@ -130,10 +132,12 @@ struct os_evq_chunk {
  * @ev, @idx: the oldest events in memory, a ring of @cap (a power of two)
  *        from @head, @n of them, with each one's index in the trace (for
  *        the hazard oracle's reports and ordered replay)
- * @spilled: newer events out of memory: in @chunks of the spill file
- *        (oldest first, a ring from @chunk_head), then in the write
- *        buffer @wev/@widx (@wn of @wcap)
- * @sp: the spill file, once the queue has used it
+ * @spilled: newer events as compact records: in @chunks (oldest first, a
+ *        ring from @chunk_head), then in the open chunk @w, whose buffer
+ *        has @w_cap bytes; @w_idx is its last event's index and @w_va
+ *        its two address bases (evq.c), which the next record is
+ *        relative to
+ * @sp: the spill state, once the queue has used it
  */
 struct os_evq {
 	struct tlbsim_event *ev;
@@ -142,11 +146,11 @@ struct os_evq {
 	uint64_t spilled;
 	struct os_evq_chunk *chunks;
 	uint32_t chunk_head, nr_chunks, cap_chunks;
-	struct tlbsim_event *wev;
-	uint64_t *widx;
-	uint32_t wn, wcap;
+	struct os_evq_chunk w;
+	size_t w_cap;
+	uint64_t w_idx, w_va[2];
 	struct os_spill *sp;
-	unsigned char *rbuf; /* a chunk's records as read back */
+	unsigned char *rbuf; /* a chunk's records as read back from the file */
 	size_t rbuf_cap;
 };
 
@@ -161,37 +165,43 @@ static inline uint64_t os_evq_len(const struct os_evq *q)
 }
 
 /* Events the queues of all threads hold in memory before a queue spills
- * (48 + 8 bytes each: 14 MiB; the recorded sample then peaks at 63 MB of
- * RSS against 1.1 GB without spilling, bench/perf/README.md). */
+ * (48 + 8 bytes each: 14 MiB). */
 #define OS_SPILL_BUDGET (1ull << 18)
 
+/* Bytes of spilled chunks kept in memory before chunks go to the spill
+ * file (the recorded sample's peak, bench/perf/README.md, fits). */
+#define OS_SPILL_MEM (128ull << 20)
+
 /**
- * struct os_spill - the file queues spill to (src/os/evq.c)
+ * struct os_spill - where queues spill to (src/os/evq.c)
  * @fd: the file (-1: none yet); @tried: creating it was tried, in @dir
  * @end: bytes written
  * @budget: events in memory in all queues before they spill
  * @mem: events in memory now, as estimated before each read of the trace
  *        (sim.c: pushed to memory minus popped); counted up by pushes
  * @pushed: events pushed into memory, ever
- * @written: events written to the file, ever
- * @full: the errno of a failed write (0: none), with @full_why: spilling
- *        stopped there, and queues keep their events in memory
+ * @mem_cap: bytes of spilled chunks kept in memory before the file is used
+ * @mem_bytes: bytes of spilled chunks in memory now (cpus reading chunks
+ *        back in the parallel phase take theirs off)
+ * @kept, @written: events spilled to chunks in memory and to the file, ever
+ * @full: the errno of a failed write (0: none), with @full_why: chunks stay
+ *        in memory from then on
  * @error: the errno of the first failed read back (0: none), with @why
  *        saying what failed: the run stops
- * @wbuf: a chunk's records as written (the serial phase writes)
  */
 struct os_spill {
 	int fd;
 	bool tried;
 	uint64_t end;
-	uint64_t budget, mem, pushed, written;
+	uint64_t budget, mem, pushed;
+	uint64_t mem_cap;
+	_Atomic uint64_t mem_bytes;
+	uint64_t kept, written;
 	int full;
 	char full_why[128];
 	atomic_int error;
 	char why[128];
 	char dir[256];
-	unsigned char *wbuf;
-	size_t wbuf_cap;
 };
 
 /**

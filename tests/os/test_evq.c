@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Threads' event queues and their spill file (src/os/evq.c): events come
- * out in the order they went in whether they stayed in memory or went to
- * the file; the first 64 stay in memory; nothing is spilled under the
- * budget; a directory where no file can be made, or a failed write (a full
- * disk), keeps events in memory; and a whole simulation gives the
- * same statistics, byte for byte, when every queue spills.
+ * Threads' event queues and their spill (src/os/evq.c): events come out
+ * in the order they went in whether they stayed in the ring, were spilled
+ * to chunks of compact records in memory, or went to the file; the first
+ * 64 stay in the ring; nothing is spilled under the budget; chunks stay in
+ * memory up to the byte cap, and where no file can be made or a write to
+ * it fails (a full disk); records have the sizes worked out by hand; and a
+ * whole simulation gives the same statistics, byte for byte, when every
+ * queue spills.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -56,7 +58,8 @@ static void events_come_back_in_order_through_the_spill_file(void **state)
 
 	(void)state;
 	os_spill_init(&sp);
-	sp.budget = 0; /* spill as soon as a queue holds 64 */
+	sp.budget = 0;	/* spill as soon as a queue holds 64 */
+	sp.mem_cap = 0; /* every chunk to the file */
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	/* Two queues filled in turns, 10,000 events each, with indices
@@ -68,13 +71,18 @@ static void events_come_back_in_order_through_the_spill_file(void **state)
 		assert_int_equal(os_evq_push(&sp, &b, &ev, i), 0);
 	}
 	/* Each keeps 64 in memory; of the other 9936, two whole chunks of
-	 * 4096 went to the file and 9936 - 8192 = 1744 wait in the write
-	 * buffer. */
+	 * 4096 went to the file and 9936 - 8192 = 1744 wait in the open
+	 * chunk.  A chunk's first record is 6 bytes (its header, then the
+	 * address 0x10000200 from 0, zigzag 0x20000400: a varint of 5
+	 * bytes), every other 2 (the header, then the distance 8, zigzag 16:
+	 * one byte): 6 + 4095 * 2 = 8196 bytes a chunk, 4 chunks. */
 	assert_int_equal(a.n, 64);
 	assert_int_equal(a.spilled, 9936);
 	assert_int_equal(a.nr_chunks, 2);
-	assert_int_equal(a.wn, 1744);
+	assert_int_equal(a.w.n, 1744);
 	assert_int_equal(sp.written, 2 * 8192);
+	assert_int_equal(sp.end, 4 * 8196);
+	assert_int_equal(sp.kept, 0);
 	assert_int_equal(os_evq_len(&a), 10000);
 	/* One pop leaves 63 in memory: the oldest chunk comes back. */
 	os_evq_drop_head(&a);
@@ -129,21 +137,116 @@ static void runs_split_between_memory_and_the_file_as_single_pushes_do(void **st
 	(void)state;
 	os_spill_init(&sp);
 	sp.budget = 100;
+	sp.mem_cap = 0;
 	memset(&q, 0, sizeof(q));
 	/* Single pushes keep events in memory while the queue holds fewer
 	 * than 64 or all queues fewer than the budget: the first 100; the
 	 * other 9900 spill, two whole chunks of 4096 to the file and 1708
-	 * in the write buffer.  Runs of 256 must split the same way. */
+	 * in the open chunk.  Runs of 256 must split the same way, and give
+	 * the same records: 6 + 4095 * 2 bytes a chunk (as above; the first
+	 * address is 0x10000320, zigzag 0x20000640, also 5 bytes). */
 	push_runs(&sp, &q, 0, 10000, 256);
 	assert_int_equal(q.n, 100);
 	assert_int_equal(q.spilled, 9900);
 	assert_int_equal(q.nr_chunks, 2);
-	assert_int_equal(q.wn, 1708);
+	assert_int_equal(q.w.n, 1708);
+	assert_int_equal(q.w.bytes, 6 + 1707 * 2);
 	assert_int_equal(sp.written, 8192);
+	assert_int_equal(sp.end, 2 * 8196);
 	assert_int_equal(sp.pushed, 100);
 	assert_int_equal(sp.mem, 100);
 	drain(&q, &next);
 	assert_int_equal(next, 10000);
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
+static void chunks_stay_in_memory_up_to_the_cap(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t next = 0;
+
+	(void)state;
+	os_spill_init(&sp);
+	sp.budget = 0;
+	sp.mem_cap = 8196 + 8195; /* one chunk of 8196 bytes fits, not two */
+	memset(&q, 0, sizeof(q));
+	/* 64 in the ring, then three chunks of 4096 (8196 bytes each, as
+	 * above: each starts from address 0): the first stays in memory,
+	 * the second and third would pass the cap and go to the file; 1 in
+	 * the open chunk. */
+	push_runs(&sp, &q, 0, 64 + 3 * 4096 + 1, 256);
+	assert_int_equal(q.nr_chunks, 3);
+	assert_non_null(q.chunks[q.chunk_head].buf);
+	assert_null(q.chunks[q.chunk_head + 1].buf);
+	assert_int_equal(sp.kept, 4096);
+	assert_int_equal(sp.written, 8192);
+	assert_int_equal(sp.mem_bytes, 8196);
+	assert_int_equal(sp.end, 2 * 8196);
+	/* Popping reads the first back and frees its bytes: a chunk
+	 * completed now fits in memory again. */
+	os_evq_drop_head(&q);
+	next = 1;
+	assert_int_equal(sp.mem_bytes, 0);
+	push_runs(&sp, &q, 64 + 3 * 4096 + 1, 64 + 4 * 4096 + 1, 256);
+	assert_int_equal(sp.kept, 8192);
+	assert_int_equal(sp.written, 8192);
+	assert_int_equal(sp.mem_bytes, 8196);
+	drain(&q, &next);
+	assert_int_equal(next, 64 + 4 * 4096 + 1);
+	assert_int_equal(sp.mem_bytes, 0);
+	assert_int_equal(sp.error, 0);
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
+/* Event @i of a copy loop: even ones load from A = 0x10000000, odd ones
+ * store to B = 0x20000000, 8 bytes further every two events. */
+static struct tlbsim_event copy_ev(uint64_t i)
+{
+	struct tlbsim_event ev = access_ev(i);
+
+	ev.kind = i % 2 ? TLBSIM_EV_STORE : TLBSIM_EV_LOAD;
+	ev.access.va = (i % 2 ? 0x20000000 : 0x10000000) + 8 * (i / 2);
+	return ev;
+}
+
+static void two_regions_in_turn_take_two_bytes_an_access(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t i;
+
+	(void)state;
+	os_spill_init(&sp);
+	sp.budget = 0;
+	memset(&q, 0, sizeof(q));
+	for (i = 0; i < 64 + 4096 + 1; i++) {
+		struct tlbsim_event ev = copy_ev(i);
+
+		assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
+	}
+	/*
+	 * The chunk starts at event 64 with both bases at 0.  64: A + 256,
+	 * zigzag 0x20000200 (5 bytes), far from both: a new region.  65:
+	 * B + 256, 0x10000000 from A + 256, zigzag 0x20000000 (5 bytes), far
+	 * from both: a new region, A + 256 second.  66: A + 264 is 8 from
+	 * the second base (zigzag 16, 1 byte): the bases swap.  Every later
+	 * one likewise: 1 + 5, 1 + 5, then 4094 records of 1 + 1 bytes.  From
+	 * the last address alone, each would take 1 + 5.
+	 */
+	assert_int_equal(q.nr_chunks, 1);
+	assert_int_equal(q.chunks[q.chunk_head].bytes, 6 + 6 + 4094 * 2);
+	for (i = 0; q.n; i++) {
+		struct tlbsim_event want = copy_ev(i);
+
+		assert_int_equal(q.idx[q.head], i);
+		assert_memory_equal(&q.ev[q.head], &want, sizeof(want));
+		os_evq_drop_head(&q);
+	}
+	assert_int_equal(i, 64 + 4096 + 1);
+	assert_int_equal(sp.error, 0);
 	os_evq_free(&q);
 	os_spill_fini(&sp);
 }
@@ -203,49 +306,143 @@ static struct tlbsim_event mixed_ev(uint64_t i)
 	return ev;
 }
 
-static void spilled_events_come_back_whole(void **state)
+/* Trace index of event @i of the mix: steps of 3, with a jump of 2^40
+ * after the 2000th (a gap of 6 bytes). */
+static uint64_t mixed_idx(uint64_t i)
+{
+	return 3 * i + (i >= 2000 ? 1ull << 40 : 0);
+}
+
+/* Pushes events 0..4160 of the mix into @q, spilling from the 65th on. */
+static void push_the_mix(struct os_spill *sp, struct os_evq *q)
+{
+	uint64_t i;
+
+	for (i = 0; i < 64 + 4096 + 1; i++) {
+		struct tlbsim_event ev = mixed_ev(i);
+
+		assert_int_equal(os_evq_push(sp, q, &ev, mixed_idx(i)), 0);
+	}
+	/* 64 stay in memory; the next 4096 are one chunk, completed when
+	 * the last one comes, which waits in the open chunk. */
+	assert_int_equal(q->nr_chunks, 1);
+	assert_int_equal(q->w.n, 1);
+	/*
+	 * The chunk's records, events 64..4159, tid 7 on cpu 2 as the first:
+	 * - 9 whole (1 + 48 + 8 = 57 bytes): the mmaps 999, 1999, 2999 and
+	 *   3999, and the events of another tid and cpu 699, 1399, 2099,
+	 *   2799 and 3499 (all at i % 4 == 3);
+	 * - the other 1015 of i % 4 == 3 are computes of 9 bytes: header,
+	 *   gap 3, count 1000000007 * i (2^35 < 6.4e10 .. 4.2e12 < 2^42: a
+	 *   varint of 6 bytes) and unit;
+	 * - 3072 accesses (i % 4 < 3): header, gap 3 (1 byte), the size as a
+	 *   varint of 1 byte unless a power of two (1 + i % 64 is 1 or 2 for
+	 *   i % 64 == 0 or 1: 128 of them), and the distance 64 or 128 from
+	 *   the previous access (zigzag 128 or 256: 2 bytes): 128 * 4 +
+	 *   2944 * 5 bytes;
+	 * - but event 64, the first, has no gap byte (the gap is 1 from the
+	 *   chunk's start) and its address from 0, 0xffff800000001000, is
+	 *   zigzag 0xffffffffdfff, 7 bytes: +4; event 2000's gap of 2^40 + 3
+	 *   takes 6 bytes: +5; event 3000's size 100,000 takes 3: +2.
+	 */
+	assert_int_equal(sizeof(struct tlbsim_event), 48);
+	assert_int_equal(q->chunks[q->chunk_head].bytes,
+			 9 * 57 + 1015 * 9 + 128 * 4 + 2944 * 5 + 4 + 5 + 2);
+}
+
+/* Pops everything push_the_mix() pushed, checking each event comes back
+ * byte for byte. */
+static void pop_the_mix(struct os_spill *sp, struct os_evq *q)
+{
+	uint32_t n = 0;
+
+	while (q->n) {
+		struct tlbsim_event want = mixed_ev(n);
+
+		assert_int_equal(q->idx[q->head], mixed_idx(n));
+		assert_memory_equal(&q->ev[q->head], &want, sizeof(want));
+		os_evq_drop_head(q);
+		n++;
+	}
+	assert_int_equal(n, 64 + 4096 + 1);
+	assert_int_equal(sp->error, 0);
+}
+
+static void spilled_events_come_back_whole_from_the_file(void **state)
 {
 	struct os_spill sp;
 	struct os_evq q;
-	uint64_t i, idx;
-	uint32_t n = 0;
+
+	(void)state;
+	os_spill_init(&sp);
+	sp.budget = 0;
+	sp.mem_cap = 0;
+	memset(&q, 0, sizeof(q));
+	push_the_mix(&sp, &q);
+	assert_int_equal(sp.end, 24891);
+	pop_the_mix(&sp, &q);
+	assert_int_equal(sp.written, 4096);
+	assert_int_equal(sp.kept, 0);
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
+static void spilled_events_come_back_whole_from_memory(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
 
 	(void)state;
 	os_spill_init(&sp);
 	sp.budget = 0;
 	memset(&q, 0, sizeof(q));
-	/* 64 stay in memory; the next 4096 are one chunk of the file, written
-	 * when the last one comes and waits in the write buffer; trace
-	 * indices step by 3, except a jump of 2^40 after the 2000th (a gap
-	 * that does not fit the compact record). */
-	for (i = 0; i < 64 + 4096 + 1; i++) {
-		struct tlbsim_event ev = mixed_ev(i);
-
-		idx = 3 * i + (i >= 2000 ? 1ull << 40 : 0);
-		assert_int_equal(os_evq_push(&sp, &q, &ev, idx), 0);
-	}
-	assert_int_equal(q.nr_chunks, 1);
-	assert_int_equal(q.wn, 1);
-	/* Events 64..4159 in records of 16 bytes; 11 are followed by the whole
-	 * 48-byte event and its 8-byte index: the mmaps 999, 1999, 2999 and
-	 * 3999, the event after the jump (2000), the events of another tid
-	 * and cpu than the chunk's first (699, 1399, 2099, 2799, 3499) and
-	 * the access of 100,000 bytes (3000). */
-	assert_int_equal(sizeof(struct tlbsim_event), 48);
-	assert_int_equal(sp.end, 4096 * 16 + 11 * 56);
-	while (q.n) {
-		struct tlbsim_event want = mixed_ev(n);
-
-		idx = 3 * (uint64_t)n + (n >= 2000 ? 1ull << 40 : 0);
-		assert_int_equal(q.idx[q.head], idx);
-		assert_memory_equal(&q.ev[q.head], &want, sizeof(want));
-		os_evq_drop_head(&q);
-		n++;
-	}
-	assert_int_equal(n, 64 + 4096 + 1);
-	assert_int_equal(sp.error, 0);
+	push_the_mix(&sp, &q);
+	assert_int_equal(sp.mem_bytes, 24891);
+	pop_the_mix(&sp, &q);
+	assert_int_equal(sp.mem_bytes, 0);
+	assert_int_equal(sp.kept, 4096);
+	assert_int_equal(sp.written, 0);
+	assert_false(sp.tried); /* no file was made */
 	os_evq_free(&q);
 	os_spill_fini(&sp);
+}
+
+/* A chunk damaged in the file fails its read back with EIO (the run then
+ * stops with the spill error, sim.c), whatever the damage: a header no
+ * record has, a varint running past the chunk's end, or a record cut. */
+static void a_damaged_chunk_fails_its_read_back(void **state)
+{
+	static const unsigned char damage[][2] = {
+	    {0xf3, 0x00}, /* a compute with size bits */
+	    {0x84, 0x80}, /* a load whose varints go on past the end */
+	    {0x0b, 0x00}, /* a whole event, with 1 of its 56 bytes */
+	};
+	unsigned d;
+
+	(void)state;
+	for (d = 0; d < sizeof(damage) / sizeof(damage[0]); d++) {
+		struct os_spill sp;
+		struct os_evq q;
+		uint64_t i;
+
+		os_spill_init(&sp);
+		sp.budget = 0;
+		sp.mem_cap = 0;
+		memset(&q, 0, sizeof(q));
+		for (i = 0; i < 64 + 4097; i++) {
+			struct tlbsim_event ev = access_ev(i);
+
+			assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
+		}
+		assert_int_equal(sp.end, 8196);
+		/* The last record (2 bytes, at 8194) becomes the damage. */
+		assert_int_equal(pwrite(sp.fd, damage[d], 2, 8194), 2);
+		os_evq_drop_head(&q);
+		assert_int_equal(sp.error, EIO);
+		assert_non_null(strstr(sp.why, "read back"));
+		os_evq_free(&q);
+		os_spill_fini(&sp);
+	}
 }
 
 static void nothing_spills_under_the_budget(void **state)
@@ -272,7 +469,7 @@ static void nothing_spills_under_the_budget(void **state)
 	os_spill_fini(&sp);
 }
 
-static void without_a_place_for_the_file_events_stay_in_memory(void **state)
+static void without_a_place_for_the_file_chunks_stay_in_memory(void **state)
 {
 	const char *old = getenv("TMPDIR");
 	char *saved = old ? strdup(old) : NULL;
@@ -284,15 +481,23 @@ static void without_a_place_for_the_file_events_stay_in_memory(void **state)
 	setenv("TMPDIR", "/nonexistent/tlbsim-test", 1);
 	os_spill_init(&sp);
 	sp.budget = 0;
+	sp.mem_cap = 0;
 	memset(&q, 0, sizeof(q));
+	/* 64 in the ring; the first chunk of 4096 completes at the 4161st
+	 * push, finds no file, and stays in memory; 840 in the open chunk. */
 	for (i = 0; i < 5000; i++) {
 		struct tlbsim_event ev = access_ev(i);
 
 		assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
 	}
 	assert_true(sp.tried);
-	assert_int_equal(q.n, 5000);
-	assert_int_equal(q.spilled, 0);
+	assert_int_equal(sp.fd, -1);
+	assert_int_equal(q.n, 64);
+	assert_int_equal(q.nr_chunks, 1);
+	assert_int_equal(q.w.n, 840);
+	assert_int_equal(sp.kept, 4096);
+	assert_int_equal(sp.mem_bytes, 8196);
+	assert_int_equal(sp.written, 0);
 	drain(&q, &next);
 	if (saved)
 		setenv("TMPDIR", saved, 1);
@@ -303,7 +508,7 @@ static void without_a_place_for_the_file_events_stay_in_memory(void **state)
 	os_spill_fini(&sp);
 }
 
-static void after_a_failed_write_events_stay_in_memory(void **state)
+static void after_a_failed_write_chunks_stay_in_memory(void **state)
 {
 	struct os_spill sp;
 	struct os_evq q, r;
@@ -319,9 +524,10 @@ static void after_a_failed_write_events_stay_in_memory(void **state)
 	sp.tried = true;
 	memset(&q, 0, sizeof(q));
 	memset(&r, 0, sizeof(r));
-	/* 64 in memory, then 4096 fill the write buffer; the 4097th tries
-	 * to write it, fails, and the buffer grows instead: 64 + 5000 in all,
-	 * 5000 of them in the buffer, none in the file. */
+	sp.mem_cap = 0;
+	/* 64 in memory, then 4096 fill the open chunk; the 4097th tries to
+	 * write it, fails, and the chunk stays in memory: 904 are left in the
+	 * open chunk, none in the file. */
 	for (i = 0; i < 64 + 5000; i++) {
 		struct tlbsim_event ev = access_ev(i);
 
@@ -330,19 +536,27 @@ static void after_a_failed_write_events_stay_in_memory(void **state)
 	assert_int_equal(sp.full, EBADF);
 	assert_non_null(strstr(sp.full_why, "write: "));
 	assert_int_equal(sp.error, 0);
-	assert_int_equal(q.nr_chunks, 0);
-	assert_int_equal(q.wn, 5000);
+	assert_int_equal(q.nr_chunks, 1);
+	assert_int_equal(q.w.n, 904);
+	assert_int_equal(sp.kept, 4096);
 	assert_int_equal(sp.written, 0);
-	/* A queue that starts spilling afterwards stays in memory. */
-	for (i = 0; i < 100; i++) {
+	assert_int_equal(sp.end, 0);
+	/* A queue that completes a chunk afterwards keeps it in memory
+	 * without trying the file again. */
+	for (i = 0; i < 64 + 4097; i++) {
 		struct tlbsim_event ev = access_ev(i);
 
 		assert_int_equal(os_evq_push(&sp, &r, &ev, i), 0);
 	}
-	assert_int_equal(r.n, 100);
-	assert_int_equal(r.spilled, 0);
+	assert_int_equal(r.nr_chunks, 1);
+	assert_int_equal(sp.kept, 8192);
+	assert_int_equal(sp.mem_bytes, 2 * 8196);
+	assert_int_equal(sp.written, 0);
 	drain(&q, &next);
 	assert_int_equal(next, 64 + 5000);
+	next = 0;
+	drain(&r, &next);
+	assert_int_equal(sp.mem_bytes, 0);
 	os_evq_free(&q);
 	os_evq_free(&r);
 	os_spill_fini(&sp);
@@ -354,8 +568,10 @@ static int reader_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *
 }
 
 /* Runs @text on a 2-cpu x86 machine with queues spilling beyond @budget
- * events; returns the statistics JSON (caller frees). */
-static char *run(const char *text, uint64_t budget, uint64_t *written, uint64_t *events)
+ * events, to memory up to @mem_cap bytes; returns the statistics JSON
+ * (caller frees), with the events spilled to memory and to the file. */
+static char *run(const char *text, uint64_t budget, uint64_t mem_cap, uint64_t *kept,
+		 uint64_t *written, uint64_t *events)
 {
 	struct tlbsim_machine *m = test_machine(TLBSIM_ISA_X86_64, 2);
 	struct tlbsim_sim_config cfg = {.machine = m, .threads = 1, .name = "drift.tlbt"};
@@ -373,7 +589,9 @@ static char *run(const char *text, uint64_t budget, uint64_t *written, uint64_t 
 	assert_int_equal(tlbsim_sim_create(&cfg, &sim, &err), 0);
 	os = os_of_sim(sim);
 	os->spill.budget = budget;
+	os->spill.mem_cap = mem_cap;
 	assert_int_equal(tlbsim_sim_run(sim, reader_next, r, &err), 0);
+	*kept = os->spill.kept;
 	*written = os->spill.written;
 	*events = 0;
 	for (c = 0; c < m->nr_cpus; c++)
@@ -398,8 +616,8 @@ static void a_simulation_gives_the_same_statistics_when_queues_spill(void **stat
 {
 	size_t cap = 64 * 40100, len = 0;
 	char *text = malloc(cap);
-	char *in_memory, *spilled;
-	uint64_t w0, w1, e0, e1;
+	char *in_ring, *in_chunks, *in_file;
+	uint64_t k0, k1, k2, w0, w1, w2, e0, e1, e2;
 	int i;
 
 	(void)state;
@@ -414,15 +632,22 @@ static void a_simulation_gives_the_same_statistics_when_queues_spill(void **stat
 		len += (size_t)snprintf(text + len, cap - len, "T1 load 0x%x 8\n",
 					0x10000000 + (i * 8) % 0x10000);
 	len += (size_t)snprintf(text + len, cap - len, "T2 exit\nT1 exit\n");
-	in_memory = run(text, OS_SPILL_BUDGET, &w0, &e0);
-	spilled = run(text, 0, &w1, &e1);
-	assert_int_equal(w0, 0);
-	assert_true(w1 >= 4096);
+	in_ring = run(text, OS_SPILL_BUDGET, OS_SPILL_MEM, &k0, &w0, &e0);
+	in_chunks = run(text, 0, OS_SPILL_MEM, &k1, &w1, &e1);
+	in_file = run(text, 0, 0, &k2, &w2, &e2);
+	assert_int_equal(k0 + w0, 0);
+	assert_true(k1 >= 4096);
+	assert_int_equal(w1, 0);
+	assert_int_equal(k2, 0);
+	assert_true(w2 >= 4096);
 	assert_int_equal(e0, 40004);
 	assert_int_equal(e1, 40004);
-	assert_string_equal(in_memory, spilled);
-	free(in_memory);
-	free(spilled);
+	assert_int_equal(e2, 40004);
+	assert_string_equal(in_ring, in_chunks);
+	assert_string_equal(in_ring, in_file);
+	free(in_ring);
+	free(in_chunks);
+	free(in_file);
 	free(text);
 }
 
@@ -431,11 +656,15 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(events_come_back_in_order_through_the_spill_file),
 	    cmocka_unit_test(runs_split_between_memory_and_the_file_as_single_pushes_do),
+	    cmocka_unit_test(chunks_stay_in_memory_up_to_the_cap),
+	    cmocka_unit_test(two_regions_in_turn_take_two_bytes_an_access),
 	    cmocka_unit_test(a_run_wraps_around_the_ring),
-	    cmocka_unit_test(spilled_events_come_back_whole),
+	    cmocka_unit_test(spilled_events_come_back_whole_from_the_file),
+	    cmocka_unit_test(spilled_events_come_back_whole_from_memory),
+	    cmocka_unit_test(a_damaged_chunk_fails_its_read_back),
 	    cmocka_unit_test(nothing_spills_under_the_budget),
-	    cmocka_unit_test(without_a_place_for_the_file_events_stay_in_memory),
-	    cmocka_unit_test(after_a_failed_write_events_stay_in_memory),
+	    cmocka_unit_test(without_a_place_for_the_file_chunks_stay_in_memory),
+	    cmocka_unit_test(after_a_failed_write_chunks_stay_in_memory),
 	    cmocka_unit_test(a_simulation_gives_the_same_statistics_when_queues_spill),
 	};
 
