@@ -67,6 +67,10 @@ static inline const uint8_t *native_varint_in_window(const uint8_t *p, uint64_t 
 		*out = *p;
 		return p + 1;
 	}
+	if (p[1] < 0x80) { /* two: a stride or a jump within 8 KiB */
+		*out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+		return p + 2;
+	}
 	do {
 		if (shift == 63 && *p > 1)
 			return NULL;

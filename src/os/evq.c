@@ -152,23 +152,26 @@ static int read_all(int fd, void *buf, size_t len, uint64_t off)
  *   bit 3     (kind 3) the event and its index follow as they are
  *   bits 4-6  (access) log2(size) + 1 for sizes 1 to 64; 0: the size
  *             follows as a varint
- *   bit 7     (access) the address is from the second base, not the first
+ *   bit 7     (load, store) the address is from the second base, not the
+ *             first
  *
  * then for an access the zigzag varint of its address's distance from a
  * base, and for a compute its count as a varint and its unit as a byte.
  * Varints and zigzag are the native trace format's (traces/native.h).
  *
- * The two bases are the last addresses of the two regions the thread
- * accessed last (a program copying from one buffer to another, or
- * alternating between its stack and its heap): a chunk starts with both
- * at 0.  An address within REC_NEAR of the first base (as a zigzag
- * distance) is written from it and replaces it; else one within REC_NEAR
- * of the second is written from that (bit 7), and the two swap, the
- * address taking the first place; else it is written from the first, and
- * starts a new region: the first base moves to second place.  The
- * decoder follows the same rule from the distances it reads.  In the
- * recorded sample this halves the bytes of an address (most of its
- * distances from the last address took 4 bytes).
+ * A fetch is written from the previous fetch: code runs on in its own
+ * region.  A load or store is written from one of two bases, the last
+ * addresses of the two data regions the thread accessed last (a program
+ * copying from one buffer to another, or alternating between its stack
+ * and its heap).  A chunk starts with all three at 0.  An address within
+ * REC_NEAR of the first base (as a zigzag distance) is written from it
+ * and replaces it; else one within REC_NEAR of the second is written from
+ * that (bit 7), and the two swap, the address taking the first place;
+ * else it is written from the first, and starts a new region: the first
+ * base moves to second place.  The decoder follows the same rules from
+ * the kinds and distances it reads.  In the recorded sample, where two
+ * thirds of the accesses are fetches between loads and stores, most
+ * distances from the last address of any kind took 4 bytes.
  *
  * An access or compute of another tid or cpu than the chunk's first
  * event, and any other event, is written whole (48 bytes and its index).
@@ -207,53 +210,56 @@ static bool buf_reserve(unsigned char **buf, size_t *cap, size_t need)
 	return true;
 }
 
+/* The header's size code of an access of @size bytes: log2(size) + 1 for
+ * a power of two up to 64, else 0 (the size follows as a varint). */
+static inline unsigned size_code(uint32_t size)
+{
+	static const uint8_t code[65] = {[1] = 1, [2] = 2, [4] = 3, [8] = 4,
+					 [16] = 5, [32] = 6, [64] = 7};
+
+	return size <= 64 ? code[size] : 0;
+}
+
 /*
  * Appends @m events @ev, with trace indices @idx, @idx + 1, ..., to @q's
  * open chunk, which has room for @m * REC_MAX + REC_PAD bytes more and
  * for @m events.  Runs of the refill are long: the chunk's state is kept
- * in locals for the whole loop.
+ * in locals for the whole loop (the byte stores could alias it).
  */
 static void spill_put(struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx, uint32_t m)
 {
 	struct os_evq_chunk *w = &q->w;
 	unsigned char *p = w->buf + w->bytes;
-	uint64_t last = q->w_idx, b0 = q->w_va[0], b1 = q->w_va[1];
-	uint32_t i;
+	uint64_t last = q->w_idx, b0 = q->w_va[0], b1 = q->w_va[1], bf = q->w_va[2];
+	uint32_t tid, i;
+	uint16_t cpu;
 
 	if (!w->n) {
 		w->idx0 = idx;
 		w->tid = ev->tid;
 		w->cpu = ev->cpu;
 		last = idx - 1;
-		b0 = b1 = 0;
+		b0 = b1 = bf = 0;
 	}
+	tid = w->tid;
+	cpu = w->cpu;
 	for (i = 0; i < m; i++, idx++) {
 		const struct tlbsim_event *e = &ev[i];
+		const unsigned kind = e->kind;
 		uint64_t gap = idx - last;
 		unsigned h = gap == 1 ? REC_GAP1 : 0;
 
 		last = idx;
-		if (e->tid != w->tid || e->cpu != w->cpu ||
-		    !(tlbsim_event_is_access(e->kind) || e->kind == TLBSIM_EV_COMPUTE)) {
-			*p++ = (unsigned char)(REC_OTHER | REC_WHOLE);
-			memcpy(p, e, sizeof(*e));
-			memcpy(p + sizeof(*e), &idx, sizeof(idx));
-			p += sizeof(*e) + sizeof(idx);
-		} else if (e->kind == TLBSIM_EV_COMPUTE) {
-			*p++ = (unsigned char)(h | REC_OTHER);
-			if (gap != 1)
-				p = native_put_varint(p, gap);
-			p = native_put_varint(p, e->compute.count);
-			*p++ = e->compute.unit;
-		} else {
-			uint32_t size = e->access.size;
-			bool pow2 = size && !(size & (size - 1)) && size <= 64;
-			uint64_t a = e->access.va, z = native_zigzag(a - b0), z1;
+		if (tlbsim_event_is_access(kind) && e->tid == tid && e->cpu == cpu) {
+			const uint32_t size = e->access.size;
+			const unsigned sc = size_code(size);
+			uint64_t a = e->access.va, z, z1;
 
-			h |= (unsigned)(e->kind - TLBSIM_EV_LOAD);
-			if (pow2)
-				h |= (unsigned)(__builtin_ctz(size) + 1) << REC_SIZE_SHIFT;
-			if (z < REC_NEAR) {
+			h |= (kind - TLBSIM_EV_LOAD) | sc << REC_SIZE_SHIFT;
+			if (kind == TLBSIM_EV_FETCH) {
+				z = native_zigzag(a - bf);
+				bf = a;
+			} else if ((z = native_zigzag(a - b0)) < REC_NEAR) {
 				b0 = a;
 			} else if ((z1 = native_zigzag(a - b1)) < REC_NEAR) {
 				h |= REC_BASE2;
@@ -267,88 +273,134 @@ static void spill_put(struct os_evq *q, const struct tlbsim_event *ev, uint64_t 
 			*p++ = (unsigned char)h;
 			if (gap != 1)
 				p = native_put_varint(p, gap);
-			if (!pow2)
+			if (!sc)
 				p = native_put_varint(p, size);
 			p = native_put_varint(p, z);
+		} else if (kind == TLBSIM_EV_COMPUTE && e->tid == tid && e->cpu == cpu) {
+			*p++ = (unsigned char)(h | REC_OTHER);
+			if (gap != 1)
+				p = native_put_varint(p, gap);
+			p = native_put_varint(p, e->compute.count);
+			*p++ = e->compute.unit;
+		} else {
+			*p++ = (unsigned char)(REC_OTHER | REC_WHOLE);
+			memcpy(p, e, sizeof(*e));
+			memcpy(p + sizeof(*e), &idx, sizeof(idx));
+			p += sizeof(*e) + sizeof(idx);
 		}
 	}
 	q->w_idx = last;
 	q->w_va[0] = b0;
 	q->w_va[1] = b1;
+	q->w_va[2] = bf;
 	w->bytes = (uint32_t)(p - w->buf);
 	w->n += m;
 	q->spilled += m;
 }
 
-/* Decodes the records of chunk @c at @in (followed by REC_PAD zero
- * bytes) into @q's ring from slot @at on, wrapping around its end; false
- * if they do not hold @c's events. */
-static bool spill_decode(struct os_evq *q, const struct os_evq_chunk *c, const unsigned char *in,
-			 uint32_t at)
-{
-	const unsigned char *p = in, *end = in + c->bytes;
-	uint64_t idx = c->idx0 - 1, b0 = 0, b1 = 0, v;
-	uint32_t i;
+/* Where the decoding of a chunk's records stands. */
+struct spill_cursor {
+	const unsigned char *p, *end;
+	uint64_t idx, b0, b1, bf;
+	uint32_t tid;
+	uint16_t cpu;
+};
 
-	for (i = 0; i < c->n; i++) {
-		uint32_t slot = (at + i) & (q->cap - 1);
-		struct tlbsim_event *ev = &q->ev[slot];
+/* Decodes the next @n records at @cur into @ev[0, n) and @idx[0, n);
+ * false if they are not @n whole records. */
+static bool spill_decode_run(struct spill_cursor *cur, struct tlbsim_event *ev, uint64_t *idxs,
+			     uint32_t n)
+{
+	const unsigned char *p = cur->p, *const end = cur->end;
+	uint64_t idx = cur->idx, b0 = cur->b0, b1 = cur->b1, bf = cur->bf, v;
+	const uint32_t tid = cur->tid;
+	const uint16_t cpu = cur->cpu;
+	uint32_t i;
+	bool ok = false;
+
+	for (i = 0; i < n; i++, ev++) {
 		unsigned h;
 
 		if (p >= end)
-			return false;
+			goto out;
 		h = *p++;
 		if (h == (REC_OTHER | REC_WHOLE)) {
 			if ((size_t)(end - p) < sizeof(*ev) + sizeof(idx))
-				return false;
+				goto out;
 			memcpy(ev, p, sizeof(*ev));
 			memcpy(&idx, p + sizeof(*ev), sizeof(idx));
 			p += sizeof(*ev) + sizeof(idx);
-			q->idx[slot] = idx;
+			idxs[i] = idx;
 			continue;
 		}
 		if (h & REC_GAP1) {
 			idx++;
 		} else {
 			if (!(p = native_varint_in_window(p, &v)))
-				return false;
+				goto out;
 			idx += v;
 		}
+		idxs[i] = idx;
 		memset(ev, 0, sizeof(*ev));
-		ev->cpu = c->cpu;
-		ev->tid = c->tid;
+		ev->cpu = cpu;
+		ev->tid = tid;
 		if ((h & REC_KIND) == REC_OTHER) {
 			if (h & ~(REC_KIND | REC_GAP1) || !(p = native_varint_in_window(p, &v)))
-				return false;
+				goto out;
 			ev->kind = TLBSIM_EV_COMPUTE;
 			ev->compute.count = v;
 			ev->compute.unit = *p++;
-		} else {
-			ev->kind = (uint8_t)(TLBSIM_EV_LOAD + (h & REC_KIND));
-			if (h & REC_SIZE_MASK) {
-				ev->access.size = 1u << (((h & REC_SIZE_MASK) >> REC_SIZE_SHIFT) - 1);
-			} else {
-				if (!(p = native_varint_in_window(p, &v)) || v > UINT32_MAX)
-					return false;
-				ev->access.size = (uint32_t)v;
-			}
-			if (!(p = native_varint_in_window(p, &v)))
-				return false;
-			if (h & REC_BASE2) {
-				if (v >= REC_NEAR)
-					return false;
-				ev->access.va = b1 + native_unzigzag(v);
-				b1 = b0;
-			} else {
-				ev->access.va = b0 + native_unzigzag(v);
-				if (v >= REC_NEAR)
-					b1 = b0;
-			}
-			b0 = ev->access.va;
+			continue;
 		}
-		q->idx[slot] = idx;
+		ev->kind = (uint8_t)(TLBSIM_EV_LOAD + (h & REC_KIND));
+		if (h & REC_SIZE_MASK) {
+			ev->access.size = 1u << (((h & REC_SIZE_MASK) >> REC_SIZE_SHIFT) - 1);
+		} else {
+			if (!(p = native_varint_in_window(p, &v)) || v > UINT32_MAX)
+				goto out;
+			ev->access.size = (uint32_t)v;
+		}
+		if (!(p = native_varint_in_window(p, &v)))
+			goto out;
+		if ((h & REC_KIND) == TLBSIM_EV_FETCH - TLBSIM_EV_LOAD) {
+			if (h & REC_BASE2)
+				goto out;
+			bf = ev->access.va = bf + native_unzigzag(v);
+			continue;
+		}
+		if (h & REC_BASE2) {
+			if (v >= REC_NEAR)
+				goto out;
+			ev->access.va = b1 + native_unzigzag(v);
+			b1 = b0;
+		} else {
+			ev->access.va = b0 + native_unzigzag(v);
+			if (v >= REC_NEAR)
+				b1 = b0;
+		}
+		b0 = ev->access.va;
 	}
-	return p == end;
+	ok = true;
+out:
+	cur->p = p;
+	cur->idx = idx;
+	cur->b0 = b0;
+	cur->b1 = b1;
+	cur->bf = bf;
+	return ok;
+}
+
+/* Decodes the records of chunk @c at @in (followed by REC_PAD zero
+ * bytes) into @q's ring from slot @at on, in two runs where it wraps
+ * around the ring's end; false if they do not hold @c's events. */
+static bool spill_decode(struct os_evq *q, const struct os_evq_chunk *c, const unsigned char *in,
+			 uint32_t at)
+{
+	struct spill_cursor cur = {in, in + c->bytes, c->idx0 - 1, 0, 0, 0, c->tid, c->cpu};
+	uint32_t first = c->n < q->cap - at ? c->n : q->cap - at;
+
+	return spill_decode_run(&cur, &q->ev[at], &q->idx[at], first) &&
+	       spill_decode_run(&cur, q->ev, q->idx, c->n - first) && cur.p == cur.end;
 }
 
 /* The open chunk of @q is complete: it goes to the end of the file, or

@@ -135,8 +135,8 @@ struct os_evq_chunk {
  * @spilled: newer events as compact records: in @chunks (oldest first, a
  *        ring from @chunk_head), then in the open chunk @w, whose buffer
  *        has @w_cap bytes; @w_idx is its last event's index and @w_va
- *        its two address bases (evq.c), which the next record is
- *        relative to
+ *        its address bases (evq.c: two for data, one for fetches), which
+ *        the next record is relative to
  * @sp: the spill state, once the queue has used it
  */
 struct os_evq {
@@ -148,7 +148,7 @@ struct os_evq {
 	uint32_t chunk_head, nr_chunks, cap_chunks;
 	struct os_evq_chunk w;
 	size_t w_cap;
-	uint64_t w_idx, w_va[2];
+	uint64_t w_idx, w_va[3];
 	struct os_spill *sp;
 	unsigned char *rbuf; /* a chunk's records as read back from the file */
 	size_t rbuf_cap;

@@ -337,17 +337,20 @@ static void push_the_mix(struct os_spill *sp, struct os_evq *q)
 	 *   varint of 6 bytes) and unit;
 	 * - 3072 accesses (i % 4 < 3): header, gap 3 (1 byte), the size as a
 	 *   varint of 1 byte unless a power of two (1 + i % 64 is 1 or 2 for
-	 *   i % 64 == 0 or 1: 128 of them), and the distance 64 or 128 from
-	 *   the previous access (zigzag 128 or 256: 2 bytes): 128 * 4 +
-	 *   2944 * 5 bytes;
+	 *   i % 64 == 0 or 1: 128 of them), and the distance from the previous
+	 *   fetch for a fetch (i % 4 == 2: 256, zigzag 512) or from the previous
+	 *   load or store for those (64 or 192, zigzag 128 or 384), 2 bytes
+	 *   each: 128 * 4 + 2944 * 5 bytes;
 	 * - but event 64, the first, has no gap byte (the gap is 1 from the
 	 *   chunk's start) and its address from 0, 0xffff800000001000, is
-	 *   zigzag 0xffffffffdfff, 7 bytes: +4; event 2000's gap of 2^40 + 3
-	 *   takes 6 bytes: +5; event 3000's size 100,000 takes 3: +2.
+	 *   zigzag 0xffffffffdfff, 7 bytes: +4; event 66, the first fetch, is
+	 *   from 0 too, 0xffff800000001080, zigzag 0xffffffffdeff, 7 bytes:
+	 *   +5; event 2000's gap of 2^40 + 3 takes 6 bytes: +5; event 3000's
+	 *   size 100,000 takes 3: +2.
 	 */
 	assert_int_equal(sizeof(struct tlbsim_event), 48);
 	assert_int_equal(q->chunks[q->chunk_head].bytes,
-			 9 * 57 + 1015 * 9 + 128 * 4 + 2944 * 5 + 4 + 5 + 2);
+			 9 * 57 + 1015 * 9 + 128 * 4 + 2944 * 5 + 4 + 5 + 5 + 2);
 }
 
 /* Pops everything push_the_mix() pushed, checking each event comes back
@@ -379,7 +382,7 @@ static void spilled_events_come_back_whole_from_the_file(void **state)
 	sp.mem_cap = 0;
 	memset(&q, 0, sizeof(q));
 	push_the_mix(&sp, &q);
-	assert_int_equal(sp.end, 24891);
+	assert_int_equal(sp.end, 24896);
 	pop_the_mix(&sp, &q);
 	assert_int_equal(sp.written, 4096);
 	assert_int_equal(sp.kept, 0);
@@ -397,7 +400,7 @@ static void spilled_events_come_back_whole_from_memory(void **state)
 	sp.budget = 0;
 	memset(&q, 0, sizeof(q));
 	push_the_mix(&sp, &q);
-	assert_int_equal(sp.mem_bytes, 24891);
+	assert_int_equal(sp.mem_bytes, 24896);
 	pop_the_mix(&sp, &q);
 	assert_int_equal(sp.mem_bytes, 0);
 	assert_int_equal(sp.kept, 4096);
