@@ -440,7 +440,8 @@ static int spill_flush(struct os_spill *sp, struct os_evq *q)
 	}
 	if (!(c->buf = malloc(c->bytes + REC_PAD)))
 		return -TLBSIM_ENOMEM;
-	memcpy(c->buf, q->w.buf, c->bytes + REC_PAD);
+	memcpy(c->buf, q->w.buf, c->bytes);
+	memset(c->buf + c->bytes, 0, REC_PAD);
 	atomic_fetch_add_explicit(&sp->mem_bytes, c->bytes, memory_order_relaxed);
 	sp->kept += c->n;
 done:
