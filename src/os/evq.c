@@ -569,7 +569,7 @@ void os_evq_unspill(struct os_evq *q)
 	if (!e && !spill_decode(q, c, in, at))
 		e = EIO;
 	if (e) {
-		spill_fail(sp, "read back", e);
+		spill_fail(sp, in == q->rbuf ? "read back from the file" : "read back from memory", e);
 		return;
 	}
 	q->n += c->n;

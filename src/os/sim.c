@@ -138,7 +138,8 @@ static void input_error(struct os *os, uint64_t idx, const struct tlbsim_event *
 	atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
 }
 
-/* The spill file failed (or memory ran out): @what, and why. */
+/* Spilled events could not be read back (the file failed, or memory
+ * ran out): @what, and why. */
 static int spill_error(struct os *os, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int spill_error(struct os *os, const char *fmt, ...)
@@ -153,6 +154,10 @@ static int spill_error(struct os *os, const char *fmt, ...)
 	if (!e)
 		return err_set(os->err, -TLBSIM_ENOMEM, os->source_name, -1, -1, -1, NULL,
 			       "%s: out of memory", text);
+	if (os->spill.fd < 0)
+		return err_set(os->err, -TLBSIM_EIO, os->source_name, -1, -1, -1, NULL,
+			       "%s: its spilled events could not be read again: %s", text,
+			       os->spill.why);
 	return err_set(os->err, -TLBSIM_EIO, os->source_name, -1, -1, -1, NULL,
 		       "%s: the event spill file in %s ($TMPDIR, default /tmp) failed: %s "
 		       "(its queued events were written and could not be read again)",

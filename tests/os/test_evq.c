@@ -442,10 +442,35 @@ static void a_damaged_chunk_fails_its_read_back(void **state)
 		assert_int_equal(pwrite(sp.fd, damage[d], 2, 8194), 2);
 		os_evq_drop_head(&q);
 		assert_int_equal(sp.error, EIO);
-		assert_non_null(strstr(sp.why, "read back"));
+		assert_string_equal(sp.why, "read back from the file: Input/output error");
 		os_evq_free(&q);
 		os_spill_fini(&sp);
 	}
+}
+
+/* The same damage in a chunk kept in memory says so. */
+static void a_damaged_chunk_in_memory_fails_its_read_back(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t i;
+
+	(void)state;
+	os_spill_init(&sp);
+	sp.budget = 0;
+	memset(&q, 0, sizeof(q));
+	for (i = 0; i < 64 + 4097; i++) {
+		struct tlbsim_event ev = access_ev(i);
+
+		assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
+	}
+	assert_non_null(q.chunks[q.chunk_head].buf);
+	q.chunks[q.chunk_head].buf[8194] = 0xf3; /* a compute with size bits */
+	os_evq_drop_head(&q);
+	assert_int_equal(sp.error, EIO);
+	assert_string_equal(sp.why, "read back from memory: Input/output error");
+	os_evq_free(&q);
+	os_spill_fini(&sp);
 }
 
 static void nothing_spills_under_the_budget(void **state)
@@ -665,6 +690,7 @@ int main(void)
 	    cmocka_unit_test(spilled_events_come_back_whole_from_the_file),
 	    cmocka_unit_test(spilled_events_come_back_whole_from_memory),
 	    cmocka_unit_test(a_damaged_chunk_fails_its_read_back),
+	    cmocka_unit_test(a_damaged_chunk_in_memory_fails_its_read_back),
 	    cmocka_unit_test(nothing_spills_under_the_budget),
 	    cmocka_unit_test(without_a_place_for_the_file_chunks_stay_in_memory),
 	    cmocka_unit_test(after_a_failed_write_chunks_stay_in_memory),
