@@ -11,7 +11,6 @@
 #define TLBSIM_TRACES_NATIVE_H
 
 #include <stdint.h>
-#include <string.h>
 
 #include "event_layout.h"
 
@@ -50,12 +49,9 @@ static inline uint8_t *native_put_varint(uint8_t *p, uint64_t v)
 
 /*
  * The varint at @p, all of whose NATIVE_VARINT_MAX bytes may be read: the
- * byte after it, or NULL for one longer than 64 bits.  On a little-endian
- * host, a varint of up to 8 bytes is found in one 8-byte load: the
- * lowest byte with its top bit clear ends it, and its 7-bit groups are
- * packed with shifts, without a loop whose length the branch predictor
- * must guess (spilled event records and recorded traces have addresses of
- * 1 to 5 bytes in a mix).
+ * byte after it, or NULL for one longer than 64 bits.  Varints of one and
+ * two bytes, most of a sequential stream's deltas and of the spilled event
+ * records' (src/os/evq.c), are taken before the loop.
  */
 static inline const uint8_t *native_varint_in_window(const uint8_t *p, uint64_t *out)
 {

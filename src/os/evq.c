@@ -37,7 +37,8 @@
 #include "os/os.h"
 #include "traces/native.h"
 
-/* Events a spill write and a read back move at once (about 224 KiB). */
+/* Events of a chunk: a spill write and a read back move one (about 10 KiB
+ * of records in the recorded sample). */
 #define EVQ_CHUNK 4096u
 
 /* Grow the ring to hold @need events, oldest first at index 0. */
@@ -246,11 +247,12 @@ static void spill_put(struct os_evq *q, const struct tlbsim_event *ev, uint64_t 
 	for (i = 0; i < m; i++, idx++) {
 		const struct tlbsim_event *e = &ev[i];
 		const unsigned kind = e->kind;
+		const bool own = e->tid == tid && e->cpu == cpu;
 		uint64_t gap = idx - last;
 		unsigned h = gap == 1 ? REC_GAP1 : 0;
 
 		last = idx;
-		if (tlbsim_event_is_access(kind) && e->tid == tid && e->cpu == cpu) {
+		if (own && tlbsim_event_is_access(kind)) {
 			const uint32_t size = e->access.size;
 			const unsigned sc = size_code(size);
 			uint64_t a = e->access.va, z, z1;
@@ -276,7 +278,7 @@ static void spill_put(struct os_evq *q, const struct tlbsim_event *ev, uint64_t 
 			if (!sc)
 				p = native_put_varint(p, size);
 			p = native_put_varint(p, z);
-		} else if (kind == TLBSIM_EV_COMPUTE && e->tid == tid && e->cpu == cpu) {
+		} else if (own && kind == TLBSIM_EV_COMPUTE) {
 			*p++ = (unsigned char)(h | REC_OTHER);
 			if (gap != 1)
 				p = native_put_varint(p, gap);

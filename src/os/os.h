@@ -602,8 +602,8 @@ void os_spill_fini(struct os_spill *sp);
  * spill write is not an error: the events stay in memory). */
 int os_evq_push(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event *ev, uint64_t idx);
 /* os_evq_push() of @k events @ev[0..k) (trace indices from @idx on), one
- * after the other, in bulk where they stay in memory or go to the write
- * buffer: 0, or the error of the event *@done (those before it are
+ * after the other, in bulk where they stay in the ring or go to the open
+ * chunk: 0, or the error of the event *@done (those before it are
  * queued); *@done is @k on success. */
 int os_evq_push_run(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event *ev,
 		    uint64_t idx, uint32_t k, uint32_t *done);
