@@ -442,9 +442,10 @@ static inline bool tlbsim_event_is_access(unsigned kind)
  */
 static inline enum tlbsim_access tlbsim_event_access(unsigned kind)
 {
-	return kind == TLBSIM_EV_STORE	 ? TLBSIM_ACCESS_STORE
-	       : kind == TLBSIM_EV_FETCH ? TLBSIM_ACCESS_FETCH
-					 : TLBSIM_ACCESS_LOAD;
+	/* Without a branch for an access (the kinds and the accesses are in
+	 * the same order): loads and stores mix unpredictably. */
+	return tlbsim_event_is_access(kind) ? (enum tlbsim_access)(kind - TLBSIM_EV_LOAD)
+					     : TLBSIM_ACCESS_LOAD;
 }
 
 /**

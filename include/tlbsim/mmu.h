@@ -175,7 +175,8 @@ TLBSIM_API void tlbsim_mmu_destroy(tlbsim_mmu *mmu);
  * context, as a page fault does (SDM 4.10.4.1), and faults.
  *
  * Returns: 0; -TLBSIM_EFAULT when the page is not mapped or @access is not
- * permitted; -TLBSIM_EINVAL when no context is loaded.
+ * permitted; -TLBSIM_EINVAL when no context is loaded or @access is none of
+ * the three.
  */
 TLBSIM_API int tlbsim_mmu_translate(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
 				    struct tlbsim_xlate *out);

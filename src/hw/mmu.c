@@ -32,6 +32,7 @@
 #include "hw/pte.h"
 #include "hw/tlb.h"
 #include "tlbsim/error.h"
+#include "tlbsim/event.h"
 #include "tlbsim/mmu.h"
 
 struct tlbsim_mmu {
@@ -40,6 +41,11 @@ struct tlbsim_mmu {
 	enum tlbsim_isa isa;
 	unsigned levels;
 	struct hw_tlb l1i, l1d, l2;
+	/* By enum tlbsim_access: the L1 TLB it looks up and the count of its
+	 * hits, so the hit path chooses them without a branch (loads and
+	 * stores mix unpredictably in most traces). */
+	struct hw_tlb *l1_of[3];
+	uint64_t *l1_hits_of[3], *l1_misses_of[3];
 	/* pwc[k] caches level-k table entries; [0] is never used. */
 	struct hw_tlb pwc[TLBSIM_MAX_PT_LEVELS];
 	/* Highest latency among the walk caches: the cost of a lookup that
@@ -63,16 +69,19 @@ static __attribute__((noinline)) void poisoned_use(tlbsim_mmu *mmu, const struct
 		chk_poisoned_use_local(o, mmu->cpu_id, e, va, walk_cache);
 }
 
+_Static_assert(TLBSIM_PROT_READ == 1u << TLBSIM_ACCESS_LOAD &&
+		       TLBSIM_PROT_WRITE == 1u << TLBSIM_ACCESS_STORE &&
+		       TLBSIM_PROT_EXEC == 1u << TLBSIM_ACCESS_FETCH,
+	       "prot_needed() shifts by the access");
+
+_Static_assert(TLBSIM_EV_STORE - TLBSIM_EV_LOAD == TLBSIM_ACCESS_STORE &&
+		       TLBSIM_EV_FETCH - TLBSIM_EV_LOAD == TLBSIM_ACCESS_FETCH,
+	       "tlbsim_event_access() subtracts TLBSIM_EV_LOAD");
+
+/* The permission an access needs: read, write or execute, without a branch. */
 static unsigned prot_needed(enum tlbsim_access access)
 {
-	switch (access) {
-	case TLBSIM_ACCESS_STORE:
-		return TLBSIM_PROT_WRITE;
-	case TLBSIM_ACCESS_FETCH:
-		return TLBSIM_PROT_EXEC;
-	default:
-		return TLBSIM_PROT_READ;
-	}
+	return 1u << access;
 }
 
 static bool is_permitted(unsigned prot, enum tlbsim_access access)
@@ -220,7 +229,7 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 			if (!is_permitted(d.prot, access))
 				return fault(mmu, va, out);
 			tlb_fill(&mmu->l2, &e, va);
-			tlb_fill(access == TLBSIM_ACCESS_FETCH ? &mmu->l1i : &mmu->l1d, &e, va);
+			tlb_fill(mmu->l1_of[access], &e, va);
 			return 0;
 		}
 		/* A table descriptor at lvl >= 1: cache it, descend. */
@@ -257,13 +266,8 @@ static __attribute__((noinline)) int translate(tlbsim_mmu *mmu, struct hw_tlb *l
 	out->pte_reads = 0;
 	out->src = TLBSIM_XLATE_L1;
 	e = hw_tlb_lookup(l1, va, mmu->asid);
-	if (access == TLBSIM_ACCESS_FETCH) {
-		mmu->st.l1i_hits += e != NULL;
-		mmu->st.l1i_misses += e == NULL;
-	} else {
-		mmu->st.l1d_hits += e != NULL;
-		mmu->st.l1d_misses += e == NULL;
-	}
+	*mmu->l1_hits_of[access] += e != NULL;
+	*mmu->l1_misses_of[access] += e == NULL;
 	if (e) {
 		if (__builtin_expect(e->flags & HW_TLBE_POISON, 0))
 			poisoned_use(mmu, e, va, false);
@@ -308,18 +312,20 @@ static inline const struct hw_tlb_entry *last_hit(tlbsim_mmu *mmu, struct hw_tlb
 				 !is_permitted(e->prot, access),
 			     0))
 		return NULL;
-	if (access == TLBSIM_ACCESS_FETCH)
-		mmu->st.l1i_hits++;
-	else
-		mmu->st.l1d_hits++;
+	(*mmu->l1_hits_of[access])++;
 	return e;
 }
 
 int tlbsim_mmu_translate(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
 			 struct tlbsim_xlate *out)
 {
-	struct hw_tlb *l1 = access == TLBSIM_ACCESS_FETCH ? &mmu->l1i : &mmu->l1d;
-	const struct hw_tlb_entry *e = last_hit(mmu, l1, va, access);
+	struct hw_tlb *l1;
+	const struct hw_tlb_entry *e;
+
+	if ((unsigned)access > TLBSIM_ACCESS_FETCH)
+		return -TLBSIM_EINVAL;
+	l1 = mmu->l1_of[access];
+	e = last_hit(mmu, l1, va, access);
 
 	if (!e)
 		return translate(mmu, l1, va, access, out);
@@ -333,7 +339,7 @@ int tlbsim_mmu_translate(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access
 
 int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned *cycles)
 {
-	struct hw_tlb *l1 = access == TLBSIM_ACCESS_FETCH ? &mmu->l1i : &mmu->l1d;
+	struct hw_tlb *l1 = mmu->l1_of[access];
 	struct tlbsim_xlate x;
 	int rc;
 
@@ -345,6 +351,30 @@ int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsig
 	rc = translate(mmu, l1, va, access, &x);
 	*cycles = x.cycles;
 	return rc;
+}
+
+void hw_mmu_hot(const tlbsim_mmu *mmu, bool fetch, struct hw_mmu_hot *h)
+{
+	const struct hw_tlb *t = fetch ? &mmu->l1i : &mmu->l1d;
+	const struct hw_tlb_entry *e = t->last_hit;
+
+	/* last_hit()'s tests, but the page's, which the caller makes. */
+	h->ok = 0;
+	if (!e || !mmu->has_ctx || t->last_asid != mmu->asid || (e->flags & HW_TLBE_POISON))
+		return;
+	h->vpn = t->last_vpn;
+	h->shift = t->shifts[0];
+	h->latency = t->latency_cycles;
+	/* prot_needed(): the permission bits are the access bits. */
+	h->ok = e->prot & (fetch ? TLBSIM_PROT_EXEC : TLBSIM_PROT_READ | TLBSIM_PROT_WRITE);
+}
+
+void hw_mmu_hot_hits(tlbsim_mmu *mmu, bool fetch, uint64_t n)
+{
+	if (fetch)
+		mmu->st.l1i_hits += n;
+	else
+		mmu->st.l1d_hits += n;
 }
 
 /* ---- invalidation ---------------------------------------------------- */
@@ -603,6 +633,13 @@ tlbsim_mmu *tlbsim_mmu_create(const struct tlbsim_machine *m, tlbsim_physmem *pm
 	mmu->pm = pm;
 	mmu->isa = m->isa;
 	mmu->levels = m->pt_levels;
+	mmu->l1_of[TLBSIM_ACCESS_LOAD] = mmu->l1_of[TLBSIM_ACCESS_STORE] = &mmu->l1d;
+	mmu->l1_of[TLBSIM_ACCESS_FETCH] = &mmu->l1i;
+	mmu->l1_hits_of[TLBSIM_ACCESS_LOAD] = mmu->l1_hits_of[TLBSIM_ACCESS_STORE] = &mmu->st.l1d_hits;
+	mmu->l1_hits_of[TLBSIM_ACCESS_FETCH] = &mmu->st.l1i_hits;
+	mmu->l1_misses_of[TLBSIM_ACCESS_LOAD] = mmu->l1_misses_of[TLBSIM_ACCESS_STORE] =
+	    &mmu->st.l1d_misses;
+	mmu->l1_misses_of[TLBSIM_ACCESS_FETCH] = &mmu->st.l1i_misses;
 	if (hw_tlb_init(&mmu->l1i, &m->l1i, 0) || hw_tlb_init(&mmu->l1d, &m->l1d, 0) ||
 	    hw_tlb_init(&mmu->l2, &m->l2, 0))
 		goto fail;

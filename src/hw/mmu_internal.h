@@ -51,6 +51,36 @@ struct hw_tlb *hw_mmu_struct(tlbsim_mmu *mmu, enum hw_struct s);
  */
 int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned *cycles);
 
+/**
+ * struct hw_mmu_hot - what the hit path needs to take, without a call, the
+ * accesses that hw_mmu_access() would answer from an L1 TLB's last hit
+ * (hw_tlb_last_hit()) with no state change but the hit count
+ * @vpn: the last hit's smallest-size page (va >> @shift)
+ * @shift: the L1's smallest page-size shift
+ * @ok: a bit (1 << enum tlbsim_access) for each access the entry permits;
+ *      0 when there is no such hit (no last hit, no context, another ASID
+ *      loaded since, or an entry the hazard oracle poisoned)
+ * @latency: the L1's hit latency, cycles
+ *
+ * An access @a of the L1's kind (data for loads and stores, instructions
+ * for fetches) to virtual address @va is then an L1 hit of @latency cycles
+ * when (@ok >> @a & 1) and @va >> @shift == @vpn; it must be counted with
+ * hw_mmu_hot_hits().  The state is valid until the next call into the MMU.
+ */
+struct hw_mmu_hot {
+	uint64_t vpn;
+	unsigned shift;
+	unsigned ok;
+	unsigned latency;
+};
+
+/* Fill @h for the L1 iTLB (@fetch) or dTLB of @mmu. */
+void hw_mmu_hot(const tlbsim_mmu *mmu, bool fetch, struct hw_mmu_hot *h);
+
+/* Count @n L1 hits taken through hw_mmu_hot()'s state: of the iTLB
+ * (@fetch) or dTLB, as hw_mmu_access() counts its hits. */
+void hw_mmu_hot_hits(tlbsim_mmu *mmu, bool fetch, uint64_t n);
+
 /* The loaded context: root frame and ASID/PCID; false if none is loaded. */
 bool hw_mmu_context(const tlbsim_mmu *mmu, uint64_t *root_pfn, uint16_t *asid);
 

@@ -738,6 +738,83 @@ static void poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortc
 	rig_fini(&r);
 }
 
+/*
+ * hw_mmu_hot(): the state with which the OS model's step takes L1 hits
+ * without calling the MMU must describe exactly the hits last_hit() would
+ * serve.  Worked out from the rules (hw_tlb_lookup(): a walk's insert
+ * clears the last hit, a lookup hit sets it):
+ *   nothing translated yet           ok 0 for both L1s
+ *   load 4M (walk), no lookup hit    ok 0: the insert cleared it
+ *   load 4M + 8 (L1 hit)             dTLB: vpn 4M >> 12 = 1024, shift 12,
+ *                                    latency 1, ok = READ only (1 << LOAD):
+ *                                    a store to this read-only page must
+ *                                    not be served; iTLB still ok 0
+ *   5 data and 3 fetch hits counted  l1d_hits 1 + 5 = 6, l1i_hits 0 + 3
+ *   entry poisoned by the oracle     ok 0 (the slow path tells the oracle)
+ *   load 8M twice (read-write page)  ok = READ | WRITE (3), vpn 2048
+ *   another ASID loaded              ok 0 (the last hit was another ASID's)
+ * And tlbsim_mmu_translate() refuses an access that is none of the three,
+ * counting nothing.
+ */
+static void hot_state_is_the_last_hit_the_shortcut_would_serve(void **state)
+{
+	struct rig r;
+	struct hw_mmu_hot h;
+	struct tlbsim_xlate x, first;
+	const struct tlbsim_mmu_stats *st;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, false);
+	st = tlbsim_mmu_stats(r.mmu);
+	map4k(&r, r.pt1, MiB(4), TLBSIM_PROT_READ);
+	map4k(&r, r.pt1, MiB(8), TLBSIM_PROT_READ | TLBSIM_PROT_WRITE);
+	load_ctx(&r, r.pt1, 1);
+	hw_mmu_hot(r.mmu, false, &h);
+	assert_int_equal(h.ok, 0);
+	hw_mmu_hot(r.mmu, true, &h);
+	assert_int_equal(h.ok, 0);
+
+	first = load(&r, MiB(4));
+	hw_mmu_hot(r.mmu, false, &h);
+	assert_int_equal(h.ok, 0);
+	load(&r, MiB(4) + 8);
+	hw_mmu_hot(r.mmu, false, &h);
+	assert_int_equal(h.ok, 1u << TLBSIM_ACCESS_LOAD);
+	assert_int_equal(h.vpn, 1024);
+	assert_int_equal(h.shift, 12);
+	assert_int_equal(h.latency, 1);
+	hw_mmu_hot(r.mmu, true, &h);
+	assert_int_equal(h.ok, 0);
+
+	assert_int_equal(st->l1d_hits, 1);
+	hw_mmu_hot_hits(r.mmu, false, 5);
+	hw_mmu_hot_hits(r.mmu, true, 3);
+	assert_int_equal(st->l1d_hits, 6);
+	assert_int_equal(st->l1i_hits, 3);
+
+	assert_int_equal(hw_tlb_mark_version(hw_mmu_struct(r.mmu, HW_L1D), MiB(4), 12,
+					     first.pte_version, true),
+			 1);
+	hw_mmu_hot(r.mmu, false, &h);
+	assert_int_equal(h.ok, 0);
+
+	load(&r, MiB(8));
+	load(&r, MiB(8) + 8);
+	hw_mmu_hot(r.mmu, false, &h);
+	assert_int_equal(h.ok, TLBSIM_PROT_READ | TLBSIM_PROT_WRITE);
+	assert_int_equal(h.vpn, 2048);
+	load_ctx(&r, r.pt1, 2);
+	hw_mmu_hot(r.mmu, false, &h);
+	assert_int_equal(h.ok, 0);
+
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, MiB(8), (enum tlbsim_access)3, &x),
+			 -TLBSIM_EINVAL);
+	/* l1d: 6 hits + the 8M + 8 hit, misses 4M and 8M; l1i: 3 hits */
+	assert_int_equal(st->l1d_hits + st->l1d_misses + st->l1i_hits + st->l1i_misses,
+			 7 + 2 + 3);
+	rig_fini(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -754,6 +831,7 @@ int main(void)
 		cmocka_unit_test(stats_json_has_documented_keys),
 		cmocka_unit_test(
 		    poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortcut),
+		cmocka_unit_test(hot_state_is_the_last_hit_the_shortcut_would_serve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
