@@ -529,7 +529,10 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 	tlbsim_mmu *mmu = cpu->mmu;
 	const struct tlbsim_event *ev = &t->q.ev[t->q.head];
 	uint64_t end = stop < oc->slice_end ? stop : oc->slice_end;
-	uint64_t now = c->now, start = c->now, hits[2] = {0, 0};
+	/* hits taken here, and how many of them were fetches: counters in
+	 * registers (an array indexed by the kind was a store and a load per
+	 * access, each waiting for the last) */
+	uint64_t now = c->now, start = c->now, hits = 0, fetch_hits = 0;
 	struct hw_mmu_hot hot[2]; /* [0] the dTLB's, [1] the iTLB's */
 	uint32_t n = t->q.cap - t->q.head, i;
 	bool ok = true;
@@ -542,12 +545,14 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 	hw_mmu_hot(mmu, true, &hot[1]);
 	for (i = 0; i < n && tlbsim_event_is_access(ev[i].kind);) {
 		const enum tlbsim_access a = tlbsim_event_access(ev[i].kind);
-		const struct hw_mmu_hot *h = &hot[a == TLBSIM_ACCESS_FETCH];
+		const bool fetch = a == TLBSIM_ACCESS_FETCH;
+		const struct hw_mmu_hot *h = &hot[fetch];
 		unsigned cycles;
 		int rc;
 
 		if ((h->ok >> a & 1) && ev[i].access.va >> h->shift == h->vpn) {
-			hits[a == TLBSIM_ACCESS_FETCH]++;
+			hits++;
+			fetch_hits += fetch;
 			now += h->latency;
 			i++;
 			if (now >= end)
@@ -555,9 +560,9 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 			continue;
 		}
 		eng_charge(c, now - start);
-		hw_mmu_hot_hits(mmu, false, hits[0]);
-		hw_mmu_hot_hits(mmu, true, hits[1]);
-		hits[0] = hits[1] = 0;
+		hw_mmu_hot_hits(mmu, false, hits - fetch_hits);
+		hw_mmu_hot_hits(mmu, true, fetch_hits);
+		hits = fetch_hits = 0;
 		rc = hw_mmu_access(mmu, ev[i].access.va, a, &cycles);
 		eng_charge(c, cycles);
 		start = now = c->now;
@@ -567,14 +572,14 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 		}
 		/* Only the L1 it looked up has a new last hit: an access
 		 * fills no other L1 (hw_mmu_access()). */
-		hw_mmu_hot(mmu, a == TLBSIM_ACCESS_FETCH, &hot[a == TLBSIM_ACCESS_FETCH]);
+		hw_mmu_hot(mmu, fetch, &hot[fetch]);
 		i++;
 		if (now >= end)
 			break;
 	}
 	eng_charge(c, now - start);
-	hw_mmu_hot_hits(mmu, false, hits[0]);
-	hw_mmu_hot_hits(mmu, true, hits[1]);
+	hw_mmu_hot_hits(mmu, false, hits - fetch_hits);
+	hw_mmu_hot_hits(mmu, true, fetch_hits);
 	if (i) {
 		t->fault_retries = 0;
 		os_evq_pop_n(oc, t, i);
