@@ -129,6 +129,11 @@ static void switch_to(struct os *os, struct hw_cpu *cpu, struct os_thread *next)
 		os_switch_mm(os, cpu, next->mm);
 	}
 	os_rcu_qs(os, cpu);
+	/* A slice shorter than the switch's own costs would end before the
+	 * thread ran at all, and two threads on one cpu would switch back
+	 * and forth for ever: the thread runs at least its next event. */
+	if (oc->slice_end <= cpu->core->now)
+		oc->slice_end = cpu->core->now + 1;
 	cpu->core->state = ENG_RUNNING;
 }
 

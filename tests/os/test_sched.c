@@ -194,6 +194,42 @@ static void time_slice_preempts_when_others_wait(void **state)
 }
 
 /*
+ * A slice shorter than a context switch must still let each thread run:
+ * one cpu, two processes of one thread each (1 and 2), each computing
+ * 3 x 1000 cycles and sleeping, a 1-cycle slice.  The slice starts after
+ * the switch's 2000 cycles (test machine) but before its switch_mm (100
+ * cycles and the CR3 write: the processes differ), so it has ended before
+ * the thread runs at all; without a guarantee the two threads switch back
+ * and forth for ever, and the 10M-cycle cap ends the run with their work
+ * undone.  Each switched-in thread runs at least its next event: all 4
+ * events of each complete, and the run ends before the cap (a few dozen
+ * switches of about 2200 cycles).
+ */
+static void slice_shorter_than_a_switch_still_lets_threads_run(void **state)
+{
+	struct run_opts o = {.sched_slice = 1, .max_cycles = 10000000};
+	struct evlist l = {0};
+	struct run r;
+
+	(void)state;
+	ev_proc(&l, 1, 1);
+	ev_proc(&l, 2, 2);
+	for (int i = 0; i < 3; i++) {
+		ev_compute(&l, 1, 1000);
+		ev_compute(&l, 2, 1000);
+	}
+	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
+	ev_simple(&l, TLBSIM_EV_SLEEP, 2);
+	run_opts(&r, TLBSIM_ISA_X86_64, 1, "x86-stock", &l, &o);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(thread(&r, 1)->events_done, 4); /* 3 computes, sleep */
+	assert_int_equal(thread(&r, 2)->events_done, 4);
+	assert_true(r.os->cpu[0].st.context_switches > 2);
+	run_free(&r);
+	evlist_free(&l);
+}
+
+/*
  * A SWITCH to a cpu the machine does not have (a trace recorded on a
  * larger machine) is folded onto it: cpu 5 of a 2-cpu machine is cpu 1.
  */
@@ -326,6 +362,7 @@ int main(void)
 		cmocka_unit_test(wake_before_sleep_is_kept_as_a_token),
 		cmocka_unit_test(yield_switches_only_when_another_thread_waits),
 		cmocka_unit_test(time_slice_preempts_when_others_wait),
+		cmocka_unit_test(slice_shorter_than_a_switch_still_lets_threads_run),
 		cmocka_unit_test(switch_to_a_missing_cpu_is_folded_onto_the_machine),
 		cmocka_unit_test(stats_are_identical_for_1_2_and_4_host_threads),
 	};
