@@ -165,8 +165,8 @@ static void samples_read_the_same_in_batches(void **state)
  * SYNTH_EVENTS events of three threads: mostly 8-byte accesses 8 bytes
  * apart (1-byte varints), every 5th a jump of up to 2^40 (6-byte varints),
  * every 1000th one across the address space (10-byte varints), every 97th
- * a compute, a cpu change every 500th; all sizes 1 to 8 and all three
- * access kinds.  About 2.3 bytes an event: four 64 KiB windows.
+ * a compute, a cpu change every 500th; all eight sizes of a compact
+ * access (1 to 128 bytes) and all three access kinds.  About 2.3 bytes an event: four 64 KiB windows.
  */
 static void write_synthetic(const char *path, enum tlbsim_trace_compression comp)
 {
@@ -197,7 +197,7 @@ static void write_synthetic(const char *path, enum tlbsim_trace_compression comp
 				va[t] += 8;
 			ev.kind = (uint8_t)(TLBSIM_EV_LOAD + (rng >> 60) % 3);
 			ev.access.va = va[t];
-			ev.access.size = 1u << ((rng >> 40) % 4);
+			ev.access.size = 1u << ((rng >> 40) % 8);
 		}
 		assert_int_equal(tlbsim_trace_writer_write(w, &ev, &err), 0);
 	}
