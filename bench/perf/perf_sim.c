@@ -156,6 +156,15 @@ static json_t *summary(double *v, int n)
 	return json_pack("{s:f, s:f, s:f}", "median", median(v, n), "min", v[0], "max", v[n - 1]);
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: perf_sim [--decode] [--runs 1..%d] [--machine PATH] "
+		"[--policy P] [--threads N] [--label TEXT] [--json-append FILE] "
+		"TRACE | --gen NAME [--param K=V,...]\n",
+		MAX_RUNS);
+}
+
 static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {{"decode", no_argument, NULL, 'd'},
@@ -167,6 +176,7 @@ static void parse(int argc, char **argv, struct opts *o)
 						 {"json-append", required_argument, NULL, 'j'},
 						 {"gen", required_argument, NULL, 'g'},
 						 {"param", required_argument, NULL, 'P'},
+						 {"help", no_argument, NULL, 'h'},
 						 {NULL, 0, NULL, 0}};
 	int c;
 
@@ -201,18 +211,18 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'P':
 			o->params = optarg;
 			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
 		default:
+			usage(stderr);
 			exit(2);
 		}
 	}
 	if (optind < argc)
 		o->trace = argv[optind];
 	if (!o->trace == !o->gen || o->runs < 1 || o->runs > MAX_RUNS || o->threads < 1) {
-		fprintf(stderr,
-			"usage: perf_sim [--decode] [--runs 1..%d] [--machine PATH] "
-			"[--policy P] [--threads N] [--label TEXT] [--json-append FILE] "
-			"TRACE | --gen NAME [--param K=V,...]\n",
-			MAX_RUNS);
+		usage(stderr);
 		exit(2);
 	}
 	if (!o->label)
