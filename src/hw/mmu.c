@@ -355,7 +355,7 @@ int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsig
 
 void hw_mmu_hot(const tlbsim_mmu *mmu, bool fetch, struct hw_mmu_hot *h)
 {
-	const struct hw_tlb *t = fetch ? &mmu->l1i : &mmu->l1d;
+	const struct hw_tlb *t = mmu->l1_of[fetch ? TLBSIM_ACCESS_FETCH : TLBSIM_ACCESS_LOAD];
 	const struct hw_tlb_entry *e = t->last_hit;
 
 	/* last_hit()'s tests, but the page's, which the caller makes. */
@@ -369,12 +369,10 @@ void hw_mmu_hot(const tlbsim_mmu *mmu, bool fetch, struct hw_mmu_hot *h)
 	h->ok = e->prot & (fetch ? TLBSIM_PROT_EXEC : TLBSIM_PROT_READ | TLBSIM_PROT_WRITE);
 }
 
-void hw_mmu_hot_hits(tlbsim_mmu *mmu, bool fetch, uint64_t n)
+void hw_mmu_hot_hits(tlbsim_mmu *mmu, uint64_t data, uint64_t fetch)
 {
-	if (fetch)
-		mmu->st.l1i_hits += n;
-	else
-		mmu->st.l1d_hits += n;
+	*mmu->l1_hits_of[TLBSIM_ACCESS_LOAD] += data;
+	*mmu->l1_hits_of[TLBSIM_ACCESS_FETCH] += fetch;
 }
 
 /* ---- invalidation ---------------------------------------------------- */

@@ -77,9 +77,9 @@ struct hw_mmu_hot {
 /* Fill @h for the L1 iTLB (@fetch) or dTLB of @mmu. */
 void hw_mmu_hot(const tlbsim_mmu *mmu, bool fetch, struct hw_mmu_hot *h);
 
-/* Count @n L1 hits taken through hw_mmu_hot()'s state: of the iTLB
- * (@fetch) or dTLB, as hw_mmu_access() counts its hits. */
-void hw_mmu_hot_hits(tlbsim_mmu *mmu, bool fetch, uint64_t n);
+/* Count L1 hits taken through hw_mmu_hot()'s state, as hw_mmu_access()
+ * counts its hits: @data of the dTLB (loads, stores), @fetch of the iTLB. */
+void hw_mmu_hot_hits(tlbsim_mmu *mmu, uint64_t data, uint64_t fetch);
 
 /* The loaded context: root frame and ASID/PCID; false if none is loaded. */
 bool hw_mmu_context(const tlbsim_mmu *mmu, uint64_t *root_pfn, uint16_t *asid);

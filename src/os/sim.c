@@ -560,8 +560,7 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 			continue;
 		}
 		eng_charge(c, now - start);
-		hw_mmu_hot_hits(mmu, false, hits - fetch_hits);
-		hw_mmu_hot_hits(mmu, true, fetch_hits);
+		hw_mmu_hot_hits(mmu, hits - fetch_hits, fetch_hits);
 		hits = fetch_hits = 0;
 		rc = hw_mmu_access(mmu, ev[i].access.va, a, &cycles);
 		eng_charge(c, cycles);
@@ -578,8 +577,7 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 			break;
 	}
 	eng_charge(c, now - start);
-	hw_mmu_hot_hits(mmu, false, hits - fetch_hits);
-	hw_mmu_hot_hits(mmu, true, fetch_hits);
+	hw_mmu_hot_hits(mmu, hits - fetch_hits, fetch_hits);
 	if (i) {
 		t->fault_retries = 0;
 		os_evq_pop_n(oc, t, i);

@@ -787,8 +787,7 @@ static void hot_state_is_the_last_hit_the_shortcut_would_serve(void **state)
 	assert_int_equal(h.ok, 0);
 
 	assert_int_equal(st->l1d_hits, 1);
-	hw_mmu_hot_hits(r.mmu, false, 5);
-	hw_mmu_hot_hits(r.mmu, true, 3);
+	hw_mmu_hot_hits(r.mmu, 5, 3);
 	assert_int_equal(st->l1d_hits, 6);
 	assert_int_equal(st->l1i_hits, 3);
 

@@ -112,6 +112,25 @@ static void events_come_back_in_order_through_the_spill_file(void **state)
 
 /* os_evq_push_run() of events @from..@to (trace indices = i) in runs of
  * @run, as the refill routes them. */
+/* A spill that takes every queue's events beyond its first 64 (budget 0),
+ * and an empty queue @q. */
+static void spill_start(struct os_spill *sp, struct os_evq *q)
+{
+	os_spill_init(sp);
+	sp->budget = 0;
+	memset(q, 0, sizeof(*q));
+}
+
+/* os_evq_push() of access_ev(i) for i in [@from, @to), one at a time. */
+static void push_singles(struct os_spill *sp, struct os_evq *q, uint64_t from, uint64_t to)
+{
+	for (uint64_t i = from; i < to; i++) {
+		struct tlbsim_event ev = access_ev(i);
+
+		assert_int_equal(os_evq_push(sp, q, &ev, i), 0);
+	}
+}
+
 static void push_runs(struct os_spill *sp, struct os_evq *q, uint64_t from, uint64_t to, uint32_t run)
 {
 	struct tlbsim_event ev[256];
@@ -219,9 +238,7 @@ static void two_regions_in_turn_take_two_bytes_an_access(void **state)
 	uint64_t i;
 
 	(void)state;
-	os_spill_init(&sp);
-	sp.budget = 0;
-	memset(&q, 0, sizeof(q));
+	spill_start(&sp, &q);
 	for (i = 0; i < 64 + 4096 + 1; i++) {
 		struct tlbsim_event ev = copy_ev(i);
 
@@ -377,10 +394,8 @@ static void spilled_events_come_back_whole_from_the_file(void **state)
 	struct os_evq q;
 
 	(void)state;
-	os_spill_init(&sp);
-	sp.budget = 0;
+	spill_start(&sp, &q);
 	sp.mem_cap = 0;
-	memset(&q, 0, sizeof(q));
 	push_the_mix(&sp, &q);
 	assert_int_equal(sp.end, 24896);
 	pop_the_mix(&sp, &q);
@@ -396,9 +411,7 @@ static void spilled_events_come_back_whole_from_memory(void **state)
 	struct os_evq q;
 
 	(void)state;
-	os_spill_init(&sp);
-	sp.budget = 0;
-	memset(&q, 0, sizeof(q));
+	spill_start(&sp, &q);
 	push_the_mix(&sp, &q);
 	assert_int_equal(sp.mem_bytes, 24896);
 	pop_the_mix(&sp, &q);
@@ -426,17 +439,10 @@ static void a_damaged_chunk_fails_its_read_back(void **state)
 	for (d = 0; d < sizeof(damage) / sizeof(damage[0]); d++) {
 		struct os_spill sp;
 		struct os_evq q;
-		uint64_t i;
 
-		os_spill_init(&sp);
-		sp.budget = 0;
+		spill_start(&sp, &q);
 		sp.mem_cap = 0;
-		memset(&q, 0, sizeof(q));
-		for (i = 0; i < 64 + 4097; i++) {
-			struct tlbsim_event ev = access_ev(i);
-
-			assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
-		}
+		push_singles(&sp, &q, 0, 64 + 4097);
 		assert_int_equal(sp.end, 8196);
 		/* The last record (2 bytes, at 8194) becomes the damage. */
 		assert_int_equal(pwrite(sp.fd, damage[d], 2, 8194), 2);
@@ -453,17 +459,10 @@ static void a_damaged_chunk_in_memory_fails_its_read_back(void **state)
 {
 	struct os_spill sp;
 	struct os_evq q;
-	uint64_t i;
 
 	(void)state;
-	os_spill_init(&sp);
-	sp.budget = 0;
-	memset(&q, 0, sizeof(q));
-	for (i = 0; i < 64 + 4097; i++) {
-		struct tlbsim_event ev = access_ev(i);
-
-		assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
-	}
+	spill_start(&sp, &q);
+	push_singles(&sp, &q, 0, 64 + 4097);
 	assert_non_null(q.chunks[q.chunk_head].buf);
 	q.chunks[q.chunk_head].buf[8194] = 0xf3; /* a compute with size bits */
 	os_evq_drop_head(&q);
@@ -477,17 +476,13 @@ static void nothing_spills_under_the_budget(void **state)
 {
 	struct os_spill sp;
 	struct os_evq q;
-	uint64_t i, next = 0;
+	uint64_t next = 0;
 
 	(void)state;
 	os_spill_init(&sp);
 	sp.budget = 1000;
 	memset(&q, 0, sizeof(q));
-	for (i = 0; i < 1000; i++) {
-		struct tlbsim_event ev = access_ev(i);
-
-		assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
-	}
+	push_singles(&sp, &q, 0, 1000);
 	assert_int_equal(q.n, 1000);
 	assert_int_equal(q.spilled, 0);
 	assert_false(sp.tried); /* no file was made */
@@ -503,21 +498,15 @@ static void without_a_place_for_the_file_chunks_stay_in_memory(void **state)
 	char *saved = old ? strdup(old) : NULL;
 	struct os_spill sp;
 	struct os_evq q;
-	uint64_t i, next = 0;
+	uint64_t next = 0;
 
 	(void)state;
 	setenv("TMPDIR", "/nonexistent/tlbsim-test", 1);
-	os_spill_init(&sp);
-	sp.budget = 0;
+	spill_start(&sp, &q);
 	sp.mem_cap = 0;
-	memset(&q, 0, sizeof(q));
 	/* 64 in the ring; the first chunk of 4096 completes at the 4161st
 	 * push, finds no file, and stays in memory; 840 in the open chunk. */
-	for (i = 0; i < 5000; i++) {
-		struct tlbsim_event ev = access_ev(i);
-
-		assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
-	}
+	push_singles(&sp, &q, 0, 5000);
 	assert_true(sp.tried);
 	assert_int_equal(sp.fd, -1);
 	assert_int_equal(q.n, 64);
@@ -556,11 +545,7 @@ static void after_a_failed_write_chunks_stay_in_memory(void **state)
 	/* 64 in memory, then 4096 fill the open chunk; the 4097th tries to
 	 * write it, fails, and the chunk stays in memory: 904 are left in the
 	 * open chunk, none in the file. */
-	for (i = 0; i < 64 + 5000; i++) {
-		struct tlbsim_event ev = access_ev(i);
-
-		assert_int_equal(os_evq_push(&sp, &q, &ev, i), 0);
-	}
+	push_singles(&sp, &q, 0, 64 + 5000);
 	assert_int_equal(sp.full, EBADF);
 	assert_non_null(strstr(sp.full_why, "write: "));
 	assert_int_equal(sp.error, 0);

@@ -202,8 +202,10 @@ static void time_slice_preempts_when_others_wait(void **state)
  * the thread runs at all; without a guarantee the two threads switch back
  * and forth for ever, and the 10M-cycle cap ends the run with their work
  * undone.  Each switched-in thread runs at least its next event: all 4
- * events of each complete, and the run ends before the cap (a few dozen
- * switches of about 2200 cycles).
+ * events of each complete, and the run ends far before the cap (each
+ * switch costs about 2200 cycles, and a thread switched in runs on to the
+ * end of its engine window).  More than 2 switches: without slices there
+ * would be exactly 2 (thread 1, then thread 2 once thread 1 sleeps).
  */
 static void slice_shorter_than_a_switch_still_lets_threads_run(void **state)
 {
