@@ -337,25 +337,11 @@ int tlbsim_mmu_translate(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access
 	return 0;
 }
 
-int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned *cycles)
-{
-	struct hw_tlb *l1 = mmu->l1_of[access];
-	struct tlbsim_xlate x;
-	int rc;
 
-	if (last_hit(mmu, l1, va, access)) {
-		*cycles = l1->latency_cycles;
-		return 0;
-	}
-	x.cycles = 0;
-	rc = translate(mmu, l1, va, access, &x);
-	*cycles = x.cycles;
-	return rc;
-}
-
-void hw_mmu_hot(const tlbsim_mmu *mmu, bool fetch, struct hw_mmu_hot *h)
+/* hw_mmu_hot() of L1 @t, which serves fetches if @fetch. */
+static inline void hot_of(const tlbsim_mmu *mmu, const struct hw_tlb *t, bool fetch,
+			  struct hw_mmu_hot *h)
 {
-	const struct hw_tlb *t = mmu->l1_of[fetch ? TLBSIM_ACCESS_FETCH : TLBSIM_ACCESS_LOAD];
 	const struct hw_tlb_entry *e = t->last_hit;
 
 	/* last_hit()'s tests, but the page's, which the caller makes. */
@@ -367,6 +353,30 @@ void hw_mmu_hot(const tlbsim_mmu *mmu, bool fetch, struct hw_mmu_hot *h)
 	h->latency = t->latency_cycles;
 	/* prot_needed(): the permission bits are the access bits. */
 	h->ok = e->prot & (fetch ? TLBSIM_PROT_EXEC : TLBSIM_PROT_READ | TLBSIM_PROT_WRITE);
+}
+
+void hw_mmu_hot(const tlbsim_mmu *mmu, bool fetch, struct hw_mmu_hot *h)
+{
+	hot_of(mmu, mmu->l1_of[fetch ? TLBSIM_ACCESS_FETCH : TLBSIM_ACCESS_LOAD], fetch, h);
+}
+
+/*
+ * No last_hit() first: the caller's hot state made its tests, and an access
+ * it did not take is one last_hit() would not take either (another page,
+ * a permission the entry lacks, no last hit, a poisoned entry).
+ */
+int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned *cycles,
+		  struct hw_mmu_hot *h)
+{
+	struct hw_tlb *l1 = mmu->l1_of[access];
+	struct tlbsim_xlate x;
+	int rc;
+
+	x.cycles = 0;
+	rc = translate(mmu, l1, va, access, &x);
+	*cycles = x.cycles;
+	hot_of(mmu, l1, access == TLBSIM_ACCESS_FETCH, h);
+	return rc;
 }
 
 void hw_mmu_hot_hits(tlbsim_mmu *mmu, uint64_t data, uint64_t fetch)

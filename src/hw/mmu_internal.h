@@ -43,13 +43,6 @@ void hw_mmu_set_cpu(tlbsim_mmu *mmu, unsigned id);
  * scans and marks: callers must not change anything but HW_TLBE_POISON. */
 struct hw_tlb *hw_mmu_struct(tlbsim_mmu *mmu, enum hw_struct s);
 
-/*
- * tlbsim_mmu_translate() for the OS model's step, which needs only the
- * cycles: the same lookups, fills, counts, oracle reports and faults, and
- * the same return value; @cycles receives what struct tlbsim_xlate.cycles
- * would (0 without a loaded context).
- */
-int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned *cycles);
 
 /**
  * struct hw_mmu_hot - what the hit path needs to take, without a call, the
@@ -76,6 +69,17 @@ struct hw_mmu_hot {
 
 /* Fill @h for the L1 iTLB (@fetch) or dTLB of @mmu. */
 void hw_mmu_hot(const tlbsim_mmu *mmu, bool fetch, struct hw_mmu_hot *h);
+
+/*
+ * tlbsim_mmu_translate() for the OS model's step, of an access its hot
+ * state (@h, hw_mmu_hot() of the L1 that @access uses) did not take: the
+ * same lookups, fills, counts, oracle reports and faults, and the same
+ * return value; @cycles receives what struct tlbsim_xlate.cycles would (0
+ * without a loaded context).  @h is then that L1's hot state again: only
+ * its last hit can have changed, since an access fills no other L1.
+ */
+int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned *cycles,
+		  struct hw_mmu_hot *h);
 
 /* Count L1 hits taken through hw_mmu_hot()'s state, as hw_mmu_access()
  * counts its hits: @data of the dTLB (loads, stores), @fetch of the iTLB. */

@@ -519,8 +519,8 @@ static void park(struct eng_core *c, struct os_cpu *oc, enum os_park why)
  *
  * An access that hits its L1 TLB's last hit (hw_mmu_hot()) is taken here,
  * its clock and hit count in registers; any other goes through
- * hw_mmu_access(), with the counts brought up to date first and the hit
- * state read again after: the same hits, cycles and stop as one by one.
+ * hw_mmu_access(), with the counts brought up to date first, which gives
+ * that L1's hit state again: the same hits, cycles and stop as one by one.
  */
 static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t, uint64_t stop)
 {
@@ -562,16 +562,13 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 		eng_charge(c, now - start);
 		hw_mmu_hot_hits(mmu, hits - fetch_hits, fetch_hits);
 		hits = fetch_hits = 0;
-		rc = hw_mmu_access(mmu, ev[i].access.va, a, &cycles);
+		rc = hw_mmu_access(mmu, ev[i].access.va, a, &cycles, &hot[fetch]);
 		eng_charge(c, cycles);
 		start = now = c->now;
 		if (rc) {
 			ok = false;
 			break;
 		}
-		/* Only the L1 it looked up has a new last hit: an access
-		 * fills no other L1 (hw_mmu_access()). */
-		hw_mmu_hot(mmu, fetch, &hot[fetch]);
 		i++;
 		if (now >= end)
 			break;
