@@ -19,28 +19,29 @@ struct native_reader {
 	struct native_threads threads;
 	uint16_t cpu;
 	int done;
-	/* access_run()'s tables: the first word of an access event of
-	 * @words_tid on @words_cpu by kind, and the third by size code */
+	/* access_run()'s table: by compact opcode (less NATIVE_OP_ACCESS),
+	 * the first word (kind, cpu, tid) and the third (size) of its access
+	 * event for @words_tid on @words_cpu */
 	uint32_t words_tid;
 	uint16_t words_cpu;
-	uint64_t head[4], size[8];
+	uint64_t words[NATIVE_OP_ACCESS_END - NATIVE_OP_ACCESS][2];
 };
 
-/* Fill @nr's access_run() tables for @tid on @cpu. */
+/* Fill @nr's access_run() table for @tid on @cpu: each opcode's event,
+ * made as one_access() makes it, cut into words. */
 static void access_words(struct native_reader *nr, uint32_t tid, uint16_t cpu)
 {
 	struct tlbsim_event e;
 	unsigned k;
 
-	for (k = 0; k < 8; k++) {
+	for (k = 0; k < NATIVE_OP_ACCESS_END - NATIVE_OP_ACCESS; k++) {
 		memset(&e, 0, sizeof(e));
-		e.kind = (uint8_t)(TLBSIM_EV_LOAD + (k & 3));
+		e.kind = (uint8_t)(TLBSIM_EV_LOAD + (k >> 3));
 		e.cpu = cpu;
 		e.tid = tid;
-		e.access.size = 1u << k;
-		memcpy(&nr->size[k], (const char *)&e + 16, 8);
-		if (k < 4)
-			memcpy(&nr->head[k], &e, 8);
+		e.access.size = 1u << (k & 7);
+		memcpy(&nr->words[k][0], &e, 8);
+		memcpy(&nr->words[k][1], (const char *)&e + 16, 8);
 	}
 	nr->words_tid = tid;
 	nr->words_cpu = cpu;
@@ -246,7 +247,9 @@ static inline const uint8_t *access_fields(const uint8_t *p, uint64_t *va, unsig
 	}
 	size = 1u << (o & 7);
 	next = *va + native_unzigzag(z);
-	if (next > UINT64_MAX - (size - 1))
+	/* The last byte past the top of the address space; the first test
+	 * (sizes are at most 128) keeps the common case to one compare. */
+	if (__builtin_expect(next > UINT64_MAX - 127, 0) && next > UINT64_MAX - (size - 1))
 		return NULL;
 	*va = next;
 	*op = o;
@@ -307,7 +310,7 @@ _Static_assert(sizeof(struct tlbsim_event) == 48 && offsetof(struct tlbsim_event
  *
  * Each event is the one one_access() writes into a zeroed event, stored as
  * 8-byte words: its first (kind, cpu, tid) and third (size) come from
- * tables of the same events (access_words()), whatever the byte order, so an
+ * a table of the same events (access_words()), whatever the byte order, so an
  * event costs five stores instead of a zeroing and five fields (eight: the
  * decoder's cost was its stores).
  */
@@ -318,9 +321,9 @@ static size_t access_run(struct native_reader *nr, struct trace_in *in, struct t
 	const uint32_t tid = nr->threads.cur_tid;
 	const uint16_t cpu = nr->cpu;
 	const size_t need = window_needed(in);
-	const uint64_t *head = nr->head, *size = nr->size;
+	const uint64_t(*words)[2] = nr->words;
+	struct tlbsim_event *d = ev, *const dend = ev + max;
 	uint64_t va;
-	size_t n = 0;
 	unsigned op;
 
 	if (tid == TLBSIM_TID_NONE || (size_t)(end - p) < need)
@@ -329,19 +332,20 @@ static size_t access_run(struct native_reader *nr, struct trace_in *in, struct t
 		access_words(nr, tid, cpu);
 	va = *nr->threads.cur;
 	safe = end - need; /* a record starting at or before it is whole */
-	for (; n < max && p <= safe; n++, p = q) {
-		char *d = (char *)&ev[n];
+	for (; d < dend && p <= safe; d++, p = q) {
+		const uint64_t *w;
 
 		if (!(q = access_fields(p, &va, &op)))
 			break;
-		memcpy(d, &head[(op >> 3) & 3], 8);
-		memcpy(d + 8, &va, 8);
-		memcpy(d + 16, &size[op & 7], 8);
-		memset(d + 24, 0, 24);
+		w = words[op - NATIVE_OP_ACCESS];
+		memcpy(d, &w[0], 8);
+		memcpy((char *)d + 8, &va, 8);
+		memcpy((char *)d + 16, &w[1], 8);
+		memset((char *)d + 24, 0, 24);
 	}
 	*nr->threads.cur = va;
 	in->pos = (size_t)(p - in->buf);
-	return n;
+	return (size_t)(d - ev);
 }
 
 /* native_next() for every record but a compact access whole in the window. */
