@@ -344,13 +344,13 @@ static inline void hot_of(const tlbsim_mmu *mmu, const struct hw_tlb *t, bool fe
 {
 	const struct hw_tlb_entry *e = t->last_hit;
 
+	h->vpn = t->last_vpn;
+	h->shift = t->shifts[0];
+	h->latency = t->latency_cycles;
 	/* last_hit()'s tests, but the page's, which the caller makes. */
 	h->ok = 0;
 	if (!e || !mmu->has_ctx || t->last_asid != mmu->asid || (e->flags & HW_TLBE_POISON))
 		return;
-	h->vpn = t->last_vpn;
-	h->shift = t->shifts[0];
-	h->latency = t->latency_cycles;
 	/* prot_needed(): the permission bits are the access bits. */
 	h->ok = e->prot & (fetch ? TLBSIM_PROT_EXEC : TLBSIM_PROT_READ | TLBSIM_PROT_WRITE);
 }

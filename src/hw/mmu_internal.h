@@ -48,8 +48,9 @@ struct hw_tlb *hw_mmu_struct(tlbsim_mmu *mmu, enum hw_struct s);
  * struct hw_mmu_hot - what the hit path needs to take, without a call, the
  * accesses that hw_mmu_access() would answer from an L1 TLB's last hit
  * (hw_tlb_last_hit()) with no state change but the hit count
- * @vpn: the last hit's smallest-size page (va >> @shift)
- * @shift: the L1's smallest page-size shift
+ * @vpn: the last hit's smallest-size page (va >> @shift); meaningless
+ *       when @ok is 0
+ * @shift: the L1's smallest page-size shift (at least 12)
  * @ok: a bit (1 << enum tlbsim_access) for each access the entry permits;
  *      0 when there is no such hit (no last hit, no context, another ASID
  *      loaded since, or an entry the hazard oracle poisoned)

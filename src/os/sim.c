@@ -508,6 +508,30 @@ static void park(struct eng_core *c, struct os_cpu *oc, enum os_park why)
 }
 
 
+/* "No page": an address shifted right by a page shift (12 or more) never
+ * has all 64 bits set. */
+#define HOT_NONE UINT64_MAX
+
+/*
+ * Unpack @h, the hot state of the L1 that serves fetches if @fetch, else
+ * loads and stores, into run_accesses()'s tables by access: the page an
+ * access must be on to be an L1 hit there (HOT_NONE when the entry does not
+ * permit it, or there is none), the shift that gives an address's page,
+ * and the hit's latency, cycles.
+ */
+static inline void hot_unpack(const struct hw_mmu_hot *h, bool fetch, uint64_t page[3],
+			      unsigned shift[3], unsigned latency[3])
+{
+	const unsigned first = fetch ? TLBSIM_ACCESS_FETCH : TLBSIM_ACCESS_LOAD;
+	const unsigned last = fetch ? TLBSIM_ACCESS_FETCH : TLBSIM_ACCESS_STORE;
+
+	for (unsigned a = first; a <= last; a++) {
+		page[a] = h->ok >> a & 1 ? h->vpn : HOT_NONE;
+		shift[a] = h->shift;
+		latency[a] = h->latency;
+	}
+}
+
 /*
  * Run the accesses at the head of @t's queue on @cpu, as step() would one
  * by one: the run ends before the first other event, once the clock
@@ -518,7 +542,8 @@ static void park(struct eng_core *c, struct os_cpu *oc, enum os_park why)
  * popped together.
  *
  * An access that hits its L1 TLB's last hit (hw_mmu_hot()) is taken here,
- * its clock and hit count in registers; any other goes through
+ * its clock and hit count in registers, from tables by access kind that
+ * make the test one shift and one compare; any other goes through
  * hw_mmu_access(), with the counts brought up to date first, which gives
  * that L1's hit state again: the same hits, cycles and stop as one by one.
  */
@@ -527,13 +552,15 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 	struct eng_core *c = cpu->core;
 	struct os_cpu *oc = os_cpu_of(cpu);
 	tlbsim_mmu *mmu = cpu->mmu;
-	const struct tlbsim_event *ev = &t->q.ev[t->q.head];
-	uint64_t end = stop < oc->slice_end ? stop : oc->slice_end;
+	const struct tlbsim_event *const ev = &t->q.ev[t->q.head], *e = ev, *ev_end;
+	const uint64_t end = stop < oc->slice_end ? stop : oc->slice_end;
 	/* hits taken here, and how many of them were fetches: counters in
 	 * registers (an array indexed by the kind was a store and a load per
 	 * access, each waiting for the last) */
 	uint64_t now = c->now, start = c->now, hits = 0, fetch_hits = 0;
-	struct hw_mmu_hot hot[2]; /* [0] the dTLB's, [1] the iTLB's */
+	uint64_t page[3];
+	unsigned shift[3], latency[3];
+	struct hw_mmu_hot hot;
 	uint32_t n = t->q.cap - t->q.head, i;
 	bool ok = true;
 
@@ -541,38 +568,47 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 		n = t->q.n;
 	if (os->oracle)
 		n = 1;
-	hw_mmu_hot(mmu, false, &hot[0]);
-	hw_mmu_hot(mmu, true, &hot[1]);
-	for (i = 0; i < n && tlbsim_event_is_access(ev[i].kind);) {
-		const enum tlbsim_access a = tlbsim_event_access(ev[i].kind);
-		const bool fetch = a == TLBSIM_ACCESS_FETCH;
-		const struct hw_mmu_hot *h = &hot[fetch];
+	/* A pointer, not an index: with an index the loop kept it in memory,
+	 * each access's increment waiting for the last one's store. */
+	ev_end = ev + n;
+	hw_mmu_hot(mmu, false, &hot);
+	hot_unpack(&hot, false, page, shift, latency);
+	hw_mmu_hot(mmu, true, &hot);
+	hot_unpack(&hot, true, page, shift, latency);
+	for (; e < ev_end; e++) {
+		const unsigned a = e->kind - TLBSIM_EV_LOAD; /* enum tlbsim_access */
 		unsigned cycles;
 		int rc;
 
-		if ((h->ok >> a & 1) && ev[i].access.va >> h->shift == h->vpn) {
+		if (a > TLBSIM_ACCESS_FETCH)
+			break; /* not an access */
+		if (e->access.va >> shift[a] == page[a]) {
 			hits++;
-			fetch_hits += fetch;
-			now += h->latency;
-			i++;
-			if (now >= end)
+			fetch_hits += a == TLBSIM_ACCESS_FETCH;
+			now += latency[a];
+			if (now >= end) {
+				e++;
 				break;
+			}
 			continue;
 		}
 		eng_charge(c, now - start);
 		hw_mmu_hot_hits(mmu, hits - fetch_hits, fetch_hits);
 		hits = fetch_hits = 0;
-		rc = hw_mmu_access(mmu, ev[i].access.va, a, &cycles, &hot[fetch]);
+		rc = hw_mmu_access(mmu, e->access.va, a, &cycles, &hot);
 		eng_charge(c, cycles);
 		start = now = c->now;
 		if (rc) {
 			ok = false;
 			break;
 		}
-		i++;
-		if (now >= end)
+		hot_unpack(&hot, a == TLBSIM_ACCESS_FETCH, page, shift, latency);
+		if (now >= end) {
+			e++;
 			break;
+		}
 	}
+	i = (uint32_t)(e - ev);
 	eng_charge(c, now - start);
 	hw_mmu_hot_hits(mmu, hits - fetch_hits, fetch_hits);
 	if (i) {
