@@ -204,8 +204,7 @@ static int champsim_open(struct tlbsim_trace_reader *r, struct tlbsim_error *err
 	return 0;
 }
 
-static void champsim_position(const struct tlbsim_trace_reader *r, uint64_t *line,
-			      uint64_t *offset)
+static void champsim_position(const struct tlbsim_trace_reader *r, uint64_t *line, uint64_t *offset)
 {
 	const struct champsim *cs = r->priv;
 

@@ -255,8 +255,7 @@ static int lackey_open(struct tlbsim_trace_reader *r, struct tlbsim_error *err)
 }
 
 /* The line an event was made of: an implied mmap, that of the access needing it. */
-static void lackey_position(const struct tlbsim_trace_reader *r, uint64_t *line,
-			    uint64_t *offset)
+static void lackey_position(const struct tlbsim_trace_reader *r, uint64_t *line, uint64_t *offset)
 {
 	const struct lackey *lk = r->priv;
 

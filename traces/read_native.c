@@ -523,8 +523,7 @@ static int native_open(struct tlbsim_trace_reader *r, struct tlbsim_error *err)
 	return 0;
 }
 
-static void native_position(const struct tlbsim_trace_reader *r, uint64_t *line,
-			    uint64_t *offset)
+static void native_position(const struct tlbsim_trace_reader *r, uint64_t *line, uint64_t *offset)
 {
 	const struct native_reader *nr = r->priv;
 

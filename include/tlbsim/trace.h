@@ -288,8 +288,8 @@ TLBSIM_API uint64_t tlbsim_trace_nr_events(const tlbsim_trace_reader *r);
  * tlbsim_trace_next() that returned an event (none yet, the end, an error,
  * a batch).
  */
-TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_position(const tlbsim_trace_reader *r,
-						       uint64_t *line, uint64_t *offset);
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_position(const tlbsim_trace_reader *r, uint64_t *line,
+						       uint64_t *offset);
 
 /**
  * tlbsim_trace_locate() - add the line or offset of the event an error names

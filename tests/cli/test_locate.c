@@ -23,27 +23,6 @@ static const char dup_trace[] = "tlbsim-trace 1 isa=x86-64 page_shift=12\n"
 				"\n"
 				"T1 thread_create 2\n";
 
-static int setup(void **state)
-{
-	*state = make_tmpdir();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	rm_tree(*state);
-	return 0;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-	assert_int_equal(fclose(f), 0);
-}
-
 /*
  * Run @argv with standard input from @in (NULL: /dev/null) and standard
  * error into @dir/stderr; its exit status, and what it printed in @msg.
@@ -102,64 +81,69 @@ static void write_dup_binary(const char *path, enum tlbsim_trace_compression c)
 		ev[i].thread_create.tid = 2;
 	}
 	tlbsim_error_clear(&err);
-	assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_BINARY, c, &info, &w, &err), 0);
+	assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_BINARY, c, &info, &w, &err),
+			 0);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(tlbsim_trace_writer_write(w, &ev[i], &err), 0);
 	assert_int_equal(tlbsim_trace_writer_close(w, &err), 0);
 }
 
+/*
+ * tlbsim run on @path (or, with @from_stdin, on "-" fed @path): the message
+ * it prints must be "tlbsim: SOURCE@where: event 2 ..." for dup_trace.
+ */
+static void expect_dup_error(void **state, const char *path, int from_stdin, const char *where)
+{
+	char msg[2048], want[2048];
+	char *argv[] = {(char *)tlbsim_bin(),
+			"run",
+			"--machine",
+			MACHINE,
+			"--quiet",
+			from_stdin ? "-" : (char *)path,
+			NULL};
+
+	assert_int_equal(run_err(*state, argv, from_stdin ? path : NULL, msg, sizeof(msg)), 2);
+	snprintf(want, sizeof(want), "tlbsim: %s%s: event 2 (thread_create): " DUP_TEXT "\n",
+		 from_stdin ? "-" : path, where);
+	assert_string_equal(msg, want);
+}
+
 static void run_names_the_line_of_a_text_event_the_os_model_refuses(void **state)
 {
-	char path[600], msg[2048], want[2048];
+	char path[600];
 
 	snprintf(path, sizeof(path), "%s/dup.txt", (char *)*state);
-	write_file(path, dup_trace);
-	char *argv[] = {(char *)tlbsim_bin(), "run", "--machine", MACHINE, "--quiet", path, NULL};
-
-	assert_int_equal(run_err(*state, argv, NULL, msg, sizeof(msg)), 2);
-	snprintf(want, sizeof(want), "tlbsim: %s:6: event 2 (thread_create): " DUP_TEXT "\n",
-		 path);
-	assert_string_equal(msg, want);
+	write_text_file(path, dup_trace);
+	expect_dup_error(state, path, 0, ":6");
 }
 
 static void run_names_the_offset_of_a_binary_event_record(void **state)
 {
-	char path[600], msg[2048], want[2048];
+	char path[600];
 
 	snprintf(path, sizeof(path), "%s/dup.tlbt", (char *)*state);
 	write_dup_binary(path, TLBSIM_COMPRESS_NONE);
-	char *argv[] = {(char *)tlbsim_bin(), "run", "--machine", MACHINE, "--quiet", path, NULL};
-
-	assert_int_equal(run_err(*state, argv, NULL, msg, sizeof(msg)), 2);
-	snprintf(want, sizeof(want), "tlbsim: %s:@24: event 2 (thread_create): " DUP_TEXT "\n",
-		 path);
-	assert_string_equal(msg, want);
+	expect_dup_error(state, path, 0, ":@24");
 }
 
 static void run_names_the_decompressed_offset_of_a_zstd_event_record(void **state)
 {
-	char path[600], msg[2048], want[2048];
+	char path[600];
 
 	snprintf(path, sizeof(path), "%s/dup.tlbt.zst", (char *)*state);
 	write_dup_binary(path, TLBSIM_COMPRESS_ZSTD);
-	char *argv[] = {(char *)tlbsim_bin(), "run", "--machine", MACHINE, "--quiet", path, NULL};
-
-	assert_int_equal(run_err(*state, argv, NULL, msg, sizeof(msg)), 2);
-	snprintf(want, sizeof(want), "tlbsim: %s:@24: event 2 (thread_create): " DUP_TEXT "\n",
-		 path);
-	assert_string_equal(msg, want);
+	expect_dup_error(state, path, 0, ":@24");
 }
 
+/* "-" cannot be read again: no line, though the text names it. */
 static void run_from_stdin_keeps_the_event_index_alone(void **state)
 {
-	char path[600], msg[2048];
+	char path[600];
 
 	snprintf(path, sizeof(path), "%s/dup.txt", (char *)*state);
-	write_file(path, dup_trace);
-	char *argv[] = {(char *)tlbsim_bin(), "run", "--machine", MACHINE, "--quiet", "-", NULL};
-
-	assert_int_equal(run_err(*state, argv, path, msg, sizeof(msg)), 2);
-	assert_string_equal(msg, "tlbsim: -: event 2 (thread_create): " DUP_TEXT "\n");
+	write_text_file(path, dup_trace);
+	expect_dup_error(state, path, 1, "");
 }
 
 /* Kernel-level replay: event 0, on line 3 after a comment, names no cpu. */
@@ -168,11 +152,11 @@ static void run_kernel_names_the_line_of_an_event_without_a_cpu(void **state)
 	char path[600], msg[2048], want[2048];
 
 	snprintf(path, sizeof(path), "%s/nocpu.txt", (char *)*state);
-	write_file(path, "tlbsim-trace 1 isa=x86-64 page_shift=12\n"
-			 "# no cpu named\n"
-			 "T1 load 0x1000 8\n");
-	char *argv[] = {(char *)tlbsim_bin(), "run", "--machine", MACHINE, "--kernel",
-			"--quiet", path, NULL};
+	write_text_file(path, "tlbsim-trace 1 isa=x86-64 page_shift=12\n"
+			      "# no cpu named\n"
+			      "T1 load 0x1000 8\n");
+	char *argv[] = {(char *)tlbsim_bin(), "run",	 "--machine", MACHINE,
+			"--kernel",	      "--quiet", path,	      NULL};
 
 	assert_int_equal(run_err(*state, argv, NULL, msg, sizeof(msg)), 2);
 	snprintf(want, sizeof(want), "tlbsim: %s:3: event 0 has no cpu", path);
@@ -185,17 +169,16 @@ static void check_names_the_line_of_a_scenario_event_the_os_model_refuses(void *
 	char path[600], msg[2048], want[2048];
 
 	snprintf(path, sizeof(path), "%s/dup.tlbt", (char *)*state);
-	write_file(path, "tlbsim-trace 1 isa=x86-64 page_shift=12\n"
-			 "#@ machine " MACHINE "\n"
-			 "#@ expect safe\n"
-			 "proc_create 1 1\n"
-			 "T1 thread_create 2\n"
-			 "T1 thread_create 2\n");
+	write_text_file(path, "tlbsim-trace 1 isa=x86-64 page_shift=12\n"
+			      "#@ machine " MACHINE "\n"
+			      "#@ expect safe\n"
+			      "proc_create 1 1\n"
+			      "T1 thread_create 2\n"
+			      "T1 thread_create 2\n");
 	char *argv[] = {(char *)tlbsim_bin(), "check", path, NULL};
 
 	assert_int_equal(run_err(*state, argv, NULL, msg, sizeof(msg)), 2);
-	snprintf(want, sizeof(want), "tlbsim: %s:6: event 2 (thread_create): " DUP_TEXT "\n",
-		 path);
+	snprintf(want, sizeof(want), "tlbsim: %s:6: event 2 (thread_create): " DUP_TEXT "\n", path);
 	assert_string_equal(msg, want);
 }
 
@@ -203,17 +186,19 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(run_names_the_line_of_a_text_event_the_os_model_refuses,
-					    setup, teardown),
-	    cmocka_unit_test_setup_teardown(run_names_the_offset_of_a_binary_event_record, setup,
-					    teardown),
+					    tmpdir_setup, tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(run_names_the_offset_of_a_binary_event_record,
+					    tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(
-		run_names_the_decompressed_offset_of_a_zstd_event_record, setup, teardown),
-	    cmocka_unit_test_setup_teardown(run_from_stdin_keeps_the_event_index_alone, setup,
-					    teardown),
+		run_names_the_decompressed_offset_of_a_zstd_event_record, tmpdir_setup,
+		tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(run_from_stdin_keeps_the_event_index_alone,
+					    tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(run_kernel_names_the_line_of_an_event_without_a_cpu,
-					    setup, teardown),
+					    tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(
-		check_names_the_line_of_a_scenario_event_the_os_model_refuses, setup, teardown),
+		check_names_the_line_of_a_scenario_event_the_os_model_refuses, tmpdir_setup,
+		tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

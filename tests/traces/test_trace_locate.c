@@ -45,27 +45,6 @@ static const char text_trace[] = "tlbsim-trace 1 isa=x86-64 page_shift=12\n"
 static const long long bin_offset[BIN_EVENTS] = {18, 23, 27, 29, 31, 33, 35,
 						 37, 39, 41, 43, 45, 47};
 
-static int setup(void **state)
-{
-	*state = make_tmpdir();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	rm_tree(*state);
-	return 0;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-	assert_int_equal(fclose(f), 0);
-}
-
 /* The binary trace above at @dir/@name, compressed as @c; its path in @path. */
 static void write_binary(const char *dir, const char *name, enum tlbsim_trace_compression c,
 			 char *path, size_t size)
@@ -78,7 +57,8 @@ static void write_binary(const char *dir, const char *name, enum tlbsim_trace_co
 
 	snprintf(path, size, "%s/%s", dir, name);
 	tlbsim_error_clear(&err);
-	assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_BINARY, c, &info, &w, &err), 0);
+	assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_BINARY, c, &info, &w, &err),
+			 0);
 	for (i = 0; i < BIN_EVENTS; i++) {
 		memset(&ev, 0, sizeof(ev));
 		ev.cpu = i == 0 ? TLBSIM_CPU_ANY : 2;
@@ -89,7 +69,8 @@ static void write_binary(const char *dir, const char *name, enum tlbsim_trace_co
 		} else {
 			ev.kind = i == BIN_EVENTS - 1 ? TLBSIM_EV_STORE : TLBSIM_EV_LOAD;
 			ev.tid = 1;
-			ev.access.va = i == BIN_EVENTS - 1 ? 0x1050 : 0x1000 + 8 * (uint64_t)(i - 1);
+			ev.access.va =
+			    i == BIN_EVENTS - 1 ? 0x1050 : 0x1000 + 8 * (uint64_t)(i - 1);
 			ev.access.size = i == BIN_EVENTS - 1 ? 3 : 8;
 		}
 		assert_int_equal(tlbsim_trace_writer_write(w, &ev, &err), 0);
@@ -126,10 +107,10 @@ static void text_position_counts_header_comment_and_blank_lines(void **state)
 {
 	uint64_t line[8];
 	long long offset[8];
-	char path[600];
+	char path[TLBSIM_ERROR_SOURCE_LEN];
 
 	snprintf(path, sizeof(path), "%s/t.txt", (char *)*state);
-	write_file(path, text_trace);
+	write_text_file(path, text_trace);
 	assert_int_equal(positions(path, line, offset, 8), 3);
 	assert_int_equal(line[0], 3);
 	assert_int_equal(offset[0], 52);
@@ -155,7 +136,7 @@ static void check_binary_offsets(const char *path)
 
 static void binary_position_is_the_event_record_not_the_set_cpu_before_it(void **state)
 {
-	char path[600];
+	char path[TLBSIM_ERROR_SOURCE_LEN];
 
 	write_binary(*state, "b.tlbt", TLBSIM_COMPRESS_NONE, path, sizeof(path));
 	check_binary_offsets(path);
@@ -163,7 +144,7 @@ static void binary_position_is_the_event_record_not_the_set_cpu_before_it(void *
 
 static void zstd_binary_position_is_in_the_decompressed_stream(void **state)
 {
-	char path[600];
+	char path[TLBSIM_ERROR_SOURCE_LEN];
 
 	write_binary(*state, "b.tlbt.zst", TLBSIM_COMPRESS_ZSTD, path, sizeof(path));
 	check_binary_offsets(path);
@@ -174,7 +155,7 @@ static void a_batch_leaves_no_position_until_the_next_single_event(void **state)
 	struct tlbsim_event ev[4];
 	struct tlbsim_error err;
 	tlbsim_trace_reader *r;
-	char path[600];
+	char path[TLBSIM_ERROR_SOURCE_LEN];
 	uint64_t l, o;
 
 	write_binary(*state, "b.tlbt", TLBSIM_COMPRESS_NONE, path, sizeof(path));
@@ -229,10 +210,10 @@ static void event_error(struct tlbsim_error *err, const char *path, long long ev
 static void locate_files_a_text_error_at_its_line(void **state)
 {
 	struct tlbsim_error err;
-	char path[600], msg[1024], want[1024];
+	char path[TLBSIM_ERROR_SOURCE_LEN], msg[1024], want[1024];
 
 	snprintf(path, sizeof(path), "%s/t.txt", (char *)*state);
-	write_file(path, text_trace);
+	write_text_file(path, text_trace);
 	event_error(&err, path, 2);
 	assert_int_equal(tlbsim_trace_locate(path, NULL, &err), 0);
 	assert_int_equal(err.line, 7);
@@ -247,7 +228,7 @@ static void locate_files_a_text_error_at_its_line(void **state)
 static void locate_files_a_binary_error_at_its_record_offset(void **state)
 {
 	struct tlbsim_error err;
-	char path[600], msg[1024], want[1024];
+	char path[TLBSIM_ERROR_SOURCE_LEN], msg[1024], want[1024];
 
 	write_binary(*state, "b.tlbt.zst", TLBSIM_COMPRESS_ZSTD, path, sizeof(path));
 	event_error(&err, path, 12);
@@ -262,7 +243,7 @@ static void locate_files_a_binary_error_at_its_record_offset(void **state)
 static void locate_leaves_the_error_alone_when_it_cannot_say(void **state)
 {
 	struct tlbsim_error err, before;
-	char path[600];
+	char path[TLBSIM_ERROR_SOURCE_LEN];
 
 	write_binary(*state, "b.tlbt", TLBSIM_COMPRESS_NONE, path, sizeof(path));
 	/* an event past the end: the trace changed since */
@@ -292,20 +273,21 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(text_position_counts_header_comment_and_blank_lines,
-					    setup, teardown),
+					    tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(
-		binary_position_is_the_event_record_not_the_set_cpu_before_it, setup, teardown),
+		binary_position_is_the_event_record_not_the_set_cpu_before_it, tmpdir_setup,
+		tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(zstd_binary_position_is_in_the_decompressed_stream,
-					    setup, teardown),
-	    cmocka_unit_test_setup_teardown(
-		a_batch_leaves_no_position_until_the_next_single_event, setup, teardown),
+					    tmpdir_setup, tmpdir_teardown),
+	    cmocka_unit_test_setup_teardown(a_batch_leaves_no_position_until_the_next_single_event,
+					    tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test(lackey_position_is_the_line_an_event_was_made_of),
-	    cmocka_unit_test_setup_teardown(locate_files_a_text_error_at_its_line, setup,
-					    teardown),
+	    cmocka_unit_test_setup_teardown(locate_files_a_text_error_at_its_line, tmpdir_setup,
+					    tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(locate_files_a_binary_error_at_its_record_offset,
-					    setup, teardown),
+					    tmpdir_setup, tmpdir_teardown),
 	    cmocka_unit_test_setup_teardown(locate_leaves_the_error_alone_when_it_cannot_say,
-					    setup, teardown),
+					    tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
