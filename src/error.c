@@ -46,6 +46,25 @@ void tlbsim_error_clear(struct tlbsim_error *err)
 	err->line = -1;
 	err->column = -1;
 	err->offset = -1;
+	err->event = -1;
+}
+
+/* err_set() and err_set_event(): record the first error only. */
+static void err_vset(struct tlbsim_error *err, int code, const char *source, int line, int column,
+		     long long offset, const char *path, long long event, const char *fmt,
+		     va_list ap)
+{
+	if (!err || err->code != 0)
+		return;
+	tlbsim_error_clear(err);
+	err->code = code;
+	err->line = line;
+	err->column = column;
+	err->offset = offset;
+	err->event = event;
+	snprintf(err->source, sizeof(err->source), "%s", source ? source : "");
+	snprintf(err->path, sizeof(err->path), "%s", path ? path : "");
+	vsnprintf(err->text, sizeof(err->text), fmt, ap);
 }
 
 int err_set(struct tlbsim_error *err, int code, const char *source, int line, int column,
@@ -53,17 +72,19 @@ int err_set(struct tlbsim_error *err, int code, const char *source, int line, in
 {
 	va_list ap;
 
-	if (!err || err->code != 0)
-		return code;
-	tlbsim_error_clear(err);
-	err->code = code;
-	err->line = line;
-	err->column = column;
-	err->offset = offset;
-	snprintf(err->source, sizeof(err->source), "%s", source ? source : "");
-	snprintf(err->path, sizeof(err->path), "%s", path ? path : "");
 	va_start(ap, fmt);
-	vsnprintf(err->text, sizeof(err->text), fmt, ap);
+	err_vset(err, code, source, line, column, offset, path, -1, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int err_set_event(struct tlbsim_error *err, int code, const char *source, long long event,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_vset(err, code, source, -1, -1, -1, NULL, event, fmt, ap);
 	va_end(ap);
 	return code;
 }

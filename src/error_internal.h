@@ -15,4 +15,12 @@ int err_set(struct tlbsim_error *err, int code, const char *source, int line, in
 	    long long offset, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
 
+/*
+ * err_set() for an error of event @event (0-based, trace order; -1: none)
+ * of a well-formed trace, found by the OS model or a replayer: no line,
+ * column or offset (the caller may locate the event: tlbsim_trace_locate()).
+ */
+int err_set_event(struct tlbsim_error *err, int code, const char *source, long long event,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 #endif

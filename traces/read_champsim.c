@@ -50,6 +50,7 @@ struct champsim {
 	struct tlbsim_event q[2 * (1 + CS_NR_SRC + CS_NR_DST)]; /* one record's events */
 	int q_head, q_len;
 	int started;
+	uint64_t rec_offset; /* of the record whose events @q holds; 0 before the first */
 };
 
 static uint64_t le64(const uint8_t *p)
@@ -111,6 +112,7 @@ static int cs_access(struct tlbsim_trace_reader *r, struct tlbsim_error *err, ui
 /* The events of the record at the front of the window. */
 static int decode(struct tlbsim_trace_reader *r, struct tlbsim_error *err)
 {
+	struct champsim *cs = r->priv;
 	const uint8_t *p = r->in.buf + r->in.pos;
 	uint64_t off = trace_in_offset(&r->in), ip = le64(p);
 	int rc;
@@ -134,6 +136,7 @@ static int decode(struct tlbsim_trace_reader *r, struct tlbsim_error *err)
 				    src ? "source_memory" : "destination_memory")) < 0)
 			return rc;
 	}
+	cs->rec_offset = off;
 	r->in.pos += CS_RECORD_SIZE;
 	return 0;
 }
@@ -201,6 +204,14 @@ static int champsim_open(struct tlbsim_trace_reader *r, struct tlbsim_error *err
 	return 0;
 }
 
+static void champsim_position(const struct tlbsim_trace_reader *r, uint64_t *line, uint64_t *offset)
+{
+	const struct champsim *cs = r->priv;
+
+	*line = 0;
+	*offset = cs->rec_offset;
+}
+
 static void champsim_close(struct tlbsim_trace_reader *r)
 {
 	struct champsim *cs = r->priv;
@@ -218,5 +229,6 @@ const struct trace_reader_ops trace_read_champsim = {
     .summary = "ChampSim instruction trace (64-byte input_instr records), read only when named",
     .open = champsim_open,
     .next = champsim_next,
+    .position = champsim_position,
     .close = champsim_close,
 };

@@ -565,6 +565,19 @@ static int execlog_probe(const uint8_t *p, size_t n)
 	return i + 3 <= n && !memcmp(p + i, ", \"", 3);
 }
 
+/*
+ * The line read when an event was made: an instruction's events, that
+ * instruction's line; a compute event gathered over several instructions,
+ * the line that ended the gathering.
+ */
+static void xl_position(const struct tlbsim_trace_reader *r, uint64_t *line, uint64_t *offset)
+{
+	const struct xl_reader *x = r->priv;
+
+	*line = x->line_no;
+	*offset = x->line_offset;
+}
+
 const struct trace_reader_ops trace_read_execlog = {
     .name = "execlog",
     .format = TLBSIM_TRACE_EXECLOG,
@@ -572,6 +585,7 @@ const struct trace_reader_ops trace_read_execlog = {
     .probe = execlog_probe,
     .open = execlog_open,
     .next = xl_next,
+    .position = xl_position,
     .close = xl_close,
     .insn_counts = xl_counts,
 };
@@ -584,6 +598,7 @@ const struct trace_reader_ops trace_read_insn = {
     .magic_len = 12,
     .open = insn_open,
     .next = xl_next,
+    .position = xl_position,
     .close = xl_close,
     .insn_counts = xl_counts,
 };

@@ -254,6 +254,15 @@ static int lackey_open(struct tlbsim_trace_reader *r, struct tlbsim_error *err)
 	return 0;
 }
 
+/* The line an event was made of: an implied mmap, that of the access needing it. */
+static void lackey_position(const struct tlbsim_trace_reader *r, uint64_t *line, uint64_t *offset)
+{
+	const struct lackey *lk = r->priv;
+
+	*line = lk->line_no;
+	*offset = lk->line_offset;
+}
+
 static void lackey_close(struct tlbsim_trace_reader *r)
 {
 	struct lackey *lk = r->priv;
@@ -275,5 +284,6 @@ const struct trace_reader_ops trace_read_lackey = {
     .probe = lackey_probe,
     .open = lackey_open,
     .next = lackey_next,
+    .position = lackey_position,
     .close = lackey_close,
 };

@@ -25,6 +25,9 @@ struct native_reader {
 	uint32_t words_tid;
 	uint16_t words_cpu;
 	uint64_t words[NATIVE_OP_ACCESS_END - NATIVE_OP_ACCESS][2];
+	/* tlbsim_trace_position(): the offset of the record of the last event
+	 * native_next() returned (access_run() keeps none) */
+	uint64_t ev_offset;
 };
 
 /* Fill @nr's access_run() table for @tid on @cpu: each opcode's event,
@@ -219,6 +222,7 @@ static int decode_event(struct tlbsim_trace_reader *r, struct tlbsim_error *err,
 	}
 	if (trace_event_check(ev, &field, why, sizeof(why)) < 0)
 		return bad(r, err, -TLBSIM_EINVAL, rec->start, "%s", why);
+	nr->ev_offset = rec->start;
 	r->in.pos = (size_t)(rec->p - r->in.buf);
 	return 1;
 }
@@ -370,6 +374,7 @@ static __attribute__((noinline)) int next_record(struct tlbsim_trace_reader *r,
 		if (trace_in_avail(in) >= ACCESS_RECORD_MAX && nr->threads.cur_tid != TLBSIM_TID_NONE &&
 		    (q = one_access(in->buf + in->pos, nr->threads.cur, nr->threads.cur_tid, nr->cpu,
 				    ev))) {
+			nr->ev_offset = trace_in_offset(in);
 			in->pos = (size_t)(q - in->buf);
 			return 1;
 		}
@@ -421,6 +426,7 @@ static int native_next(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
 				 trace_in_avail(in) >= window_needed(in),
 			     1) &&
 	    (q = one_access(in->buf + in->pos, nr->threads.cur, nr->threads.cur_tid, nr->cpu, ev))) {
+		nr->ev_offset = trace_in_offset(in);
 		in->pos = (size_t)(q - in->buf);
 		return 1;
 	}
@@ -521,6 +527,14 @@ static int native_open(struct tlbsim_trace_reader *r, struct tlbsim_error *err)
 	return 0;
 }
 
+static void native_position(const struct tlbsim_trace_reader *r, uint64_t *line, uint64_t *offset)
+{
+	const struct native_reader *nr = r->priv;
+
+	*line = 0;
+	*offset = nr->ev_offset;
+}
+
 static void native_close(struct tlbsim_trace_reader *r)
 {
 	struct native_reader *nr = r->priv;
@@ -541,5 +555,6 @@ const struct trace_reader_ops trace_read_native = {
     .open = native_open,
     .next = native_next,
     .next_batch = native_next_batch,
+    .position = native_position,
     .close = native_close,
 };

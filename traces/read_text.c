@@ -327,6 +327,14 @@ static int text_open(struct tlbsim_trace_reader *r, struct tlbsim_error *err)
 	return parse_header_keys(r, err, p);
 }
 
+static void text_position(const struct tlbsim_trace_reader *r, uint64_t *line, uint64_t *offset)
+{
+	const struct text_reader *tr = r->priv;
+
+	*line = tr->line_no;
+	*offset = tr->line_offset;
+}
+
 static void text_close(struct tlbsim_trace_reader *r)
 {
 	free(r->priv);
@@ -341,5 +349,6 @@ const struct trace_reader_ops trace_read_text = {
     .magic_len = 13,
     .open = text_open,
     .next = text_next,
+    .position = text_position,
     .close = text_close,
 };

@@ -176,7 +176,9 @@ int tlbsim_trace_next(tlbsim_trace_reader *r, struct tlbsim_event *ev, struct tl
 			memset(ev, 0, sizeof(*ev));
 			return 0;
 		}
-		if ((rc = next_one(r, ev)) >= 0)
+		rc = next_one(r, ev);
+		r->positioned = rc > 0;
+		if (rc >= 0)
 			return rc;
 	}
 	if (err && !err->code)
@@ -208,6 +210,7 @@ int tlbsim_trace_next_batch(tlbsim_trace_reader *r, struct tlbsim_event *ev, siz
 		/* the count is returned as an int */
 		if (max > INT_MAX)
 			max = INT_MAX;
+		r->positioned = 0; /* access_run() keeps no position */
 		n = r->ops->next_batch ? r->ops->next_batch(r, ev, max)
 				       : next_batch_one_by_one(r, ev, max);
 		/* events before an end or an error first; the error next time */
@@ -227,6 +230,20 @@ const struct tlbsim_trace_info *tlbsim_trace_info(const tlbsim_trace_reader *r)
 uint64_t tlbsim_trace_nr_events(const tlbsim_trace_reader *r)
 {
 	return r->nr_events;
+}
+
+int tlbsim_trace_position(const tlbsim_trace_reader *r, uint64_t *line, uint64_t *offset)
+{
+	uint64_t l = 0, o = 0;
+
+	if (!r->positioned || !r->ops->position)
+		return -TLBSIM_ENOENT;
+	r->ops->position(r, &l, &o);
+	if (line)
+		*line = l;
+	if (offset)
+		*offset = o;
+	return 0;
 }
 
 uint64_t tlbsim_trace_bytes_read(const tlbsim_trace_reader *r)

@@ -27,6 +27,7 @@ struct tlbsim_trace_reader {
 	uint64_t nr_events;
 	int failed;			 /* the sticky error code, or 0 */
 	int ended;			 /* the format's reader returned its clean end */
+	int positioned;			 /* the last event came from tlbsim_trace_next() */
 	struct tlbsim_error err;	 /* ... and its report */
 	struct tlbsim_trace_stats stats; /* skipped and implied (events: see nr_events) */
 	struct tlbsim_trace_opts opts;	 /* what the caller told the reader */
@@ -61,6 +62,12 @@ void trace_note_unknown(struct tlbsim_trace_reader *r, uint64_t line_no, const c
  *        @r->failed with @r->err (error); an end or error met after some
  *        events is recorded the same way and those events returned.  NULL:
  *        reader.c loops over @next.
+ * @position: where the event @next returned last came from, for
+ *        tlbsim_trace_position(): *@line, the 1-based line (0 for binary
+ *        formats), and *@offset, the byte offset in the decompressed trace
+ *        of that line's or record's first byte; the position the format's
+ *        own error messages keep, so it costs @next nothing more.  NULL:
+ *        the format cannot say.
  * @close: free @r->priv; NULL when there is nothing to free.
  * @insn_counts: instruction traces: tlbsim_trace_insn_counts(); NULL for
  *        the others.
@@ -76,6 +83,7 @@ struct trace_reader_ops {
 	int (*next)(struct tlbsim_trace_reader *r, struct tlbsim_event *ev,
 		    struct tlbsim_error *err);
 	size_t (*next_batch)(struct tlbsim_trace_reader *r, struct tlbsim_event *ev, size_t max);
+	void (*position)(const struct tlbsim_trace_reader *r, uint64_t *line, uint64_t *offset);
 	void (*close)(struct tlbsim_trace_reader *r);
 	size_t (*insn_counts)(const struct tlbsim_trace_reader *r,
 			      struct tlbsim_trace_insn_count *out, size_t max);

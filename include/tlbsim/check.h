@@ -84,7 +84,8 @@ struct tlbsim_replay_config {
  *
  * Returns: 0; -TLBSIM_EINVAL for an event that cannot be replayed (no cpu,
  * a user-level syscall, a descriptor naming a table never allocated), with
- * the event's index in @err; the source's error; -TLBSIM_ENOMEM.
+ * the event's index in @err (its text and @event; tlbsim_trace_locate()
+ * adds the line or offset); the source's error; -TLBSIM_ENOMEM.
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_replay_run(const struct tlbsim_replay_config *cfg,
 						   tlbsim_event_source_fn next, void *arg,
@@ -160,7 +161,8 @@ struct tlbsim_scenario_result {
  * Returns: 0 when the scenario ran (whether or not it passed: see
  * @res->passed); -TLBSIM_EPARSE for a bad directive or trace (file and
  * line), -TLBSIM_ENOENT for an unknown machine or policy, or any error of
- * the run.
+ * the run (one of an event, in the file's order, filed at the event's
+ * line; in an explored interleaving, its index in that order alone).
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_scenario_check(const char *path,
 						       const struct tlbsim_scenario_opts *opts,

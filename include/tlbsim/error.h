@@ -61,6 +61,12 @@ enum tlbsim_errno {
  * @path: for structured inputs (JSON), the path of the offending value,
  *        e.g. "tlb.l2.ways"; empty when it does not apply
  * @text: what was expected and what was found
+ * @event: for an error found in a well-formed trace's events (the OS model,
+ *         the kernel-level replayer): the 0-based index of the event at
+ *         fault, counted as tlbsim_trace_nr_events() counts (the text
+ *         says "event N" too); -1 when the error names no event.  Such an
+ *         error comes without a line or offset: tlbsim_trace_locate() adds
+ *         them from the trace file.
  *
  * Caller-owned; pass NULL to any loader that takes one to mean "don't report".
  */
@@ -72,6 +78,7 @@ struct tlbsim_error {
 	int code;
 	char path[TLBSIM_ERROR_SOURCE_LEN];
 	char text[TLBSIM_ERROR_TEXT_LEN];
+	long long event;
 };
 
 /**
@@ -95,7 +102,7 @@ TLBSIM_API const char *tlbsim_strerror(int code);
  * tlbsim_error_clear() - reset an error report to "no error"
  * @err: the report to reset, or NULL (then nothing happens)
  *
- * Sets @code to 0, the text fields to "" and line/column/offset to -1.
+ * Sets @code to 0, the text fields to "" and line/column/offset/event to -1.
  */
 TLBSIM_API void tlbsim_error_clear(struct tlbsim_error *err);
 

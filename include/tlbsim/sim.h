@@ -117,7 +117,8 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_sim_create(const struct tlbsim_sim_confi
  * @next: the event source, read in the serial phase only
  * @arg: passed to @next
  * @err: error report (the source's, or the OS model's for an event it
- *       cannot apply, with the event's index), or NULL
+ *       cannot apply, with the event's index in its text and in @event,
+ *       and no line or offset: tlbsim_trace_locate() adds them), or NULL
  *
  * Returns: 0 when the source ended and every thread finished; 1 when a cap
  * (max_events, max_cycles) or tlbsim_sim_stop() ended it early; a negative

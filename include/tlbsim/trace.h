@@ -266,6 +266,58 @@ TLBSIM_API uint64_t tlbsim_trace_bytes_read(const tlbsim_trace_reader *r);
 TLBSIM_API uint64_t tlbsim_trace_nr_events(const tlbsim_trace_reader *r);
 
 /**
+ * tlbsim_trace_position() - where the last event tlbsim_trace_next() returned starts
+ * @r: the reader (borrowed)
+ * @line: receives the 1-based line of the event (text, lackey, execlog,
+ *        insn), or 0 for the binary formats (native, ChampSim); may be NULL
+ * @offset: receives the byte offset, in the decompressed trace (as the
+ *          readers' own errors give it), of that line's first byte, of the
+ *          event's record (native: its opcode; not a set_cpu record before
+ *          it) or of its 64-byte ChampSim record; may be NULL
+ *
+ * The position of the input an event was made of: a lackey, execlog or insn
+ * line, or a ChampSim record, that makes several events is the position of
+ * each (a lackey implied mmap: the access line needing it; an execlog
+ * compute event gathered over several instructions: the line that ended
+ * it; the process a ChampSim trace starts with: offset 0).  Kept by the
+ * one-event path only: tlbsim_trace_next_batch() decodes runs of accesses
+ * without it (the simulator's fast path), so after a batch there is no
+ * position until the next tlbsim_trace_next().
+ *
+ * Returns: 0; -TLBSIM_ENOENT when the last call to @r was not a
+ * tlbsim_trace_next() that returned an event (none yet, the end, an error,
+ * a batch).
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_position(const tlbsim_trace_reader *r, uint64_t *line,
+						       uint64_t *offset);
+
+/**
+ * tlbsim_trace_locate() - add the line or offset of the event an error names
+ * @path: the trace file the events came from (borrowed); it is opened and
+ *        read again, so it cannot be standard input or a pipe
+ * @opts: the reader options it was read with (borrowed; NULL = defaults)
+ * @err: a report of an error of one of its events (@err->event >= 0, from
+ *       the OS model or the kernel-level replayer) with no @line and no
+ *       @offset yet
+ *
+ * Reads events one by one up to event @err->event and files the error at
+ * its tlbsim_trace_position(): @line (and @offset, the line's first byte)
+ * for text-like formats, @offset alone for binary ones, so that
+ * tlbsim_error_format() gives "path:12: event 11 (exit): ..." or
+ * "path:@1234: ...".  The text and the code are kept.  It reads the trace
+ * up to that event again, as long as that takes: for the error path only.
+ *
+ * Returns: 0 with @err filed; -TLBSIM_EINVAL (nothing read) when @err names
+ * no event or already has a line or offset; -TLBSIM_ENOENT when the trace
+ * now ends before that event; the code of tlbsim_trace_open_opts() or
+ * tlbsim_trace_next() when @path cannot be read.  @err is left as it was
+ * on every failure.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_locate(const char *path,
+						     const struct tlbsim_trace_opts *opts,
+						     struct tlbsim_error *err);
+
+/**
  * struct tlbsim_trace_stats - what a reader skipped or added
  * @events: events returned so far (as tlbsim_trace_nr_events())
  * @unknown_lines: input lines of no shape the format knows, skipped

@@ -62,8 +62,8 @@ struct replay {
 static int fail(struct replay *r, uint64_t idx, const char *msg)
 {
 	if (!r->rc)
-		r->rc = err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, -1, NULL,
-				"event %llu: %s", (unsigned long long)idx, msg);
+		r->rc = err_set_event(r->err, -TLBSIM_EINVAL, r->name, (long long)idx,
+				      "event %llu: %s", (unsigned long long)idx, msg);
 	r->eng.stop_requested = 1;
 	return r->rc;
 }
@@ -445,12 +445,12 @@ static int read_all(struct replay *r, const struct tlbsim_replay_config *cfg,
 		if (cpu == TLBSIM_CPU_ANY && ev.tid && chk_map_get(&r->tid_cpu, ev.tid, &v))
 			cpu = (unsigned)v - 1;
 		if (cpu == TLBSIM_CPU_ANY)
-			return err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, -1, NULL,
+			return err_set_event(r->err, -TLBSIM_EINVAL, r->name, (long long)idx,
 				       "event %llu has no cpu: kernel-level replay runs every event on "
 				       "the cpu it names (T1@cpu0 load ..., or a switch first)",
 				       (unsigned long long)idx);
 		if (cpu >= r->m->nr_cpus)
-			return err_set(r->err, -TLBSIM_EINVAL, r->name, -1, -1, -1, NULL,
+			return err_set_event(r->err, -TLBSIM_EINVAL, r->name, (long long)idx,
 				       "event %llu names cpu %u; machine %s has %u", (unsigned long long)idx,
 				       cpu, r->m->name, r->m->nr_cpus);
 		if (!push_idx(&r->cpu[cpu], idx))

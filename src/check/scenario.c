@@ -651,8 +651,15 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 	}
 	policy = opts->policy ? opts->policy : s.policy[0] ? s.policy : NULL;
 	rc = run_once(&s, m, policy, NULL, opts->max_cycles, &res->stats, &reports, err);
-	if (rc)
+	if (rc) {
+		/* An error of event N is filed at its line (the run was in the
+		 * file's order, so N is the file's); if that fails, N alone. */
+		struct tlbsim_trace_opts text = {.format = TLBSIM_TRACE_TEXT};
+		int located = err ? tlbsim_trace_locate(path, &text, err) : -TLBSIM_EINVAL;
+
+		(void)located;
 		goto out;
+	}
 	verdict(reports, res->found, sizeof(res->found));
 	res->hazards = json_array_size(reports);
 	res->passed = matches(s.expect, res->found);

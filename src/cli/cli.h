@@ -32,6 +32,17 @@ int cli_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail_err(const struct tlbsim_error *err);
 
 /*
+ * cli_fail_err() for an error of a run on the events of the trace file
+ * @path (NULL: a generator's), read with @opts: one that names an event of
+ * the trace (the OS model's, the kernel-level replayer's) is first filed at
+ * the event's line or byte offset, tlbsim_trace_locate() reading the file
+ * again up to it.  Standard input ("-") cannot be read again: its errors
+ * keep the event index alone, as do a generator's.  Returns CLI_USAGE.
+ */
+int cli_fail_run_err(struct tlbsim_error *err, const char *path,
+		     const struct tlbsim_trace_opts *opts);
+
+/*
  * Write @len bytes of @data to @path atomically: into a temporary file in
  * the same directory, then renamed over @path, so an interrupted run never
  * leaves a half-written file.  "-" writes to standard output.  Returns 0 or

@@ -249,7 +249,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 			add_trace_stats(&src, &text);
 		cli_source_close(&src);
 		if (rc)
-			return cli_fail_err(&err);
+			return cli_fail_run_err(&err, o->trace, &topts);
 		goto parse;
 	}
 	cfg.machine = m;
@@ -270,7 +270,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 	cli_source_close(&src);
 	if (rc < 0) {
 		tlbsim_sim_destroy(sim);
-		return cli_fail_err(&err);
+		return cli_fail_run_err(&err, o->trace, &topts);
 	}
 	text = tlbsim_sim_stats_json(sim);
 	tlbsim_sim_destroy(sim);

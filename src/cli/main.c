@@ -38,6 +38,17 @@ int cli_fail_err(const struct tlbsim_error *err)
 	return CLI_USAGE;
 }
 
+int cli_fail_run_err(struct tlbsim_error *err, const char *path,
+		     const struct tlbsim_trace_opts *opts)
+{
+	int rc = path && strcmp(path, "-") ? tlbsim_trace_locate(path, opts, err) : -TLBSIM_EINVAL;
+
+	/* Not located (no event named, a generator, standard input, a trace
+	 * changed since): the message has the event index alone. */
+	(void)rc;
+	return cli_fail_err(err);
+}
+
 double cli_now(void)
 {
 	struct timespec ts;

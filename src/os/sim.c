@@ -131,18 +131,19 @@ static void input_error(struct os *os, uint64_t idx, const struct tlbsim_event *
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	os->source_error = err_set(os->err, -TLBSIM_EINVAL, os->source_name, -1, -1, -1, NULL,
-				   "event %llu (%s): %s", (unsigned long long)idx,
-				   tlbsim_event_kind_name(ev->kind), text);
+	os->source_error = err_set_event(os->err, -TLBSIM_EINVAL, os->source_name, (long long)idx,
+					 "event %llu (%s): %s", (unsigned long long)idx,
+					 tlbsim_event_kind_name(ev->kind), text);
 	os->source_ended = true;
 	atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
 }
 
 /* Spilled events could not be read back (the file failed, or memory
- * ran out): @what, and why. */
-static int spill_error(struct os *os, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+ * ran out): @what (about event @idx of the trace, or -1), and why. */
+static int spill_error(struct os *os, long long idx, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
-static int spill_error(struct os *os, const char *fmt, ...)
+static int spill_error(struct os *os, long long idx, const char *fmt, ...)
 {
 	char text[TLBSIM_ERROR_TEXT_LEN];
 	int e = atomic_load(&os->spill.error);
@@ -152,16 +153,16 @@ static int spill_error(struct os *os, const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	if (!e)
-		return err_set(os->err, -TLBSIM_ENOMEM, os->source_name, -1, -1, -1, NULL,
-			       "%s: out of memory", text);
+		return err_set_event(os->err, -TLBSIM_ENOMEM, os->source_name, idx,
+				     "%s: out of memory", text);
 	if (os->spill.fd < 0)
-		return err_set(os->err, -TLBSIM_EIO, os->source_name, -1, -1, -1, NULL,
-			       "%s: its spilled events could not be read again: %s", text,
-			       os->spill.why);
-	return err_set(os->err, -TLBSIM_EIO, os->source_name, -1, -1, -1, NULL,
-		       "%s: the event spill file in %s ($TMPDIR, default /tmp) failed: %s "
-		       "(its queued events were written and could not be read again)",
-		       text, os->spill.dir, os->spill.why);
+		return err_set_event(os->err, -TLBSIM_EIO, os->source_name, idx,
+				     "%s: its spilled events could not be read again: %s", text,
+				     os->spill.why);
+	return err_set_event(os->err, -TLBSIM_EIO, os->source_name, idx,
+			     "%s: the event spill file in %s ($TMPDIR, default /tmp) failed: %s "
+			     "(its queued events were written and could not be read again)",
+			     text, os->spill.dir, os->spill.why);
 }
 
 static void pid_count(struct os *os, uint32_t pid, int delta)
@@ -267,7 +268,8 @@ static void queue_failed(struct os *os, uint64_t idx)
 {
 	if (os->source_error)
 		return;
-	os->source_error = spill_error(os, "event %llu could not be queued", (unsigned long long)idx);
+	os->source_error = spill_error(os, (long long)idx, "event %llu could not be queued",
+				       (unsigned long long)idx);
 	os->source_ended = true;
 	atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
 }
@@ -433,7 +435,7 @@ static void refill(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	if (atomic_load(&os->spill.error)) {
 		/* A cpu could not read its spilled events back. */
 		if (!os->source_error)
-			os->source_error = spill_error(os, "thread %u's events", t->tid);
+			os->source_error = spill_error(os, -1, "thread %u's events", t->tid);
 		atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
 		return;
 	}
@@ -846,20 +848,19 @@ static bool ordered_may_start(struct os *os, struct hw_cpu *cpu, struct os_cpu *
 		else if (w && w->state == OS_T_SLEEPING && !w->wake_tokens)
 			why = "sleeps, and only a later event could wake it";
 		if (why) {
-			os->source_error = err_set(os->err, -TLBSIM_EINVAL, os->source_name, -1, -1,
-						   -1, NULL,
-						   "ordered replay is stuck: event %llu cannot start: "
-						   "its thread %u %s",
-						   (unsigned long long)os->issued, w->tid, why);
+			os->source_error = err_set_event(
+			    os->err, -TLBSIM_EINVAL, os->source_name, (long long)os->issued,
+			    "ordered replay is stuck: event %llu cannot start: its thread %u %s",
+			    (unsigned long long)os->issued, w->tid, why);
 			os->eng.stop_requested = 1;
 			return false;
 		}
 		if (++os->stalls > ORDERED_MAX_STALLS) {
-			os->source_error = err_set(os->err, -TLBSIM_EINVAL, os->source_name, -1, -1,
-						   -1, NULL,
-						   "ordered replay is stuck: event %llu cannot start "
-						   "(its thread never runs on a cpu)",
-						   (unsigned long long)os->issued);
+			os->source_error = err_set_event(
+			    os->err, -TLBSIM_EINVAL, os->source_name, (long long)os->issued,
+			    "ordered replay is stuck: event %llu cannot start "
+			    "(its thread never runs on a cpu)",
+			    (unsigned long long)os->issued);
 			os->eng.stop_requested = 1;
 		}
 		return false;

@@ -37,7 +37,7 @@ printf 'tlbsim-trace 1 isa=x86-64 page_shift=12\nproc_create 1 1\nT1 thread_crea
 "$bin" run --machine generic-x86-64 --json "$tmp/dup.json" "$tmp/dup.txt" 2>"$tmp/err"; rc=$?
 check "a thread made twice exits 2" test $rc -eq 2
 check "a thread made twice names the trace and the event" \
-  grep -q "dup.txt: event 2 (thread_create): thread 2 is alive (created at event 1)" "$tmp/err"
+  grep -q "dup.txt:4: event 2 (thread_create): thread 2 is alive (created at event 1)" "$tmp/err"
 check "no JSON left after an input error of the OS model" test ! -e "$tmp/dup.json"
 printf 'tlbsim-trace 1 isa=x86-64 page_shift=12\nproc_create 1 1\nT1 exit\nproc_create 1 1\nT1 exit\n' >"$tmp/reuse.txt"
 check "a pid and tid used again after the exit run" "$bin" run --machine generic-x86-64 --quiet "$tmp/reuse.txt"

@@ -54,6 +54,29 @@ static inline void rm_tree(char *dir)
 	free(dir);
 }
 
+/* cmocka setup and teardown of a test in a fresh directory, *@state. */
+static inline int tmpdir_setup(void **state)
+{
+	*state = make_tmpdir();
+	return 0;
+}
+
+static inline int tmpdir_teardown(void **state)
+{
+	rm_tree(*state);
+	return 0;
+}
+
+/* Write @text to @path (created or truncated). */
+static inline void write_text_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+	assert_int_equal(fclose(f), 0);
+}
+
 /* Sub-folders of @dir, sorted, NULL-terminated; free with free_names(). */
 static inline char **list_dir(const char *dir, size_t *n)
 {
