@@ -3,12 +3,15 @@
  * The timing loop of bench/perf/run: simulates a trace (or a generator's
  * events) RUNS times in this one process, or with --decode only reads and
  * decodes it (the reader loop of tlbsim_sim_run_batch()'s source, in
- * batches of 256 as the simulation asks, nothing simulated), and reports
- * the median, minimum and maximum of the simulated memory accesses (load,
- * store, fetch events) per second and of the wall time, and the process's
- * peak resident set size.  The accesses are counted once, in an untimed
- * decoding pass before the timed runs, which then only check that they
- * read as many events.  Timing in-process
+ * batches of 256 as the simulation asks, nothing simulated), or with --both
+ * does the two in turns (simulate, decode, decode, simulate, ...: on a host
+ * whose speed drifts, both medians then see the same host, so their ratio
+ * is the code's and not the hour's).  For each it reports the median,
+ * minimum and maximum of the simulated memory accesses (load, store, fetch
+ * events) per second and of the wall time, and the process's peak resident
+ * set size (with --both, the simulation's for both).  The accesses are
+ * counted once, in an untimed decoding pass before the timed runs, which
+ * then only check that they read as many events.  Timing in-process
  * leaves out process start-up and the machine's loading; each run opens
  * the trace afresh and builds a new simulation, as `tlbsim run` does.
  *
@@ -20,7 +23,7 @@
  * Output: one line for people on stdout; with --json-append FILE, one JSON
  * object a line appended to FILE (bench/perf/run gathers them).
  *
- * Usage: perf_sim [--decode] [--runs N] [--machine PATH] [--policy P]
+ * Usage: perf_sim [--decode | --both] [--runs N] [--machine PATH] [--policy P]
  *                 [--threads N] [--label TEXT] [--json-append FILE]
  *                 TRACE | --gen NAME [--param K=V,...]
  */
@@ -41,8 +44,10 @@
 
 #define MAX_RUNS 100
 
+enum mode { SIMULATE, DECODE, BOTH };
+
 struct opts {
-	int decode;
+	enum mode mode;
 	int runs;
 	int threads;
 	const char *machine;
@@ -105,10 +110,11 @@ static void source_close(struct source *s)
 	tlbsim_gen_destroy(s->gen);
 }
 
-/* One run; returns its wall time in seconds, *cpu its cpu time, and fills
- * *s's counts (the accesses with @count only). */
+/* One run, decoding only if @decode; returns its wall time in seconds,
+ * *cpu its cpu time, and fills *s's counts (the accesses with @count only,
+ * which decodes only). */
 static double run_once(const struct opts *o, const struct tlbsim_machine *m, struct source *s,
-		       bool count, double *cpu)
+		       bool decode, bool count, double *cpu)
 {
 	struct tlbsim_sim_config cfg = {.machine = m, .policy = o->policy, .threads = o->threads};
 	struct tlbsim_error err;
@@ -120,7 +126,7 @@ static double run_once(const struct opts *o, const struct tlbsim_machine *m, str
 	source_open(s, o, m->isa);
 	s->count = count;
 	tlbsim_error_clear(&err);
-	if (o->decode || count) {
+	if (decode || count) {
 		while ((rc = source_next(s, ev, 256, &err)) > 0)
 			;
 	} else {
@@ -159,7 +165,7 @@ static json_t *summary(double *v, int n)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perf_sim [--decode] [--runs 1..%d] [--machine PATH] "
+		"usage: perf_sim [--decode | --both] [--runs 1..%d] [--machine PATH] "
 		"[--policy P] [--threads N] [--label TEXT] [--json-append FILE] "
 		"TRACE | --gen NAME [--param K=V,...]\n",
 		MAX_RUNS);
@@ -168,6 +174,7 @@ static void usage(FILE *f)
 static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {{"decode", no_argument, NULL, 'd'},
+						 {"both", no_argument, NULL, 'b'},
 						 {"runs", required_argument, NULL, 'r'},
 						 {"machine", required_argument, NULL, 'm'},
 						 {"policy", required_argument, NULL, 'p'},
@@ -185,7 +192,10 @@ static void parse(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			o->decode = 1;
+			o->mode = DECODE;
+			break;
+		case 'b':
+			o->mode = BOTH;
 			break;
 		case 'r':
 			o->runs = atoi(optarg);
@@ -229,16 +239,57 @@ static void parse(int argc, char **argv, struct opts *o)
 		o->label = o->trace ? o->trace : o->gen;
 }
 
+/* The timed runs of one mode. */
+struct timing {
+	double secs[MAX_RUNS], rate[MAX_RUNS], cpu[MAX_RUNS], cpu_rate[MAX_RUNS];
+};
+
+/* Print @t's line and append its JSON object to --json-append's file. */
+static int report(const struct opts *o, const struct tlbsim_machine *m, bool decode,
+		  struct timing *t, uint64_t events, uint64_t accesses)
+{
+	const char *mode = decode ? "decode" : "simulate";
+	struct rusage ru;
+	json_t *out;
+	int rc = 0;
+
+	getrusage(RUSAGE_SELF, &ru);
+	out = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:o, s:o, s:o, s:o, s:I}",
+			"label", o->label, "mode", mode, "machine", m->name, "policy",
+			o->policy ? o->policy : "default", "threads", o->threads, "runs", o->runs,
+			"events", (json_int_t)events, "accesses", (json_int_t)accesses, "seconds",
+			summary(t->secs, o->runs), "accesses_per_s", summary(t->rate, o->runs),
+			"cpu_seconds", summary(t->cpu, o->runs), "accesses_per_cpu_s",
+			summary(t->cpu_rate, o->runs), "peak_rss_kib", (json_int_t)ru.ru_maxrss);
+	printf("%-30s %-8s %10llu acc %7.2f M acc/s (min %.2f, max %.2f) %7.2f M acc/cpu-s "
+	       "%8.3f s rss %ld KiB\n",
+	       o->label, mode, (unsigned long long)accesses, median(t->rate, o->runs) / 1e6,
+	       t->rate[0] / 1e6, t->rate[o->runs - 1] / 1e6, median(t->cpu_rate, o->runs) / 1e6,
+	       median(t->secs, o->runs), ru.ru_maxrss);
+	if (o->json_append) {
+		FILE *f = fopen(o->json_append, "a");
+
+		if (!f || json_dumpf(out, f, JSON_COMPACT | JSON_PRESERVE_ORDER) ||
+		    fputc('\n', f) == EOF || fclose(f)) {
+			perror(o->json_append);
+			rc = 2;
+		}
+	}
+	json_decref(out);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	double secs[MAX_RUNS], rate[MAX_RUNS], cpu[MAX_RUNS], cpu_rate[MAX_RUNS];
+	/* [0] simulate, [1] decode */
+	static struct timing t[2];
 	struct tlbsim_machine *m;
 	struct tlbsim_error err;
 	uint64_t accesses, events;
 	struct source s;
-	struct rusage ru;
 	struct opts o;
-	json_t *out;
+	double cpu0;
+	int rc = 0;
 
 	parse(argc, argv, &o);
 	tlbsim_error_clear(&err);
@@ -246,43 +297,32 @@ int main(int argc, char **argv)
 		die(o.machine, &err);
 	/* The accesses are counted in a pass of their own, untimed, so
 	 * neither timed loop pays for a scan that tlbsim does not make. */
-	run_once(&o, m, &s, true, &cpu[0]);
+	run_once(&o, m, &s, true, true, &cpu0);
 	accesses = s.accesses;
 	events = s.events;
 	for (int i = 0; i < o.runs; i++) {
-		secs[i] = run_once(&o, m, &s, false, &cpu[i]);
-		if (s.events != events) {
-			fprintf(stderr, "perf_sim: run %d read %llu events, the count %llu\n", i + 1,
-				(unsigned long long)s.events, (unsigned long long)events);
-			return 2;
-		}
-		rate[i] = (double)accesses / secs[i];
-		cpu_rate[i] = (double)accesses / cpu[i];
-	}
-	getrusage(RUSAGE_SELF, &ru);
-	out =
-	    json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:o, s:o, s:o, s:o, s:I}", "label",
-		      o.label, "mode", o.decode ? "decode" : "simulate", "machine", m->name,
-		      "policy", o.policy ? o.policy : "default", "threads", o.threads, "runs",
-		      o.runs, "events", (json_int_t)events, "accesses", (json_int_t)accesses,
-		      "seconds", summary(secs, o.runs), "accesses_per_s", summary(rate, o.runs),
-		      "cpu_seconds", summary(cpu, o.runs), "accesses_per_cpu_s",
-		      summary(cpu_rate, o.runs), "peak_rss_kib", (json_int_t)ru.ru_maxrss);
-	printf("%-30s %-8s %10llu acc %7.2f M acc/s (min %.2f, max %.2f) %7.2f M acc/cpu-s "
-	       "%8.3f s rss %ld KiB\n",
-	       o.label, o.decode ? "decode" : "simulate", (unsigned long long)accesses,
-	       median(rate, o.runs) / 1e6, rate[0] / 1e6, rate[o.runs - 1] / 1e6,
-	       median(cpu_rate, o.runs) / 1e6, median(secs, o.runs), ru.ru_maxrss);
-	if (o.json_append) {
-		FILE *f = fopen(o.json_append, "a");
+		for (int k = 0; k < 2; k++) {
+			/* --both: simulate first in even runs, decode first in
+			 * odd ones, so a steady drift favours neither */
+			const bool decode = o.mode == BOTH ? (k ^ (i & 1)) : o.mode == DECODE;
+			struct timing *x = &t[decode];
 
-		if (!f || json_dumpf(out, f, JSON_COMPACT | JSON_PRESERVE_ORDER) ||
-		    fputc('\n', f) == EOF || fclose(f)) {
-			perror(o.json_append);
-			return 2;
+			if (k == 1 && o.mode != BOTH)
+				break;
+			x->secs[i] = run_once(&o, m, &s, decode, false, &x->cpu[i]);
+			if (s.events != events) {
+				fprintf(stderr, "perf_sim: run %d read %llu events, the count %llu\n",
+					i + 1, (unsigned long long)s.events,
+					(unsigned long long)events);
+				return 2;
+			}
+			x->rate[i] = (double)accesses / x->secs[i];
+			x->cpu_rate[i] = (double)accesses / x->cpu[i];
 		}
 	}
-	json_decref(out);
+	for (int d = 0; d < 2; d++)
+		if (o.mode == BOTH || (o.mode == DECODE) == d)
+			rc |= report(&o, m, d, &t[d], events, accesses);
 	tlbsim_machine_free(m);
-	return 0;
+	return rc;
 }
