@@ -8,6 +8,7 @@
  * at a time up to that index and take the reader's own position of it.
  */
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "error_internal.h"
 #include "tlbsim/trace.h"
@@ -18,10 +19,15 @@ int tlbsim_trace_locate(const char *path, const struct tlbsim_trace_opts *opts,
 	tlbsim_trace_reader *r = NULL;
 	struct tlbsim_event ev;
 	uint64_t line, offset, i;
+	struct stat st;
 	int rc;
 
 	if (!path || !err || !err->code || err->event < 0 || err->line > 0 || err->offset >= 0)
 		return -TLBSIM_EINVAL;
+	/* Only a regular file reads the same again: opening a FIFO whose
+	 * writer is gone would wait for the next writer, and read its data. */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return -TLBSIM_ENOTSUP;
 	if ((rc = tlbsim_trace_open_opts(path, NULL, NULL, opts, &r, NULL)) < 0)
 		return rc;
 	for (i = 0; i <= (uint64_t)err->event && (rc = tlbsim_trace_next(r, &ev, NULL)) > 0; i++)

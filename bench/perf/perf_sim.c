@@ -192,10 +192,12 @@ static void parse(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			o->mode = DECODE;
-			break;
 		case 'b':
-			o->mode = BOTH;
+			if (o->mode != SIMULATE) {
+				fprintf(stderr, "perf_sim: --decode and --both exclude each other\n");
+				exit(2);
+			}
+			o->mode = c == 'd' ? DECODE : BOTH;
 			break;
 		case 'r':
 			o->runs = atoi(optarg);

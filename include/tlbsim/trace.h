@@ -308,7 +308,9 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_position(const tlbsim_trace_reader
  * up to that event again, as long as that takes: for the error path only.
  *
  * Returns: 0 with @err filed; -TLBSIM_EINVAL (nothing read) when @err names
- * no event or already has a line or offset; -TLBSIM_ENOENT when the trace
+ * no event or already has a line or offset; -TLBSIM_ENOTSUP (nothing read)
+ * when @path is not a regular file (a FIFO, a device: reading it again
+ * would wait for, and read, other data); -TLBSIM_ENOENT when the trace
  * now ends before that event; the code of tlbsim_trace_open_opts() or
  * tlbsim_trace_next() when @path cannot be read.  @err is left as it was
  * on every failure.

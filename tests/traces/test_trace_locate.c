@@ -8,6 +8,8 @@
  * same in the decompressed stream of a zstd file; lackey lines from
  * tests/data/traces/lackey/excerpt.log.
  */
+#include <sys/stat.h>
+
 #include "trace_test.h"
 #include "lackey_excerpt.h"
 
@@ -266,6 +268,14 @@ static void locate_leaves_the_error_alone_when_it_cannot_say(void **state)
 	event_error(&err, "/nonexistent/t.tlbt", 0);
 	before = err;
 	assert_int_equal(tlbsim_trace_locate("/nonexistent/t.tlbt", NULL, &err), -TLBSIM_ENOENT);
+	assert_memory_equal(&err, &before, sizeof(err));
+	/* a FIFO: opening it would wait for a writer (none here), so it is
+	 * refused before any open */
+	snprintf(path, sizeof(path), "%s/fifo", (const char *)*state);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	event_error(&err, path, 0);
+	before = err;
+	assert_int_equal(tlbsim_trace_locate(path, NULL, &err), -TLBSIM_ENOTSUP);
 	assert_memory_equal(&err, &before, sizeof(err));
 }
 
