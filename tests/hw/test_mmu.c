@@ -739,6 +739,41 @@ static void poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortc
 }
 
 /*
+ * hw_mmu_access() hands back the hot state of the L1 it used, which the
+ * step then takes hits with; a stale one would serve a page whose entry
+ * has gone.  Worked out from the lookup rules:
+ *   load 4M (walk), load 4M + 8 (hit)   dTLB hot: vpn 1024, ok READ
+ *   store 8M (walk, fills the L1)       ok 0: the insert cleared the last hit
+ *   load 8M + 8 (L1 hit, 1 cycle)       vpn 8M >> 12 = 2048, ok READ | WRITE
+ */
+static void an_access_hands_back_its_l1s_hot_state(void **state)
+{
+	struct rig r;
+	struct hw_mmu_hot h;
+	unsigned cycles;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, false);
+	map4k(&r, r.pt1, MiB(4), TLBSIM_PROT_READ);
+	map4k(&r, r.pt1, MiB(8), TLBSIM_PROT_READ | TLBSIM_PROT_WRITE);
+	load_ctx(&r, r.pt1, 1);
+	load(&r, MiB(4));
+	load(&r, MiB(4) + 8);
+	hw_mmu_hot(r.mmu, false, &h);
+	assert_int_equal(h.vpn, 1024);
+	assert_int_equal(h.ok, 1u << TLBSIM_ACCESS_LOAD);
+
+	assert_int_equal(hw_mmu_access(r.mmu, MiB(8), TLBSIM_ACCESS_STORE, &cycles, &h), 0);
+	assert_int_equal(h.ok, 0);
+	assert_int_equal(hw_mmu_access(r.mmu, MiB(8) + 8, TLBSIM_ACCESS_LOAD, &cycles, &h), 0);
+	assert_int_equal(cycles, 1);
+	assert_int_equal(h.vpn, 2048);
+	assert_int_equal(h.shift, 12);
+	assert_int_equal(h.ok, TLBSIM_PROT_READ | TLBSIM_PROT_WRITE);
+	rig_fini(&r);
+}
+
+/*
  * hw_mmu_hot(): the state with which the OS model's step takes L1 hits
  * without calling the MMU must describe exactly the hits last_hit() would
  * serve.  Worked out from the rules (hw_tlb_lookup(): a walk's insert
@@ -831,6 +866,7 @@ int main(void)
 		cmocka_unit_test(
 		    poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortcut),
 		cmocka_unit_test(hot_state_is_the_last_hit_the_shortcut_would_serve),
+		cmocka_unit_test(an_access_hands_back_its_l1s_hot_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
