@@ -173,12 +173,20 @@ static void m_invlpgb(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *i
 		return;
 	}
 	flags |= TLBSIM_INVLPGB_VA;
+	/* INVLPGB strides by 4 KiB or 2 MiB only (ECX[31], AMD APM vol. 3
+	 * INVLPGB). A wider stride (1 GiB pages) is one single-page INVLPGB
+	 * per page: an address invalidates the entry of any size that maps
+	 * it. Linux broadcast_tlb_flush() does the same (nr = 1, 4K stride,
+	 * when stride_shift > PMD_SHIFT). */
 	for (va = info->start; va < info->end;) {
 		uint64_t left = (info->end - va) >> info->stride_shift;
 		unsigned n = left > max ? max : (unsigned)left;
 
-		hw_invlpgb(&os->smp, cpu, va, n, info->stride_shift, pcid, flags);
-		va += (uint64_t)n << info->stride_shift;
+		if (info->stride_shift > 21)
+			hw_invlpgb(&os->smp, cpu, va, 1, 12, pcid, flags);
+		else
+			hw_invlpgb(&os->smp, cpu, va, n, info->stride_shift, pcid, flags);
+		va += (uint64_t)(info->stride_shift > 21 ? 1 : n) << info->stride_shift;
 	}
 }
 

@@ -388,6 +388,12 @@ static bool prot_change_needs_flush(enum tlbsim_isa isa, unsigned old, unsigned 
 	return ((old ^ new) & flush_on_change) != 0;
 }
 
+/*
+ * mprotect(): the VMAs of the range take @prot, their present leaves too.
+ * A huge page partly inside the range changes whole, as zap_range() zaps
+ * it whole (Linux splits a THP's PMD and refuses a hugetlb range not
+ * aligned to the page size); its flush then has the huge page's stride.
+ */
 static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t addr,
 			 uint64_t len, unsigned prot)
 {

@@ -187,6 +187,59 @@ static void pool_is_reset_in_a_flush_never_in_switch_mm(void **state)
 	evlist_free(&l);
 }
 
+/*
+ * INVLPGB strides by 4 KiB or 2 MiB only (AMD APM vol. 3, INVLPGB: ECX[31]);
+ * Linux broadcast_tlb_flush() flushes 1 GiB pages with one single-page
+ * INVLPGB per page (nr = 1 when stride_shift > PMD_SHIFT).  Two 1 GiB
+ * hugetlb pages at G, stored by thread 1 (cpu 0) and read by threads 2
+ * and 3 (cpus 1, 2); thread 1 then write-protects both: the mm is on 3
+ * cpus, so it gets its global ASID: 2 INVLPGBs (one per page), each
+ * received by the 7 other cpus, the 2 transition IPIs, one TLBSYNC.
+ * Threads 2 and 3 then store, each to the page the other did not read
+ * last: a stale writable entry would let the store through; the flushed
+ * TLBs make both fault and, the VMA being read-only, segv.  (The model
+ * once sent one INVLPGB with a 1 GiB stride, which the instruction has
+ * not: an abort.)
+ */
+#define G 0x40000000ull
+#define GIB (1ull << 30)
+
+static void one_gib_pages_take_one_invlpgb_each(void **state)
+{
+	struct evlist l = {0};
+	struct run r;
+
+	(void)state;
+	ev_proc(&l, 1, 1);
+	ev_mmap(&l, 1, G, 2 * GIB, RW,
+		TLBSIM_MAP_PRIVATE | TLBSIM_MAP_ANON | TLBSIM_MAP_HUGETLB_1G);
+	ev_access(&l, 1, TLBSIM_EV_STORE, G);
+	ev_access(&l, 1, TLBSIM_EV_STORE, G + GIB);
+	for (uint32_t t = 2; t <= 3; t++) {
+		ev_thread(&l, 1, t);
+		ev_access(&l, t, TLBSIM_EV_LOAD, G);
+		ev_access(&l, t, TLBSIM_EV_LOAD, G + GIB);
+		ev_compute(&l, t, 50000000);
+		ev_access(&l, t, TLBSIM_EV_STORE, t == 2 ? G + GIB : G);
+		ev_simple(&l, TLBSIM_EV_SLEEP, t);
+	}
+	ev_compute(&l, 1, 1000000);
+	ev_mprotect(&l, 1, G, 2 * GIB, TLBSIM_PROT_READ);
+	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
+	run_events(&r, TLBSIM_ISA_X86_64, NR_CPUS, "x86-invlpgb", &l);
+	assert_int_equal(r.os->mms[0]->st.flushes, 1);
+	assert_int_equal(r.os->mms[0]->pub.global_asid, FIRST_GLOBAL_ASID);
+	assert_int_equal(os_hw(r.os, 0)->st.invlpgb_sent, 2);
+	assert_int_equal(os_hw(r.os, 0)->st.ipis_sent, 2);
+	assert_int_equal(os_hw(r.os, 0)->st.tlbsyncs, 1);
+	for (unsigned c = 1; c < NR_CPUS; c++)
+		assert_int_equal(os_hw(r.os, c)->st.invlpgb_received, 2);
+	assert_int_equal(r.os->cpu[1].st.segv, 1);
+	assert_int_equal(r.os->cpu[2].st.segv, 1);
+	run_free(&r);
+	evlist_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +247,7 @@ int main(void)
 		cmocka_unit_test(min_cpus_4_keeps_ipis_at_three_cpus),
 		cmocka_unit_test(global_asid_is_returned_at_exit),
 		cmocka_unit_test(pool_is_reset_in_a_flush_never_in_switch_mm),
+		cmocka_unit_test(one_gib_pages_take_one_invlpgb_each),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
