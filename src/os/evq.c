@@ -41,10 +41,15 @@
  * of records in the recorded sample). */
 #define EVQ_CHUNK 4096u
 
-/* Grow the ring to hold @need events, oldest first at index 0. */
+/*
+ * Grow the ring to hold @need events.  realloc() keeps the events where
+ * they are (a large block is remapped, not copied: its pages are not
+ * touched again); only the part that wrapped around the old end moves,
+ * to just past it, so the events stay in order from @head on.
+ */
 static bool ring_reserve(struct os_evq *q, uint32_t need)
 {
-	uint32_t cap = q->cap ? q->cap : 256, i;
+	uint32_t cap = q->cap ? q->cap : 256, wrapped;
 	struct tlbsim_event *n;
 	uint64_t *x;
 
@@ -52,23 +57,18 @@ static bool ring_reserve(struct os_evq *q, uint32_t need)
 		return true;
 	while (cap < need)
 		cap *= 2;
-	n = malloc((size_t)cap * sizeof(*n));
-	x = malloc((size_t)cap * sizeof(*x));
-	if (!n || !x) {
-		free(n);
-		free(x);
+	n = realloc(q->ev, (size_t)cap * sizeof(*n));
+	if (!n)
 		return false;
-	}
-	for (i = 0; i < q->n; i++) {
-		n[i] = q->ev[(q->head + i) & (q->cap - 1)];
-		x[i] = q->idx[(q->head + i) & (q->cap - 1)];
-	}
-	free(q->ev);
-	free(q->idx);
 	q->ev = n;
+	x = realloc(q->idx, (size_t)cap * sizeof(*x));
+	if (!x)
+		return false; /* q->ev is larger than q->cap says: harmless */
 	q->idx = x;
+	wrapped = q->head + q->n > q->cap ? q->head + q->n - q->cap : 0;
+	memcpy(&n[q->cap], n, (size_t)wrapped * sizeof(*n));
+	memcpy(&x[q->cap], x, (size_t)wrapped * sizeof(*x));
 	q->cap = cap;
-	q->head = 0;
 	return true;
 }
 
@@ -475,8 +475,10 @@ int os_evq_push(struct os_spill *sp, struct os_evq *q, const struct tlbsim_event
 
 	if (os_evq_push_fast(sp, q, ev, idx))
 		return 0;
-	if (!q->spilled && (q->n < OS_EVQ_KEEP || sp->mem < sp->budget)) {
-		/* Stays in memory: the ring is full. */
+	if (!q->spilled && (q->n < OS_EVQ_KEEP || (sp->mem < sp->budget && q->cap < sp->budget))) {
+		/* Stays in memory: the ring is full.  It grows to hold the
+		 * budget at most: a larger one would mostly stay empty once
+		 * the budget is shared, and its pages cost a fault each. */
 		if (!ring_reserve(q, q->n + 1))
 			return -TLBSIM_ENOMEM;
 		os_evq_ring_put(sp, q, ev, idx);

@@ -165,8 +165,8 @@ static inline uint64_t os_evq_len(const struct os_evq *q)
 }
 
 /* Events the queues of all threads hold in memory before a queue spills
- * (48 + 8 bytes each: 14 MiB). */
-#define OS_SPILL_BUDGET (1ull << 18)
+ * (48 + 8 bytes each: 3.5 MiB).  Rings grow to hold it at most. */
+#define OS_SPILL_BUDGET (1ull << 16)
 
 /* Bytes of spilled chunks kept in memory before chunks go to the spill
  * file (the recorded sample's peak, bench/perf/README.md, fits). */

@@ -295,6 +295,74 @@ static void a_run_wraps_around_the_ring(void **state)
 	os_spill_fini(&sp);
 }
 
+/*
+ * A full ring that wraps grows in place (realloc): the events from @head
+ * to the old end stay, the part that wrapped moves to just past the old
+ * end.  After a_run_wraps_around_the_ring's state (head 150, events
+ * 150..255 in slots 150..255 and 256..399 in slots 0..143), events
+ * 400..405 fill slots 144..149; event 406 grows the ring to 512: slots
+ * 0..149 (events 256..405) move to 256..405, and 406 goes to slot 406.
+ */
+static void a_wrapped_ring_grows_in_order(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t next = 150;
+	int i;
+
+	(void)state;
+	os_spill_init(&sp);
+	memset(&q, 0, sizeof(q));
+	push_runs(&sp, &q, 0, 200, 200);
+	for (i = 0; i < 150; i++)
+		os_evq_drop_head(&q);
+	push_runs(&sp, &q, 200, 400, 200);
+	push_singles(&sp, &q, 400, 406);
+	assert_int_equal(q.cap, 256);
+	assert_int_equal(q.n, 256);
+	push_singles(&sp, &q, 406, 410);
+	assert_int_equal(q.cap, 512);
+	assert_int_equal(q.head, 150);
+	assert_int_equal(q.idx[255], 255);
+	assert_int_equal(q.idx[256], 256);
+	assert_int_equal(q.idx[405], 405);
+	assert_int_equal(q.idx[406], 406);
+	assert_int_equal(q.ev[300].access.va, 0x10000000 + 8 * 300);
+	drain(&q, &next);
+	assert_int_equal(next, 410);
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
+/*
+ * A ring grows to hold the budget at most.  Budget 256: 256 events fill
+ * the first ring; the simulation's recount (sim.c refill()) then finds
+ * only 156 in memory (100 run elsewhere): the 257th is under the budget
+ * but the ring already holds 256, so it spills instead of doubling it.
+ */
+static void a_ring_grows_to_the_budget_at_most(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t next = 0;
+
+	(void)state;
+	os_spill_init(&sp);
+	sp.budget = 256;
+	memset(&q, 0, sizeof(q));
+	push_singles(&sp, &q, 0, 256);
+	assert_int_equal(q.cap, 256);
+	sp.mem = 156;
+	push_singles(&sp, &q, 256, 300);
+	assert_int_equal(q.cap, 256);
+	assert_int_equal(q.n, 256);
+	assert_int_equal(q.spilled, 44);
+	drain(&q, &next);
+	assert_int_equal(next, 300);
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
 /* Event @i of the mix below: loads, stores, fetches and computes of tid 7
  * on cpu 2; an mmap every 1000th; every 700th of tid 8 on cpu 3; event
  * 3000 an access of 100,000 bytes. */
@@ -672,6 +740,8 @@ int main(void)
 	    cmocka_unit_test(chunks_stay_in_memory_up_to_the_cap),
 	    cmocka_unit_test(two_regions_in_turn_take_two_bytes_an_access),
 	    cmocka_unit_test(a_run_wraps_around_the_ring),
+	    cmocka_unit_test(a_wrapped_ring_grows_in_order),
+	    cmocka_unit_test(a_ring_grows_to_the_budget_at_most),
 	    cmocka_unit_test(spilled_events_come_back_whole_from_the_file),
 	    cmocka_unit_test(spilled_events_come_back_whole_from_memory),
 	    cmocka_unit_test(a_damaged_chunk_fails_its_read_back),
