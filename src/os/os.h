@@ -138,6 +138,9 @@ struct os_evq_chunk {
  *        its address bases (evq.c: two for data, one for fetches), which
  *        the next record is relative to
  * @sp: the spill state, once the queue has used it
+ * @store: the records of the complete chunks kept in memory, oldest
+ *        first, a ring of @store_cap bytes from @store_head to
+ *        @store_tail (evq.c store_alloc()); @store_live of them
  */
 struct os_evq {
 	struct tlbsim_event *ev;
@@ -152,6 +155,9 @@ struct os_evq {
 	struct os_spill *sp;
 	unsigned char *rbuf; /* a chunk's records as read back from the file */
 	size_t rbuf_cap;
+	unsigned char *store;
+	size_t store_cap, store_head, store_tail;
+	uint32_t store_live;
 };
 
 /* Events a queue keeps in memory before spilling: os_horizon() (sim.c)

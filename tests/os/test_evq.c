@@ -363,6 +363,50 @@ static void a_ring_grows_to_the_budget_at_most(void **state)
 	os_spill_fini(&sp);
 }
 
+/*
+ * Chunks kept in memory share a ring of bytes per queue, reused once read
+ * back.  access_ev() records: 2 bytes each (header; distance 8 from the
+ * last address, zigzag 16), the first of a chunk 5 (its address from 0 is
+ * a 4-byte varint): 8196 bytes a chunk, 8228 with the padding.  Budget 0:
+ * the first 64 stay in the ring; 5 chunks go to the store (64 KiB, the
+ * first size), one event to the open chunk.  A chunk is read back each
+ * time the ring falls under 64 (after 1, 4097 and 8193 drops): 12288
+ * drops read back 3, freeing [0, 24684).  Four more chunks: two fill 41140..57596; the third does
+ * not fit before the end (7940 bytes left) and starts the ring again at
+ * 0, the fourth follows at 8228: no growth, and the order is kept.
+ */
+static void chunks_in_memory_reuse_their_ring(void **state)
+{
+	struct os_spill sp;
+	struct os_evq q;
+	uint64_t next = 0, n1 = 64 + 5 * 4096 + 1;
+
+	(void)state;
+	spill_start(&sp, &q);
+	sp.fd = -2; /* no file: every chunk stays in memory */
+	sp.tried = true;
+	push_singles(&sp, &q, 0, n1);
+	assert_int_equal(q.store_live, 5);
+	assert_int_equal(q.store_cap, 65536);
+	assert_int_equal(q.store_tail, 5 * 8228);
+	for (uint64_t i = 0; i < 3 * 4096; i++, next++) {
+		assert_int_equal(q.idx[q.head], next);
+		os_evq_drop_head(&q);
+	}
+	assert_int_equal(q.store_live, 2);
+	assert_int_equal(q.store_head, 3 * 8228);
+	push_singles(&sp, &q, n1, n1 + 4 * 4096);
+	assert_int_equal(q.store_live, 6);
+	assert_int_equal(q.store_cap, 65536);
+	assert_int_equal(q.store_tail, 2 * 8228);
+	assert_ptr_equal(q.chunks[(q.chunk_head + 4) % q.cap_chunks].buf, q.store);
+	drain(&q, &next);
+	assert_int_equal(next, n1 + 4 * 4096);
+	assert_int_equal(q.store_live, 0);
+	os_evq_free(&q);
+	os_spill_fini(&sp);
+}
+
 /* Event @i of the mix below: loads, stores, fetches and computes of tid 7
  * on cpu 2; an mmap every 1000th; every 700th of tid 8 on cpu 3; event
  * 3000 an access of 100,000 bytes. */
@@ -742,6 +786,7 @@ int main(void)
 	    cmocka_unit_test(a_run_wraps_around_the_ring),
 	    cmocka_unit_test(a_wrapped_ring_grows_in_order),
 	    cmocka_unit_test(a_ring_grows_to_the_budget_at_most),
+	    cmocka_unit_test(chunks_in_memory_reuse_their_ring),
 	    cmocka_unit_test(spilled_events_come_back_whole_from_the_file),
 	    cmocka_unit_test(spilled_events_come_back_whole_from_memory),
 	    cmocka_unit_test(a_damaged_chunk_fails_its_read_back),
