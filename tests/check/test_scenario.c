@@ -6,7 +6,8 @@
  * tlbsim_scenario_opts (max_events, max_cycles) hold; a scenario whose
  * order waits on a thread nothing creates is an error at once; a repeated
  * directive, an expected event past the last, an empty file, ets2 on x86,
- * an unknown machine or policy are input errors at their line.
+ * an unknown machine or policy, a kernel-level instruction of the other
+ * ISA are input errors at their line.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -269,6 +270,50 @@ static void an_unknown_policy_is_reported_at_its_directive(void **state)
 	assert_non_null(strstr(err.text, "unknown policy 'nosuch'"));
 }
 
+/*
+ * Kernel-level replay runs an instruction only on its own ISA: INVLPG,
+ * INVPCID (Intel SDM vol. 2), INVLPGB, TLBSYNC (AMD APM vol. 3) and a CR3
+ * load are x86's; TLBI, TLBI RVA* and a TTBR load (Arm ARM C5.5) arm64's.
+ * The formats take any kind in any trace, so one on the other ISA's
+ * machine is an input error at its event: the scenario's 6th line (header,
+ * 3 directives, "cpu0 isb"), event 1.  (Each but cr3_write and ttbr_write
+ * once aborted the replay in hw/smp.c: "local TLB maintenance on the wrong
+ * ISA or operand".)
+ */
+static void an_instruction_of_the_other_isa_is_an_error_at_its_event(void **state)
+{
+	static const struct {
+		const char *machine, *isa, *line, *kind, *want;
+	} c[] = {
+	    {"generic-arm64", "arm64", "cpu0 invlpg 0x1000", "invlpg", "x86-64"},
+	    {"generic-arm64", "arm64", "cpu0 invpcid 2", "invpcid", "x86-64"},
+	    {"generic-arm64", "arm64", "cpu0 invlpgb 0x0 1 12", "invlpgb", "x86-64"},
+	    {"generic-arm64", "arm64", "cpu0 tlbsync", "tlbsync", "x86-64"},
+	    {"generic-arm64", "arm64", "cpu0 cr3_write 0x1", "cr3_write", "x86-64"},
+	    {"generic-x86-64", "x86-64", "cpu0 tlbi vae1is va=0x1000 asid=5", "tlbi", "arm64"},
+	    {"generic-x86-64", "x86-64", "cpu0 tlbi vmalle1", "tlbi", "arm64"},
+	    {"generic-x86-64", "x86-64", "cpu0 tlbi_range rvae1is 0x1000 2 asid=3", "tlbi_range",
+	     "arm64"},
+	    {"generic-x86-64", "x86-64", "cpu0 ttbr_write ttbr0 0x1", "ttbr_write", "arm64"},
+	};
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+	char text[512], want[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "tlbsim-trace 1 isa=%s page_shift=12\n#@ machine %s\n#@ mode kernel\n"
+			 "#@ expect safe\ncpu0 isb\n%s\n",
+			 c[i].isa, c[i].machine, c[i].line);
+		assert_int_equal(check_text(text, NULL, &res, &err), -TLBSIM_EINVAL);
+		assert_int_equal(err.line, 6);
+		snprintf(want, sizeof(want), "event 1: %s is an %s instruction, but the machine is %s",
+			 c[i].kind, c[i].want, c[i].isa);
+		assert_non_null(strstr(err.text, want));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +329,7 @@ int main(void)
 	    cmocka_unit_test(ets2_on_an_x86_machine_is_an_error_at_its_line),
 	    cmocka_unit_test(an_unknown_machine_is_reported_at_its_directive),
 	    cmocka_unit_test(an_unknown_policy_is_reported_at_its_directive),
+	    cmocka_unit_test(an_instruction_of_the_other_isa_is_an_error_at_its_event),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
