@@ -204,6 +204,28 @@ static int kind_isa(enum tlbsim_event_kind kind)
 	}
 }
 
+/*
+ * Does @tag fit the machine's ASID/PCID width?  A context tag the machine
+ * cannot hold (a PCID on an x86 machine without PCIDs, Intel SDM vol. 3
+ * 4.10.1; ASID[15:8] on an arm64 machine with 8-bit ASIDs, Arm ARM D8,
+ * TTBR0_EL1.ASID) means the trace was taken on another kind of machine:
+ * its loads and invalidations by tag cannot be replayed faithfully here,
+ * so it is the trace's error (it was an abort in hw/smp.c).
+ */
+static bool tag_fits(const struct replay *r, uint16_t tag)
+{
+	return r->m->asid_bits >= 16 || (tag >> r->m->asid_bits) == 0;
+}
+
+static int fail_tag(struct replay *r, uint64_t idx, const char *what, uint16_t tag)
+{
+	char msg[128];
+
+	snprintf(msg, sizeof(msg), "%s %u does not fit the machine's %u-bit %ss (asid_bits)",
+		 what, tag, r->m->asid_bits, what);
+	return fail(r, idx, msg);
+}
+
 static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_event *ev, uint64_t idx)
 {
 	struct rcpu *rc = &r->cpu[cpu->id];
@@ -284,6 +306,8 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 		eng_charge(cpu->core, 1);
 		return 0;
 	case TLBSIM_EV_CR3_WRITE:
+		if (!tag_fits(r, ev->cr3_write.pcid))
+			return fail_tag(r, idx, "PCID", ev->cr3_write.pcid);
 		if (table_of(r, idx, ev->cr3_write.root_pfn, &pfn, &level))
 			return r->rc;
 		hw_write_cr3(&r->smp, cpu, pfn, ev->cr3_write.pcid, ev->cr3_write.noflush);
@@ -291,6 +315,8 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 	case TLBSIM_EV_TTBR_WRITE:
 		if (ev->ttbr_write.which != 0)
 			return 0; /* TTBR1: the kernel's half, not modelled */
+		if (!tag_fits(r, ev->ttbr_write.asid))
+			return fail_tag(r, idx, "ASID", ev->ttbr_write.asid);
 		if (table_of(r, idx, ev->ttbr_write.root_pfn, &pfn, &level))
 			return r->rc;
 		hw_write_ttbr0(&r->smp, cpu, pfn, ev->ttbr_write.asid);
