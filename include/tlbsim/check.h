@@ -83,7 +83,10 @@ struct tlbsim_replay_config {
  * rule 5).
  *
  * Returns: 0; -TLBSIM_EINVAL for an event that cannot be replayed (no cpu,
- * a user-level syscall, a descriptor naming a table never allocated), with
+ * a user-level syscall, a descriptor naming a table never allocated, an
+ * instruction of the other ISA: INVLPG, INVPCID, INVLPGB, TLBSYNC, CR3 on
+ * arm64, TLBI, TLBI RVA*, TTBR on x86-64, a CR3 PCID or TTBR0 ASID wider
+ * than the machine's asid_bits), with
  * the event's index in @err (its text and @event; tlbsim_trace_locate()
  * adds the line or offset); the source's error; -TLBSIM_ENOMEM.
  */

@@ -6,7 +6,9 @@
  * tlbsim_scenario_opts (max_events, max_cycles) hold; a scenario whose
  * order waits on a thread nothing creates is an error at once; a repeated
  * directive, an expected event past the last, an empty file, ets2 on x86,
- * an unknown machine or policy are input errors at their line.
+ * an unknown machine or policy, a kernel-level instruction of the other
+ * ISA are input errors at their line; so is, in a kernel-level replay, a
+ * PCID or ASID wider than the machine's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "support/events.h"
+#include "support/machines.h"
 #include "tlbsim/check.h"
 
 #define HEADER "tlbsim-trace 1 isa=x86-64 page_shift=12\n"
@@ -269,6 +273,109 @@ static void an_unknown_policy_is_reported_at_its_directive(void **state)
 	assert_non_null(strstr(err.text, "unknown policy 'nosuch'"));
 }
 
+/*
+ * Kernel-level replay runs an instruction only on its own ISA: INVLPG,
+ * INVPCID (Intel SDM vol. 2), INVLPGB, TLBSYNC (AMD APM vol. 3) and a CR3
+ * load are x86's; TLBI, TLBI RVA* and a TTBR load (Arm ARM C5.5) arm64's.
+ * The formats take any kind in any trace, so one on the other ISA's
+ * machine is an input error at its event: the scenario's 6th line (header,
+ * 3 directives, "cpu0 isb"), event 1.  (Each but cr3_write and ttbr_write
+ * once aborted the replay in hw/smp.c: "local TLB maintenance on the wrong
+ * ISA or operand".)
+ */
+static void an_instruction_of_the_other_isa_is_an_error_at_its_event(void **state)
+{
+	static const struct {
+		const char *machine, *isa, *line, *kind, *want;
+	} c[] = {
+	    {"generic-arm64", "arm64", "cpu0 invlpg 0x1000", "invlpg", "x86-64"},
+	    {"generic-arm64", "arm64", "cpu0 invpcid 2", "invpcid", "x86-64"},
+	    {"generic-arm64", "arm64", "cpu0 invlpgb 0x0 1 12", "invlpgb", "x86-64"},
+	    {"generic-arm64", "arm64", "cpu0 tlbsync", "tlbsync", "x86-64"},
+	    {"generic-arm64", "arm64", "cpu0 cr3_write 0x1", "cr3_write", "x86-64"},
+	    {"generic-x86-64", "x86-64", "cpu0 tlbi vae1is va=0x1000 asid=5", "tlbi", "arm64"},
+	    {"generic-x86-64", "x86-64", "cpu0 tlbi vmalle1", "tlbi", "arm64"},
+	    {"generic-x86-64", "x86-64", "cpu0 tlbi_range rvae1is 0x1000 2 asid=3", "tlbi_range",
+	     "arm64"},
+	    {"generic-x86-64", "x86-64", "cpu0 ttbr_write ttbr0 0x1", "ttbr_write", "arm64"},
+	};
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+	char text[512], want[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "tlbsim-trace 1 isa=%s page_shift=12\n#@ machine %s\n#@ mode kernel\n"
+			 "#@ expect safe\ncpu0 isb\n%s\n",
+			 c[i].isa, c[i].machine, c[i].line);
+		assert_int_equal(check_text(text, NULL, &res, &err), -TLBSIM_EINVAL);
+		assert_int_equal(err.line, 6);
+		snprintf(want, sizeof(want), "event 1: %s is an %s instruction, but the machine is %s",
+			 c[i].kind, c[i].want, c[i].isa);
+		assert_non_null(strstr(err.text, want));
+	}
+}
+
+/* Replay two events on cpu 0 of @m: table_alloc of name 0x10 at the top
+ * level, then a load of it as the root with context tag @tag. */
+static int replay_root_load(struct tlbsim_machine *m, uint16_t tag, struct tlbsim_error *err)
+{
+	struct tlbsim_replay_config cfg = {.machine = m, .ordered = 1, .check = 1};
+	struct evlist l = {0};
+	struct tlbsim_event *e;
+	char *stats = NULL;
+	int rc;
+
+	e = ev_add(&l, TLBSIM_EV_TABLE_ALLOC, 0);
+	e->cpu = 0;
+	e->table_alloc.pfn = 0x10;
+	e->table_alloc.level = (uint8_t)(m->pt_levels - 1);
+	if (m->isa == TLBSIM_ISA_X86_64) {
+		e = ev_add(&l, TLBSIM_EV_CR3_WRITE, 0);
+		e->cr3_write.root_pfn = 0x10;
+		e->cr3_write.pcid = tag;
+	} else {
+		e = ev_add(&l, TLBSIM_EV_TTBR_WRITE, 0);
+		e->ttbr_write.which = 0;
+		e->ttbr_write.root_pfn = 0x10;
+		e->ttbr_write.asid = tag;
+	}
+	e->cpu = 0;
+	tlbsim_error_clear(err);
+	rc = tlbsim_replay_run(&cfg, evlist_next, &l, &stats, err);
+	free(stats);
+	evlist_free(&l);
+	return rc;
+}
+
+/*
+ * A context tag wider than the machine's (asid_bits) is an input error at
+ * its event, event 1: an x86 machine without PCIDs uses PCID 0 only (Intel
+ * SDM vol. 3 4.10.1), so PCID 5 is out and 0 in; an arm64 machine with
+ * 8-bit ASIDs holds 0..255, so 256 is out and 255 in.  (Both once aborted
+ * the replay in hw/smp.c: tlbsim_mmu_write_cr3()/_ttbr0() refuse them with
+ * -TLBSIM_ERANGE.)
+ */
+static void a_context_tag_wider_than_the_machine_is_an_error_at_its_event(void **state)
+{
+	struct tlbsim_machine *x86 = test_machine(TLBSIM_ISA_X86_64, 2);
+	struct tlbsim_machine *arm = test_machine(TLBSIM_ISA_ARM64, 2);
+	struct tlbsim_error err;
+
+	(void)state;
+	x86->asid_bits = 0;
+	assert_int_equal(replay_root_load(x86, 5, &err), -TLBSIM_EINVAL);
+	assert_non_null(strstr(err.text, "event 1: PCID 5 does not fit the machine's 0-bit PCIDs"));
+	assert_int_equal(replay_root_load(x86, 0, &err), 0);
+	arm->asid_bits = 8;
+	assert_int_equal(replay_root_load(arm, 256, &err), -TLBSIM_EINVAL);
+	assert_non_null(strstr(err.text, "event 1: ASID 256 does not fit the machine's 8-bit ASIDs"));
+	assert_int_equal(replay_root_load(arm, 255, &err), 0);
+	tlbsim_machine_free(x86);
+	tlbsim_machine_free(arm);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +391,8 @@ int main(void)
 	    cmocka_unit_test(ets2_on_an_x86_machine_is_an_error_at_its_line),
 	    cmocka_unit_test(an_unknown_machine_is_reported_at_its_directive),
 	    cmocka_unit_test(an_unknown_policy_is_reported_at_its_directive),
+	    cmocka_unit_test(an_instruction_of_the_other_isa_is_an_error_at_its_event),
+	    cmocka_unit_test(a_context_tag_wider_than_the_machine_is_an_error_at_its_event),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
