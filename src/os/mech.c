@@ -162,6 +162,7 @@ static void m_invlpgb(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *i
 	struct hw_cpu *cpu = hw_of(ctx);
 	unsigned max = os->m->costs.invlpgb_max_pages;
 	unsigned flags = TLBSIM_INVLPGB_PCID;
+	bool wide = info->stride_shift > 21; /* 1 GiB pages */
 	uint64_t va;
 
 	BUG_ON(os->m->isa != TLBSIM_ISA_X86_64 || !max, "INVLPGB needs an AMD machine with it");
@@ -180,13 +181,10 @@ static void m_invlpgb(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *i
 	 * when stride_shift > PMD_SHIFT). */
 	for (va = info->start; va < info->end;) {
 		uint64_t left = (info->end - va) >> info->stride_shift;
-		unsigned n = left > max ? max : (unsigned)left;
+		unsigned n = wide ? 1 : left > max ? max : (unsigned)left;
 
-		if (info->stride_shift > 21)
-			hw_invlpgb(&os->smp, cpu, va, 1, 12, pcid, flags);
-		else
-			hw_invlpgb(&os->smp, cpu, va, n, info->stride_shift, pcid, flags);
-		va += (uint64_t)(info->stride_shift > 21 ? 1 : n) << info->stride_shift;
+		hw_invlpgb(&os->smp, cpu, va, n, wide ? 12 : info->stride_shift, pcid, flags);
+		va += (uint64_t)n << info->stride_shift;
 	}
 }
 

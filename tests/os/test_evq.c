@@ -382,9 +382,7 @@ static void chunks_in_memory_reuse_their_ring(void **state)
 	uint64_t next = 0, n1 = 64 + 5 * 4096 + 1;
 
 	(void)state;
-	spill_start(&sp, &q);
-	sp.fd = -2; /* no file: every chunk stays in memory */
-	sp.tried = true;
+	spill_start(&sp, &q); /* under the byte cap: every chunk stays in memory */
 	push_singles(&sp, &q, 0, n1);
 	assert_int_equal(q.store_live, 5);
 	assert_int_equal(q.store_cap, 65536);
