@@ -99,6 +99,9 @@ static bool is_permitted(unsigned prot, enum tlbsim_access access)
 static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t va)
 {
 	struct hw_tlb_entry e = *leaf;
+	/* The page the descriptor maps: an L2 splinter remembers it. */
+	unsigned page_shift = leaf->leaf_shift > leaf->size_shift ? leaf->leaf_shift
+								   : leaf->size_shift;
 	int i;
 
 	if (!t->nr_sets)
@@ -109,6 +112,7 @@ static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t
 		if (s > leaf->size_shift)
 			continue;
 		e.size_shift = (uint8_t)s;
+		e.leaf_shift = (uint8_t)(s < page_shift ? page_shift : 0);
 		e.vpn = va >> s;
 		/* First 4 KiB frame of the splinter inside the page. */
 		e.pfn = leaf->pfn +

@@ -139,6 +139,12 @@ static bool same_key(const struct hw_tlb_entry *x, const struct hw_tlb_entry *e)
 	return xg || x->asid == e->asid;
 }
 
+/* An entry filled from a page larger than itself (see tlb_fill()). */
+static inline bool is_splinter(const struct hw_tlb_entry *x)
+{
+	return x->leaf_shift > x->size_shift;
+}
+
 static bool sel_matches_asid(const struct hw_tlb_sel *sel, const struct hw_tlb_entry *x)
 {
 	bool global = x->flags & HW_TLBE_GLOBAL;
@@ -377,6 +383,10 @@ bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb
 			*victim = t->e[base + way];
 	}
 fill:
+	if ((t->e[base + way].flags & HW_TLBE_VALID) && is_splinter(&t->e[base + way]))
+		t->nr_splinters--;
+	if (is_splinter(e))
+		t->nr_splinters++;
 	t->e[base + way] = *e;
 	t->e[base + way].flags |= HW_TLBE_VALID;
 	if (!(e->flags & HW_TLBE_GLOBAL))
@@ -389,8 +399,8 @@ fill:
  * Remove the entries of @x[0 .. @n) whose ASID/global bit @sel selects and,
  * when @shift is not 0, whose page is of that size and covers sel->va.
  */
-static unsigned invalidate_range(struct hw_tlb_entry *x, unsigned n, const struct hw_tlb_sel *sel,
-				 unsigned shift)
+static unsigned invalidate_range(struct hw_tlb *t, struct hw_tlb_entry *x, unsigned n,
+				 const struct hw_tlb_sel *sel, unsigned shift)
 {
 	unsigned removed = 0;
 
@@ -399,6 +409,8 @@ static unsigned invalidate_range(struct hw_tlb_entry *x, unsigned n, const struc
 			continue;
 		if (shift && (x[i].size_shift != shift || x[i].vpn != sel->va >> shift))
 			continue;
+		if (is_splinter(&x[i]))
+			t->nr_splinters--;
 		x[i].flags = 0;
 		removed++;
 	}
@@ -426,7 +438,7 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 
 		if (sel->asid_match == HW_ASID_EQ && !(t->asid_seen[sel->asid / 64] & bit))
 			return 0;
-		removed = invalidate_range(t->e, t->nr_sets * t->ways, sel, 0);
+		removed = invalidate_range(t, t->e, t->nr_sets * t->ways, sel, 0);
 		if (sel->asid_match == HW_ASID_EQ)
 			t->asid_seen[sel->asid / 64] &= ~bit;
 		else if (sel->asid_match == HW_ASID_ANY || sel->asid_match == HW_ASID_NONGLOBAL)
@@ -438,7 +450,20 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		unsigned shift = t->shifts[i];
 		unsigned set = (unsigned)((sel->va >> shift) & t->set_mask);
 
-		removed += invalidate_range(t->e + (size_t)set * t->ways, t->ways, sel, shift);
+		removed += invalidate_range(t, t->e + (size_t)set * t->ways, t->ways, sel, shift);
+	}
+	/* Splinters of a larger page covering va sit in any set: look at all
+	 * of them, only while some are held (1 GiB pages through a TLB that
+	 * serves 2 MiB at most, the x86 models' L2). */
+	for (unsigned i = 0; t->nr_splinters && i < t->nr_sets * t->ways; i++) {
+		struct hw_tlb_entry *x = &t->e[i];
+
+		if (!(x->flags & HW_TLBE_VALID) || !is_splinter(x) || !sel_matches_asid(sel, x) ||
+		    (x->vpn << x->size_shift) >> x->leaf_shift != sel->va >> x->leaf_shift)
+			continue;
+		t->nr_splinters--;
+		x->flags = 0;
+		removed++;
 	}
 	return removed;
 }

@@ -38,6 +38,8 @@ enum hw_tlb_flags {
  *           PWC: allocation generation of the frame in @pfn at fill time
  * @asid: ASID/PCID tag (ignored for matching when HW_TLBE_GLOBAL)
  * @size_shift: log2 of the bytes covered: 12, 21, 30 (TLB), 21..48 (PWC)
+ * @leaf_shift: TLB: log2 of the page the entry was filled from, when it
+ *              is a splinter of a larger page (> @size_shift); else 0
  * @flags: HW_TLBE_*
  * @prot: TLBSIM_PROT_* of the leaf (TLB only)
  */
@@ -47,6 +49,7 @@ struct hw_tlb_entry {
 	uint64_t version;
 	uint16_t asid;
 	uint8_t size_shift;
+	uint8_t leaf_shift;
 	uint8_t flags;
 	uint8_t prot;
 };
@@ -67,7 +70,12 @@ enum hw_asid_match {
 
 /**
  * struct hw_tlb_sel - selector of an invalidation
- * @by_va: only entries whose page covers @va
+ * @by_va: only entries whose page covers @va, and the splinters of every
+ *         larger page that covers it (Intel SDM vol. 3 4.10.2.3 and
+ *         4.10.4.1: INVLPG of any address in a page cached as several
+ *         smaller entries invalidates all of them; arm64 the same, which
+ *         Linux relies on: flush_pmd_tlb_range() issues one TLBI per
+ *         block, stride PMD_SIZE)
  * @va: virtual address, bytes (with @by_va)
  * @asid_match: see enum hw_asid_match
  * @asid: ASID/PCID (with HW_ASID_EQ*)
@@ -112,6 +120,10 @@ struct hw_tlb {
 	uint64_t tick;
 	uint64_t rng;
 	uint64_t *asid_seen;
+	/* Valid entries that are splinters of a larger page (leaf_shift set):
+	 * while there are none, a by-VA invalidation looks only in the sets
+	 * the address indexes. */
+	unsigned nr_splinters;
 	/* The last lookup's hit, and that lookup's smallest-size page
 	 * (va >> shifts[0]) and ASID; NULL once an insert or an
 	 * invalidation may have changed what a lookup finds.  See

@@ -299,6 +299,64 @@ static void huge_page_is_splintered_into_largest_l1_size(void **state)
 }
 
 /*
+ * One invalidation by VA anywhere in a large page drops every smaller entry
+ * cached for it (SDM vol. 3 4.10.2.3 and 4.10.4.1; HAZARD-RULES rule 14:
+ * "one INVLPG is enough for a page larger than 4 KB"; arm64 Linux relies
+ * on the same, one TLBI per block).  Here the L1 dTLB serves 4K only and
+ * the L2 4K and 2M, so two 1 GiB pages at 2G and 3G are splintered:
+ *   load 2G+5M      walk: L2 2M [2G+4M, 2G+6M), L1D 4K at 2G+5M
+ *   load 2G+5M+4K   L1D miss, L2 hit: L1D 4K at 2G+5M+4K (from a splinter)
+ *   load 3G+7M      walk: L2 2M at 3G+6M, L1D 4K at 3G+7M
+ * An invalidation of 2G+1023M (no entry of its own) removes the three
+ * entries of the page at 2G and nothing of the page at 3G.
+ */
+static void invalidate_by_va_drops_a_large_pages_splinters(enum tlbsim_isa isa)
+{
+	struct rig r;
+
+	rig_init(&r, isa, true);
+	tlbsim_mmu_destroy(r.mmu);
+	r.m.l1d = geom(16, 16, TLBSIM_PS_4K, 1);
+	r.m.l2 = geom(32, 32, TLBSIM_PS_4K | TLBSIM_PS_2M, 7);
+	r.mmu = tlbsim_mmu_create(&r.m, r.pm);
+	assert_non_null(r.mmu);
+	assert_int_equal(tlbsim_pgtable_map(r.pt1, GiB(2), GiB(1) >> 12, 30, TLBSIM_PROT_READ), 0);
+	assert_int_equal(tlbsim_pgtable_map(r.pt1, GiB(3), GiB(2) >> 12, 30, TLBSIM_PROT_READ), 0);
+	load_ctx(&r, r.pt1, 1);
+	assert_int_equal(load(&r, GiB(2) + MiB(5)).src, TLBSIM_XLATE_WALK);
+	assert_int_equal(load(&r, GiB(2) + MiB(5) + KiB(4)).src, TLBSIM_XLATE_L2);
+	assert_int_equal(load(&r, GiB(3) + MiB(7)).src, TLBSIM_XLATE_WALK);
+	assert_true(hw_mmu_holds(r.mmu, HW_L2, GiB(2) + MiB(4), 1));
+	assert_true(hw_mmu_holds(r.mmu, HW_L1D, GiB(2) + MiB(5) + KiB(4), 1));
+
+	if (isa == TLBSIM_ISA_X86_64)
+		assert_int_equal(tlbsim_mmu_invlpg(r.mmu, GiB(2) + MiB(1023)), 0);
+	else
+		assert_int_equal(tlbsim_mmu_tlbi(r.mmu, TLBSIM_TLBI_VALE1, GiB(2) + MiB(1023), 1), 0);
+	assert_int_equal(tlbsim_mmu_stats(r.mmu)->tlb_entries_invalidated, 3);
+	assert_false(hw_mmu_holds(r.mmu, HW_L2, GiB(2) + MiB(4), 1));
+	assert_false(hw_mmu_holds(r.mmu, HW_L1D, GiB(2) + MiB(5), 1));
+	assert_false(hw_mmu_holds(r.mmu, HW_L1D, GiB(2) + MiB(5) + KiB(4), 1));
+	assert_true(hw_mmu_holds(r.mmu, HW_L2, GiB(3) + MiB(6), 1));
+	assert_true(hw_mmu_holds(r.mmu, HW_L1D, GiB(3) + MiB(7), 1));
+	assert_int_equal(load(&r, GiB(2) + MiB(5) + KiB(4)).src, TLBSIM_XLATE_WALK);
+	assert_int_equal(load(&r, GiB(3) + MiB(7)).src, TLBSIM_XLATE_L1);
+	rig_fini(&r);
+}
+
+static void invlpg_drops_a_large_pages_splinters(void **state)
+{
+	(void)state;
+	invalidate_by_va_drops_a_large_pages_splinters(TLBSIM_ISA_X86_64);
+}
+
+static void tlbi_by_va_drops_a_large_pages_splinters(void **state)
+{
+	(void)state;
+	invalidate_by_va_drops_a_large_pages_splinters(TLBSIM_ISA_ARM64);
+}
+
+/*
  * The planted state of the invalidation table.  Context 1 (pt1, ASID/PCID
  * 1) maps A = 4 MiB, B = 1 GiB + 4 MiB (same top-level entry as A, other
  * PDPT/level-1 entry) and the global page G = 8 MiB; L = 64 MiB is a 2 MiB
@@ -858,6 +916,8 @@ int main(void)
 		cmocka_unit_test(store_to_read_only_page_faults_and_drops_the_entry),
 		cmocka_unit_test(unmapped_address_faults_and_caches_no_leaf),
 		cmocka_unit_test(huge_page_is_splintered_into_largest_l1_size),
+		cmocka_unit_test(invlpg_drops_a_large_pages_splinters),
+		cmocka_unit_test(tlbi_by_va_drops_a_large_pages_splinters),
 		cmocka_unit_test(x86_invalidation_instructions_remove_what_the_sdm_says),
 		cmocka_unit_test(arm64_tlbi_operations_remove_what_the_arm_arm_says),
 		cmocka_unit_test(instructions_of_the_other_isa_are_refused),
