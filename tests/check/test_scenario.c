@@ -317,6 +317,49 @@ static void an_instruction_of_the_other_isa_is_an_error_at_its_event(void **stat
 	}
 }
 
+/*
+ * INVLPGB and TLBSYNC raise #UD on a machine without them (CPUID
+ * Fn8000_0008 EBX[3] clear), and INVLPGB #GP when it names more pages than
+ * Fn8000_0008 EDX[15:0] + 1 (AMD APM vol. 3): the machine's
+ * invlpgb_max_pages, 0 on x86-16 (Intel-like) and 8 on milan-36
+ * (CALIBRATION.md 5.7).  Replayed on such a machine, each is an input
+ * error at its event, event 1; 8 pages on milan-36 run.  (The model once
+ * served all three.)
+ */
+static void an_invlpgb_the_machine_cannot_run_is_an_error_at_its_event(void **state)
+{
+	static const struct {
+		const char *machine, *line, *want;
+	} c[] = {
+	    {"x86-16", "cpu0 invlpgb 0x1000 1 12 flags=va",
+	     "event 1: invlpgb, but the machine has no INVLPGB/TLBSYNC (invlpgb_max_pages 0)"},
+	    {"x86-16", "cpu0 tlbsync",
+	     "event 1: tlbsync, but the machine has no INVLPGB/TLBSYNC (invlpgb_max_pages 0)"},
+	    {"milan-36", "cpu0 invlpgb 0x1000 9 12 flags=va",
+	     "event 1: invlpgb of 9 pages, but the machine's INVLPGB names 8 at most"},
+	    {"milan-36", "cpu0 invlpgb 0x1000 8 12 flags=va", NULL},
+	};
+	struct tlbsim_scenario_result res;
+	struct tlbsim_error err;
+	char text[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "tlbsim-trace 1 isa=x86-64 page_shift=12\n#@ machine %s\n#@ mode kernel\n"
+			 "#@ expect safe\ncpu0 isb\n%s\n",
+			 c[i].machine, c[i].line);
+		if (!c[i].want) {
+			assert_int_equal(check_text(text, NULL, &res, &err), 0);
+			assert_true(res.passed);
+			continue;
+		}
+		assert_int_equal(check_text(text, NULL, &res, &err), -TLBSIM_EINVAL);
+		assert_int_equal(err.line, 6);
+		assert_non_null(strstr(err.text, c[i].want));
+	}
+}
+
 /* Replay two events on cpu 0 of @m: table_alloc of name 0x10 at the top
  * level, then a load of it as the root with context tag @tag. */
 static int replay_root_load(struct tlbsim_machine *m, uint16_t tag, struct tlbsim_error *err)
@@ -392,6 +435,7 @@ int main(void)
 	    cmocka_unit_test(an_unknown_machine_is_reported_at_its_directive),
 	    cmocka_unit_test(an_unknown_policy_is_reported_at_its_directive),
 	    cmocka_unit_test(an_instruction_of_the_other_isa_is_an_error_at_its_event),
+	    cmocka_unit_test(an_invlpgb_the_machine_cannot_run_is_an_error_at_its_event),
 	    cmocka_unit_test(a_context_tag_wider_than_the_machine_is_an_error_at_its_event),
 	};
 

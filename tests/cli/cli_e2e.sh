@@ -180,8 +180,8 @@ check "run --check: the arm64 unmap with TLBI+DSB is safe (exit 0)" "$bin" run -
 check "run --check: without the second DSB, exit 1" test $rc -eq 1
 check "run --check: ... reports the frame reused before the DSB" grep -q '"kind": "incomplete_maintenance"' "$tmp/o.json"
 check "run --check: ... and lists it after the table" grep -q '^  incomplete_maintenance: event' "$tmp/o.txt"
-check "run --check: the x86 unmap with INVLPGB+TLBSYNC is safe" "$bin" run --machine x86-16 --check --format insn --quiet "$ex/oracle-x86-safe.insn"
-"$bin" run --machine x86-16 --check --format insn --quiet "$ex/oracle-x86-notlbsync.insn"; rc=$?
+check "run --check: the x86 unmap with INVLPGB+TLBSYNC is safe" "$bin" run --machine milan-36 --check --format insn --quiet "$ex/oracle-x86-safe.insn"
+"$bin" run --machine milan-36 --check --format insn --quiet "$ex/oracle-x86-notlbsync.insn"; rc=$?
 check "run --check: without TLBSYNC, exit 1" test $rc -eq 1
 "$bin" run --machine generic-arm64 --format insn --quiet "$ex/oracle-arm64-nodsb.insn"; rc=$?
 check "run without --check: the same trace exits 0" test $rc -eq 0
