@@ -57,7 +57,13 @@ typedef int (*tlbsim_event_batch_fn)(void *arg, struct tlbsim_event *ev, size_t 
  * @machine: the machine (borrowed; must outlive the simulation)
  * @policy: "name", "name:key=value,...", or "a+b" (a flush policy composed
  *        with a table-free strategy); NULL for the ISA's default
- * @threads: OpenMP threads for the parallel phase (>= 1; 0 means 1)
+ * @threads: OpenMP threads for the parallel phase (>= 1; 0 means 1).
+ *        A window's cores are shared among them only while windows take
+ *        long enough on the host (about 100 us) to pay for OpenMP's two
+ *        barriers a window; shorter windows run on the calling thread
+ * @share_all: non-zero: with @threads > 1, share every window however
+ *        short (tests, ThreadSanitizer); the results are the same either
+ *        way, only the speed differs
  * @max_events: stop after this many events (0: no cap); stats are then
  *        marked partial
  * @max_cycles: stop at this simulated time, cycles (0: no cap)
@@ -80,6 +86,7 @@ struct tlbsim_sim_config {
 	const struct tlbsim_machine *machine;
 	const char *policy;
 	int threads;
+	int share_all;
 	uint64_t max_events;
 	uint64_t max_cycles;
 	uint64_t memory_frames;

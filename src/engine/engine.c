@@ -7,6 +7,7 @@
  * order on (time, sender, sequence), so the outcome does not depend on the
  * number of OpenMP threads or on their scheduling.
  */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -351,45 +352,97 @@ static void serial_part(struct eng *e, struct eng_core **parked, uint64_t max_ti
 	plan_window(e, max_time, end, finished, result);
 }
 
+/*
+ * Sharing a window's cores among the threads costs two barriers, each a
+ * futex sleep and wake-up when a thread waits (libgomp, passive or after
+ * its spin): tens of microseconds on the development VM, while a window of
+ * a flush-heavy run (an IPI handled here and there) takes a few
+ * microseconds on one thread, and sharing every window made 2 threads 4 to
+ * 12 times slower than 1 (bench/perf/README.md).  So a window is shared
+ * only while windows take long: the cores of the windows run on the
+ * calling thread, timed, until their moving average (weight 1/4) reaches
+ * SHARE_MIN_S, and shared windows run until one takes less than
+ * SHARE_STOP_S, barriers included.  Which thread runs a core's window
+ * does not change what it computes (the model above), so the results do
+ * not depend on the choice, only the speed does.
+ */
+#define SHARE_MIN_S 100e-6
+#define SHARE_STOP_S 50e-6
+
+static void run_cores(struct eng *e, uint64_t end)
+{
+	for (uint32_t i = 0; i < e->nr_cores; i++)
+		core_window(e, &e->cores[i], end);
+}
+
+/*
+ * Windows on the calling thread (timed when @e has other threads to share
+ * with), until the run is over or, with e->threads > 1, the windows are
+ * worth sharing.  *@avg: the moving average of their core phases, seconds.
+ */
+static void run_alone(struct eng *e, struct eng_core **parked, uint64_t max_time, uint64_t *end,
+		      bool *finished, int *result, double *avg)
+{
+	while (!*finished && (e->threads == 1 || (!e->share_always && *avg < SHARE_MIN_S))) {
+		if (e->threads == 1) {
+			run_cores(e, *end);
+		} else {
+			double t0 = omp_get_wtime();
+
+			run_cores(e, *end);
+			*avg += (omp_get_wtime() - t0 - *avg) / 4;
+		}
+		serial_part(e, parked, max_time, end, finished, result);
+	}
+}
+
 int eng_run(struct eng *e, uint64_t max_time)
 {
 	struct eng_core **parked = malloc(e->nr_cores * sizeof(*parked));
 	int result = 0;
 	uint64_t end = 0;
 	bool finished = false;
+	double avg = 0, t0 = 0;
 
 	if (!parked)
 		return -TLBSIM_ENOMEM;
 	/* Parked cores from set-up are served before the first window. */
 	boundary(e, parked);
 	plan_window(e, max_time, &end, &finished, &result);
-	if (e->threads == 1) {
-		/* The same windows in one thread, without a parallel region:
-		 * libgomp's barriers cost a futex call each, twice a window
-		 * (bench/perf/README.md). */
-		while (!finished) {
-			for (uint32_t i = 0; i < e->nr_cores; i++)
-				core_window(e, &e->cores[i], end);
-			serial_part(e, parked, max_time, &end, &finished, &result);
-		}
+	/* With one thread, no parallel region ever: libgomp's barriers cost
+	 * a futex call each, twice a window. */
+	run_alone(e, parked, max_time, &end, &finished, &result, &avg);
+	if (finished) {
 		free(parked);
 		return result;
 	}
 	/*
-	 * Two barriers per window: the one closing the parallel loop (every
-	 * core has reached the window's end before the boundary routes its
-	 * messages) and the one closing the serial part (the boundary and
-	 * the next window's plan are visible before any core runs again).
-	 * Every thread reads @finished after the second, so all leave
-	 * together.
+	 * Shared windows.  Two barriers per window: the one closing the
+	 * parallel loop (every core has reached the window's end before the
+	 * boundary routes its messages) and the one closing the single (the
+	 * boundary and the next window's plan are visible before any core
+	 * runs again).  Every thread reads @finished after the second, so
+	 * all leave together.  The single also runs the windows that follow
+	 * on its own thread while they are short.
 	 */
+	t0 = omp_get_wtime();
 #pragma omp parallel num_threads(e->threads) default(shared)
 	while (!finished) {
 #pragma omp for schedule(dynamic, 4)
 		for (uint32_t i = 0; i < e->nr_cores; i++)
 			core_window(e, &e->cores[i], end);
 #pragma omp single
-		serial_part(e, parked, max_time, &end, &finished, &result);
+		{
+			bool short_window = omp_get_wtime() - t0 < SHARE_STOP_S;
+
+			e->shared_windows++;
+			serial_part(e, parked, max_time, &end, &finished, &result);
+			if (short_window && !e->share_always) {
+				avg = 0;
+				run_alone(e, parked, max_time, &end, &finished, &result, &avg);
+			}
+			t0 = omp_get_wtime();
+		}
 	}
 	free(parked);
 	return result;

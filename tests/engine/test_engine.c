@@ -6,6 +6,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -111,6 +112,7 @@ struct rnd_world {
 	struct rnd_core core[NR];
 	uint64_t serial_hash; /* of the serial phase's order */
 	uint64_t shared;      /* shared state, changed only in serve() */
+	unsigned burn;        /* host work a step does first, hash rounds */
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -125,6 +127,8 @@ static void rnd_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop
 	struct rnd_world *w = ctx;
 	struct rnd_core *p = &w->core[c->id];
 
+	for (unsigned i = 0; i < w->burn; i++)
+		p->hash = mix(p->hash, i);
 	while (c->now < stop) {
 		uint64_t r;
 
@@ -190,8 +194,17 @@ static void rnd_serve(void *ctx, struct eng *e, struct eng_core *c)
 	c->state = ENG_RUNNING;
 }
 
-static void run_world(int threads, struct eng_core_stats out[NR], uint64_t now[NR],
-		      uint64_t hash[NR], uint64_t *serial_hash, uint64_t *windows)
+struct world_run {
+	int threads;
+	bool share_all;
+	unsigned remaining; /* steps of each core */
+	unsigned burn;
+	/* results */
+	struct eng_core_stats st[NR];
+	uint64_t now[NR], hash[NR], serial_hash, windows, shared_windows;
+};
+
+static void run_world(struct world_run *r)
 {
 	const struct eng_ops ops = {.step = rnd_step, .deliver = rnd_deliver, .serve = rnd_serve};
 	struct rnd_world w;
@@ -199,48 +212,84 @@ static void run_world(int threads, struct eng_core_stats out[NR], uint64_t now[N
 	unsigned i;
 
 	memset(&w, 0, sizeof(w));
-	assert_int_equal(eng_init(&e, NR, L, threads, &ops, &w), 0);
+	w.burn = r->burn;
+	assert_int_equal(eng_init(&e, NR, L, r->threads, &ops, &w), 0);
+	e.share_always = r->share_all;
 	for (i = 0; i < NR; i++) {
 		w.core[i].rng = 1000 + i;
-		w.core[i].remaining = 4000;
+		w.core[i].remaining = r->remaining;
 		e.cores[i].state = ENG_RUNNING;
 	}
 	assert_int_equal(eng_run(&e, ENG_NEVER), 0);
 	for (i = 0; i < NR; i++) {
-		out[i] = e.cores[i].st;
-		now[i] = e.cores[i].now;
-		hash[i] = w.core[i].hash;
+		r->st[i] = e.cores[i].st;
+		r->now[i] = e.cores[i].now;
+		r->hash[i] = w.core[i].hash;
 		assert_int_equal(w.core[i].pending, 0);
 	}
-	*serial_hash = w.serial_hash;
-	*windows = e.windows;
+	r->serial_hash = w.serial_hash;
+	r->windows = e.windows;
+	r->shared_windows = e.shared_windows;
 	eng_fini(&e);
 }
 
+static void assert_same_world(const struct world_run *a, const struct world_run *b)
+{
+	assert_memory_equal(a->st, b->st, sizeof(a->st));
+	assert_memory_equal(a->now, b->now, sizeof(a->now));
+	assert_memory_equal(a->hash, b->hash, sizeof(a->hash));
+	assert_int_equal(a->serial_hash, b->serial_hash);
+	assert_int_equal(a->windows, b->windows);
+}
+
+/*
+ * 1 thread; 2 and 4 threads sharing every window (share_always); 2 threads
+ * sharing only long windows, which these (a few hundred cycles of work a
+ * core) are not on any host, or only some of them: the same results.
+ */
 static void results_are_identical_for_1_2_and_4_threads(void **state)
 {
-	struct eng_core_stats st[3][NR];
-	uint64_t now[3][NR], hash[3][NR], serial[3], windows[3];
-	const int threads[3] = {1, 2, 4};
+	static struct world_run r[4] = {
+	    {.threads = 1}, {.threads = 2, .share_all = true}, {.threads = 4, .share_all = true}, {.threads = 2}};
 	uint64_t msgs = 0;
 	int t;
 
 	(void)state;
-	for (t = 0; t < 3; t++)
-		run_world(threads[t], st[t], now[t], hash[t], &serial[t], &windows[t]);
-	for (t = 1; t < 3; t++) {
-		assert_memory_equal(st[0], st[t], sizeof(st[0]));
-		assert_memory_equal(now[0], now[t], sizeof(now[0]));
-		assert_memory_equal(hash[0], hash[t], sizeof(hash[0]));
-		assert_int_equal(serial[0], serial[t]);
-		assert_int_equal(windows[0], windows[t]);
+	for (t = 0; t < 4; t++) {
+		r[t].remaining = 4000;
+		run_world(&r[t]);
 	}
+	for (t = 1; t < 4; t++)
+		assert_same_world(&r[0], &r[t]);
+	/* One thread never shares; share_always shares every window. */
+	assert_int_equal(r[0].shared_windows, 0);
+	assert_int_equal(r[1].shared_windows, r[1].windows);
+	assert_int_equal(r[2].shared_windows, r[2].windows);
 	/* The traffic really was heavy: every core exchanged messages. */
 	for (t = 0; t < NR; t++) {
-		assert_true(st[0][t].msgs_received > 100);
-		msgs += st[0][t].msgs_sent;
+		assert_true(r[0].st[t].msgs_received > 100);
+		msgs += r[0].st[t].msgs_sent;
 	}
 	assert_true(msgs > 5000);
+}
+
+/*
+ * Windows whose cores take long on the host are shared without
+ * share_always: each step first does 20,000 rounds of hashing (tens of
+ * microseconds; a window, 16 cores' steps, far above the 100 us the engine
+ * waits for), and the results stay those of one thread.
+ */
+static void long_windows_are_shared(void **state)
+{
+	static struct world_run one = {.threads = 1, .remaining = 100, .burn = 20000},
+				two = {.threads = 2, .remaining = 100, .burn = 20000};
+
+	(void)state;
+	run_world(&one);
+	run_world(&two);
+	assert_same_world(&one, &two);
+	assert_true(two.shared_windows > 0);
+	assert_true(two.windows > 10);
 }
 
 /* A timed block ends by itself, and the gap counts as waiting. */
@@ -267,6 +316,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(request_and_ack_are_timed_as_worked_out),
 		cmocka_unit_test(results_are_identical_for_1_2_and_4_threads),
+		cmocka_unit_test(long_windows_are_shared),
 		cmocka_unit_test(timed_block_ends_at_its_deadline),
 	};
 

@@ -34,7 +34,8 @@ static const struct workload workloads[] = {
 static char *run(const struct tlbsim_machine *m, const char *policy, const struct workload *w,
 		 int threads)
 {
-	struct tlbsim_sim_config cfg = {.machine = m, .policy = policy, .threads = threads};
+	struct tlbsim_sim_config cfg = {
+	    .machine = m, .policy = policy, .threads = threads, .share_all = threads > 1};
 	struct tlbsim_error err;
 	tlbsim_sim *sim = NULL;
 	tlbsim_gen *g = NULL;

@@ -262,6 +262,7 @@ static uint64_t lru_waits(int threads)
 	cfg.machine = m;
 	cfg.policy = "x86-invlpgb";
 	cfg.threads = threads;
+	cfg.share_all = threads > 1;
 	tlbsim_error_clear(&err);
 	assert_int_equal(tlbsim_sim_create(&cfg, &sim, &err), 0);
 	assert_int_equal(tlbsim_sim_run(sim, evlist_next, &l, &err), 0);

@@ -56,6 +56,7 @@ static char *hazards_json(const char *policy, int threads, uint64_t *total)
 	cfg.machine = m;
 	cfg.policy = policy;
 	cfg.threads = threads;
+	cfg.share_all = threads > 1;
 	cfg.check = 1;
 	assert_int_equal(tlbsim_sim_create(&cfg, &sim, NULL), 0);
 	assert_int_equal(tlbsim_sim_run(sim, evlist_next, &l, NULL), 0);

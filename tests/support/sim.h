@@ -53,6 +53,8 @@ static inline void run_opts(struct run *r, enum tlbsim_isa isa, unsigned cpus, c
 	cfg.machine = r->m;
 	cfg.policy = policy;
 	cfg.threads = o->threads ? o->threads : 1;
+	/* Every window shared, however short: the parallel phase runs. */
+	cfg.share_all = cfg.threads > 1;
 	cfg.max_cycles = o->max_cycles;
 	cfg.os_flags = o->os_flags;
 	tlbsim_error_clear(&err);
