@@ -59,8 +59,9 @@ typedef int (*tlbsim_event_batch_fn)(void *arg, struct tlbsim_event *ev, size_t 
  *        with a table-free strategy); NULL for the ISA's default
  * @threads: OpenMP threads for the parallel phase (>= 1; 0 means 1).
  *        A window's cores are shared among them only while windows take
- *        long enough on the host (about 100 us) to pay for OpenMP's two
- *        barriers a window; shorter windows run on the calling thread
+ *        long on the host (about 100 us) and sharing them beats one
+ *        thread, OpenMP's two barriers a window included (timed as the
+ *        run goes); other windows run on the calling thread
  * @share_all: non-zero: with @threads > 1, share every window however
  *        short (tests, ThreadSanitizer); the results are the same either
  *        way, only the speed differs

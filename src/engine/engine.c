@@ -364,17 +364,34 @@ static void serial_part(struct eng *e, struct eng_core **parked, uint64_t max_ti
  * futex sleep and wake-up when a thread waits (libgomp, passive or after
  * its spin): tens of microseconds on the development VM, while a window of
  * a flush-heavy run (an IPI handled here and there) takes a few
- * microseconds on one thread, and sharing every window made 2 threads 4 to
- * 12 times slower than 1 (bench/perf/README.md).  So a window is shared
- * only while windows take long: the cores of the windows run on the
- * calling thread, timed, until their moving average (weight 1/4) reaches
- * SHARE_MIN_S, and shared windows run until one takes less than
- * SHARE_STOP_S, barriers included.  Which thread runs a core's window
- * does not change what it computes (the model above), so the results do
- * not depend on the choice, only the speed does.
+ * microseconds on one thread; sharing every window made 2 threads 4 to 12
+ * times slower than 1 (bench/perf/README.md).  So the engine shares only
+ * windows that gain by it, measured on the host as it goes:
+ *  - alone, it times each window's cores on the calling thread; once their
+ *    moving average (weight 1/4) reaches SHARE_MIN_S and @wait windows
+ *    have passed since sharing last failed, the next window is shared;
+ *  - shared, each thread times its part of the window, and the window's
+ *    wall time (barriers included) is set against the sum of the parts,
+ *    what one thread would have taken: while the wall time stays under
+ *    SHARE_GAIN of it, windows stay shared; else sharing failed, and
+ *    @wait doubles (at most SHARE_WAIT_MAX windows; back to
+ *    SHARE_WAIT_MIN after a shared window that gained).
+ * Which thread runs a core's window does not change what it computes (the
+ * model above): the results do not depend on these choices, only the
+ * speed does.
  */
 #define SHARE_MIN_S 100e-6
-#define SHARE_STOP_S 50e-6
+#define SHARE_GAIN 0.9
+#define SHARE_WAIT_MIN 16
+#define SHARE_WAIT_MAX 4096
+
+struct share {
+	double avg;	/* alone: moving average of a window's cores, s */
+	uint64_t wait;	/* windows to run alone after a failed share */
+	uint64_t since; /* windows run alone since the last share */
+	double t0;	/* shared: when the window's first barrier began */
+	double work;	/* shared: the threads' parts of the window, s */
+};
 
 static void run_cores(struct eng *e, uint64_t end)
 {
@@ -382,73 +399,98 @@ static void run_cores(struct eng *e, uint64_t end)
 		core_window(e, &e->cores[i], end);
 }
 
+static bool worth_sharing(const struct eng *e, const struct share *sh)
+{
+	return e->threads > 1 && (e->share_always || (sh->avg >= SHARE_MIN_S && sh->since >= sh->wait));
+}
+
 /*
  * Windows on the calling thread (timed when @e has other threads to share
- * with), until the run is over or, with e->threads > 1, the windows are
- * worth sharing.  *@avg: the moving average of their core phases, seconds.
+ * with), until the run is over or the next window is worth sharing.
  */
 static void run_alone(struct eng *e, struct eng_core **parked, uint64_t max_time, uint64_t *end,
-		      bool *finished, int *result, double *avg)
+		      bool *finished, int *result, struct share *sh)
 {
-	while (!*finished && (e->threads == 1 || (!e->share_always && *avg < SHARE_MIN_S))) {
+	while (!*finished && !worth_sharing(e, sh)) {
 		if (e->threads == 1) {
 			run_cores(e, *end);
 		} else {
 			double t0 = omp_get_wtime();
 
 			run_cores(e, *end);
-			*avg += (omp_get_wtime() - t0 - *avg) / 4;
+			sh->avg += (omp_get_wtime() - t0 - sh->avg) / 4;
+			sh->since++;
 		}
 		serial_part(e, parked, max_time, end, finished, result);
 	}
 }
 
+/* After a shared window: did it gain?  If not, back to the calling
+ * thread, for a while. */
+static void after_shared(struct eng *e, struct eng_core **parked, uint64_t max_time, uint64_t *end,
+			 bool *finished, int *result, struct share *sh)
+{
+	bool gained = omp_get_wtime() - sh->t0 < SHARE_GAIN * sh->work;
+
+	e->shared_windows++;
+	serial_part(e, parked, max_time, end, finished, result);
+	if (e->share_always)
+		return;
+	if (gained) {
+		sh->wait = SHARE_WAIT_MIN;
+		return;
+	}
+	sh->wait = sh->wait * 2 < SHARE_WAIT_MAX ? sh->wait * 2 : SHARE_WAIT_MAX;
+	sh->avg = 0;
+	sh->since = 0;
+	run_alone(e, parked, max_time, end, finished, result, sh);
+}
+
 int eng_run(struct eng *e, uint64_t max_time)
 {
 	struct eng_core **parked = malloc(e->nr_cores * sizeof(*parked));
+	struct share sh = {.wait = 0};
 	int result = 0;
 	uint64_t end = 0;
 	bool finished = false;
-	double avg = 0, t0 = 0;
 
 	if (!parked)
 		return -TLBSIM_ENOMEM;
 	/* Parked cores from set-up are served before the first window. */
 	boundary(e, parked);
 	plan_window(e, max_time, &end, &finished, &result);
-	/* With one thread, no parallel region ever: libgomp's barriers cost
-	 * a futex call each, twice a window. */
-	run_alone(e, parked, max_time, &end, &finished, &result, &avg);
+	/* With one thread, no parallel region ever. */
+	run_alone(e, parked, max_time, &end, &finished, &result, &sh);
 	if (finished) {
 		free(parked);
 		return result;
 	}
 	/*
-	 * Shared windows.  Two barriers per window: the one closing the
+	 * Shared windows.  Two barriers per window: the one after the
 	 * parallel loop (every core has reached the window's end before the
 	 * boundary routes its messages) and the one closing the single (the
 	 * boundary and the next window's plan are visible before any core
 	 * runs again).  Every thread reads @finished after the second, so
 	 * all leave together.  The single also runs the windows that follow
-	 * on its own thread while they are short.
+	 * on its own thread while sharing does not pay.
 	 */
-	t0 = omp_get_wtime();
+	sh.t0 = omp_get_wtime();
 #pragma omp parallel num_threads(e->threads) default(shared)
 	while (!finished) {
-#pragma omp for schedule(dynamic, 4)
+		double part = omp_get_wtime();
+
+#pragma omp for schedule(dynamic, 4) nowait
 		for (uint32_t i = 0; i < e->nr_cores; i++)
 			core_window(e, &e->cores[i], end);
+		part = omp_get_wtime() - part;
+#pragma omp atomic
+		sh.work += part;
+#pragma omp barrier
 #pragma omp single
 		{
-			bool short_window = omp_get_wtime() - t0 < SHARE_STOP_S;
-
-			e->shared_windows++;
-			serial_part(e, parked, max_time, &end, &finished, &result);
-			if (short_window && !e->share_always) {
-				avg = 0;
-				run_alone(e, parked, max_time, &end, &finished, &result, &avg);
-			}
-			t0 = omp_get_wtime();
+			after_shared(e, parked, max_time, &end, &finished, &result, &sh);
+			sh.work = 0;
+			sh.t0 = omp_get_wtime();
 		}
 	}
 	free(parked);
