@@ -352,6 +352,7 @@ static void an_invlpgb_the_machine_cannot_run_is_an_error_at_its_event(void **st
 		if (!c[i].want) {
 			assert_int_equal(check_text(text, NULL, &res, &err), 0);
 			assert_true(res.passed);
+			free(res.stats);
 			continue;
 		}
 		assert_int_equal(check_text(text, NULL, &res, &err), -TLBSIM_EINVAL);
