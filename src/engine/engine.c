@@ -374,8 +374,8 @@ static void serial_part(struct eng *e, struct eng_core **parked, uint64_t max_ti
  *    wall time (barriers included) is set against the sum of the parts,
  *    what one thread would have taken: while the wall time stays under
  *    SHARE_GAIN of it, windows stay shared; else sharing failed, and
- *    @wait doubles (at most SHARE_WAIT_MAX windows; back to
- *    SHARE_WAIT_MIN after a shared window that gained).
+ *    @wait doubles (from SHARE_WAIT_MIN windows to SHARE_WAIT_MAX at
+ *    most; back to SHARE_WAIT_MIN after a shared window that gained).
  * Which thread runs a core's window does not change what it computes (the
  * model above): the results do not depend on these choices, only the
  * speed does.
@@ -440,7 +440,10 @@ static void after_shared(struct eng *e, struct eng_core **parked, uint64_t max_t
 		sh->wait = SHARE_WAIT_MIN;
 		return;
 	}
-	sh->wait = sh->wait * 2 < SHARE_WAIT_MAX ? sh->wait * 2 : SHARE_WAIT_MAX;
+	if (sh->wait < SHARE_WAIT_MIN)
+		sh->wait = SHARE_WAIT_MIN;
+	else if (sh->wait < SHARE_WAIT_MAX)
+		sh->wait *= 2;
 	sh->avg = 0;
 	sh->since = 0;
 	run_alone(e, parked, max_time, end, finished, result, sh);
