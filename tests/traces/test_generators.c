@@ -787,6 +787,21 @@ static void parameter_errors_are_reported(void **unused)
 	assert_int_equal(tlbsim_gen_create("page-faults", "threads", TLBSIM_ISA_X86_64, &g, &err),
 			 -TLBSIM_EINVAL);
 
+	/* A parameter given twice (the last one silently won), seed too;
+	 * the offset is that of the second, in the parameter string. */
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_gen_create("madvise-threads", "loops=2,threads=3,loops=3",
+					   TLBSIM_ISA_X86_64, &g, &err),
+			 -TLBSIM_EINVAL);
+	assert_null(g);
+	assert_non_null(strstr(err.text, "parameter 'loops' given twice"));
+	assert_int_equal(err.offset, 18);
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_gen_create("madvise-threads", "seed=1,seed=2", TLBSIM_ISA_X86_64,
+					   &g, &err),
+			 -TLBSIM_EINVAL);
+	assert_non_null(strstr(err.text, "parameter 'seed' given twice"));
+
 	tlbsim_error_clear(&err);
 	assert_int_equal(tlbsim_gen_create("page-fault", NULL, TLBSIM_ISA_X86_64, &g, &err),
 			 -TLBSIM_ENOENT);
