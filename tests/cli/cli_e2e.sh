@@ -49,6 +49,13 @@ check "policy error lists known ones" grep -q "known for x86-64: x86-stock" "$tm
 "$bin" run --machine generic-x86-64 --gen mprotect-toggle --param nope=1 2>"$tmp/err"; rc=$?
 check "unknown generator parameter exits 2" test $rc -eq 2
 check "unknown parameter lists known ones" grep -q "known: procs" "$tmp/err"
+"$bin" run --machine generic-x86-64 --gen madvise-threads --param loops=2,loops=3 2>"$tmp/err"; rc=$?
+check "a generator parameter given twice exits 2" test $rc -eq 2
+check "... and says which" grep -q "parameter 'loops' given twice" "$tmp/err"
+: >"$tmp/empty.tlbt"
+"$bin" run --machine generic-x86-64 "$tmp/empty.tlbt" 2>"$tmp/err"; rc=$?
+check "an empty trace exits 2" test $rc -eq 2
+check "... and says it is empty" grep -q "empty.tlbt:@0: a trace format expected (.*), found an empty input" "$tmp/err"
 
 # gen -> trace -> run, and the same run straight from the generator: the
 # statistics agree.
