@@ -98,7 +98,7 @@ int tlbsim_gen_create(const char *name, const char *params, enum tlbsim_isa isa,
 {
 	char src[96], names[512];
 	uint64_t values[TLBSIM_GEN_MAX_PARAMS], seed = 1;
-	uint64_t given = 0; /* bit i: parameter i seen; bit TLBSIM_GEN_MAX_PARAMS: seed */
+	uint64_t given = 0; /* bit i: parameter i seen */
 	const struct tlbsim_generator *g;
 	const char *s = params ? params : "";
 	tlbsim_gen *gen;
@@ -130,12 +130,10 @@ int tlbsim_gen_create(const char *name, const char *params, enum tlbsim_isa isa,
 				       "a number (decimal, 0x-hex, K/M/G suffix) expected for '%.*s', "
 				       "found '%.*s'",
 				       (int)klen, s, (int)(len - klen - 1), s + klen + 1);
+		/* i: the parameter's index, TLBSIM_GEN_MAX_PARAMS for the seed
+		 * (and its bit in @given). */
 		if (klen == 4 && !strncmp(s, "seed", 4)) {
-			if (given & 1ull << TLBSIM_GEN_MAX_PARAMS)
-				return err_set(err, -TLBSIM_EINVAL, src, -1, -1, s - params, NULL,
-					       "parameter 'seed' given twice");
-			given |= 1ull << TLBSIM_GEN_MAX_PARAMS;
-			seed = v;
+			i = TLBSIM_GEN_MAX_PARAMS;
 		} else {
 			for (i = 0; i < g->nr_params; i++)
 				if (strlen(g->params[i].name) == klen &&
@@ -147,10 +145,14 @@ int tlbsim_gen_create(const char *name, const char *params, enum tlbsim_isa isa,
 					       "unknown parameter '%.*s' of %s; known: %s", (int)klen,
 					       s, g->name, names);
 			}
-			if (given & 1ull << i)
-				return err_set(err, -TLBSIM_EINVAL, src, -1, -1, s - params, NULL,
-					       "parameter '%s' given twice", g->params[i].name);
-			given |= 1ull << i;
+		}
+		if (given & 1ull << i)
+			return err_set(err, -TLBSIM_EINVAL, src, -1, -1, s - params, NULL,
+				       "parameter '%.*s' given twice", (int)klen, s);
+		given |= 1ull << i;
+		if (i == TLBSIM_GEN_MAX_PARAMS) {
+			seed = v;
+		} else {
 			if (v < g->params[i].min || v > g->params[i].max)
 				return err_set(err, -TLBSIM_ERANGE, src, -1, -1, s - params, NULL,
 					       "%s=%llu is out of range [%llu, %llu]",

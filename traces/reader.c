@@ -52,14 +52,9 @@ static const struct trace_reader_ops *detect(const struct trace_in *in, struct t
 		if (len < sizeof(known) && !(*ops)->magic && !(*ops)->probe)
 			len += (size_t)snprintf(known + len, sizeof(known) - len,
 						"; %s only when named", (*ops)->name);
-	if (!n) {
-		err_set(err, -TLBSIM_EPARSE, in->name, -1, -1, 0, NULL,
-			"a trace format expected (%s), found an empty input", known);
-		return NULL;
-	}
 	hex_prefix(in, found, sizeof(found));
-	err_set(err, -TLBSIM_EPARSE, in->name, -1, -1, 0, NULL,
-		"a trace format expected (%s), found first bytes [%s]", known, found);
+	err_set(err, -TLBSIM_EPARSE, in->name, -1, -1, 0, NULL, "a trace format expected (%s), found %s%s%s",
+		known, n ? "first bytes [" : "an empty input", found, n ? "]" : "");
 	return NULL;
 }
 

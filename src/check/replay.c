@@ -227,14 +227,15 @@ static int fail_tag(struct replay *r, uint64_t idx, const char *what, uint16_t t
 }
 
 /*
- * Can the machine run this INVLPGB or TLBSYNC?  Both raise #UD where CPUID
+ * Fail the replay at an INVLPGB or TLBSYNC the machine cannot run (non-zero
+ * then, 0 if it can).  Both raise #UD where CPUID
  * Fn8000_0008 EBX[3] (INVLPGB) is clear, and INVLPGB raises #GP when it
  * names more pages than Fn8000_0008 EDX[15:0] + 1 (AMD APM vol. 3, INVLPGB,
  * TLBSYNC): the machine's invlpgb_max_pages, 0 for none.  The trace was
  * then taken on another kind of machine (the hardware model assumed both
  * and served the instruction anyway, a tester's finding).
  */
-static int invlpgb_fits(struct replay *r, const struct tlbsim_event *ev, uint64_t idx)
+static int invlpgb_refused(struct replay *r, const struct tlbsim_event *ev, uint64_t idx)
 {
 	unsigned max = r->m->costs.invlpgb_max_pages;
 	char msg[128];
@@ -269,7 +270,7 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 			 tlbsim_isa_name(r->m->isa));
 		return fail(r, idx, msg);
 	}
-	if ((ev->kind == TLBSIM_EV_INVLPGB || ev->kind == TLBSIM_EV_TLBSYNC) && invlpgb_fits(r, ev, idx))
+	if ((ev->kind == TLBSIM_EV_INVLPGB || ev->kind == TLBSIM_EV_TLBSYNC) && invlpgb_refused(r, ev, idx))
 		return r->rc;
 	if (r->oracle)
 		chk_event_local(r->oracle, cpu->id, idx);

@@ -401,7 +401,7 @@ static void run_cores(struct eng *e, uint64_t end)
 
 static bool worth_sharing(const struct eng *e, const struct share *sh)
 {
-	return e->threads > 1 && (e->share_always || (sh->avg >= SHARE_MIN_S && sh->since >= sh->wait));
+	return e->threads > 1 && (e->share_all || (sh->avg >= SHARE_MIN_S && sh->since >= sh->wait));
 }
 
 /*
@@ -434,7 +434,7 @@ static void after_shared(struct eng *e, struct eng_core **parked, uint64_t max_t
 
 	e->shared_windows++;
 	serial_part(e, parked, max_time, end, finished, result);
-	if (e->share_always)
+	if (e->share_all)
 		return;
 	if (gained) {
 		sh->wait = SHARE_WAIT_MIN;
@@ -452,7 +452,7 @@ static void after_shared(struct eng *e, struct eng_core **parked, uint64_t max_t
 int eng_run(struct eng *e, uint64_t max_time)
 {
 	struct eng_core **parked = malloc(e->nr_cores * sizeof(*parked));
-	struct share sh = {.wait = 0};
+	struct share sh = {0};
 	int result = 0;
 	uint64_t end = 0;
 	bool finished = false;

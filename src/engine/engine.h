@@ -171,7 +171,7 @@ struct eng_ops {
  *        atomic, while a plain volatile int would be a data race
  * @fabric_seq: sequence of messages the fabric sends
  * @merge: scratch: the fabric's messages of one batch
- * @share_always: with @threads > 1, run every window's cores on all the
+ * @share_all: with @threads > 1, run every window's cores on all the
  *        threads (tests and ThreadSanitizer); false: only windows whose
  *        cores are worth the barriers (eng_run())
  * @shared_windows: windows whose cores ran on all the threads (host-time
@@ -189,7 +189,7 @@ struct eng {
 	atomic_int stop_requested;
 	uint64_t fabric_seq;
 	struct eng_heap merge;
-	bool share_always;
+	bool share_all;
 	uint64_t shared_windows;
 };
 

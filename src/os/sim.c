@@ -1017,7 +1017,7 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 		      &os_eng_ops, os);
 	if (rc)
 		return rc;
-	os->eng.share_always = cfg->share_all;
+	os->eng.share_all = cfg->share_all;
 	rc = hw_smp_init(&os->smp, m, os->pm, &os->eng);
 	if (rc)
 		return rc;
