@@ -379,6 +379,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_litmus(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
 	{"run", "simulate a trace or a generator under one policy", cmd_run},
@@ -387,6 +388,7 @@ const struct cli_cmd cli_cmds[] = {
 	{"record", "record a program's memory accesses and syscalls under valgrind", cmd_record},
 	{"convert", "convert a trace (text, binary, lackey, champsim) to text or binary", cmd_convert},
 	{"check", "run hazard scenarios and judge them against their expected verdicts", cmd_check},
+	{"litmus", "judge Arm VMSA litmus tests (herd7 format): Allowed or Forbidden", cmd_litmus},
 	{"list", "list machines, policies or generators", cmd_list},
 	{NULL, NULL, NULL},
 };
