@@ -946,7 +946,7 @@ static int c_atom(struct cparse *c)
 	c->i++;
 	if (!strcmp(s, "true") || !strcmp(s, "false"))
 		return cnode(c, (struct lit_cond){.kind = s[0] == 't' ? LCN_TRUE : LCN_FALSE});
-	if (!strncmp(s, "fault(", 6)) {
+	if (!strncmp(s, "fault(", 6) || !strncmp(s, "Fault(", 6)) {
 		char args[128];
 
 		snprintf(args, sizeof(args), "%s", s + 6);

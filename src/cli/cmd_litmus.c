@@ -24,9 +24,9 @@ static const char litmus_help[] =
 	"VMSA memory model by checking every candidate execution, and prints\n"
 	"  NAME Allowed|Forbidden|Required [Flag Warning-BBM-expected]\n"
 	"--ets2 gives every thread FEAT_ETS2 (--ets2=0,2: threads P0 and P2 only).\n"
-	"--kinds FILE compares with herd's recorded kinds (lines 'NAME Kind'): each\n"
-	"line then starts with ok or DIFF (and the expected kind), tests not in FILE\n"
-	"with '-'.  A construct outside the subset is an error naming its line.\n"
+	"--kinds FILE compares with herd's recorded kinds (lines 'NAME Kind', and an\n"
+	"optional third column bbm or nobbm for the flag): each line then starts with\n"
+	"ok or DIFF (and what was expected), tests not in FILE with '-'.  A construct outside the subset is an error naming its line.\n"
 	"Exit status: 0 all agree (or no --kinds), 1 some disagree, 2 a test could not\n"
 	"be judged.\n\n"
 	"example: tlbsim litmus --kinds tests/litmus/kinds.txt tests/litmus/*.litmus\n";
@@ -34,6 +34,7 @@ static const char litmus_help[] =
 struct kind {
 	char name[128];
 	char kind[16];
+	int bbm; /* -1: not recorded; 0/1: Warning-BBM-expected expected */
 };
 
 /* herd writes Allow/Forbid/Require too (VMSA-ETS2-kinds.txt). */
@@ -59,9 +60,13 @@ static int load_kinds(const char *path, struct kind **out, size_t *n)
 		return cli_fail("%s: cannot read the kinds file: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		struct kind k;
+		char flag[32];
+		int cols;
 
-		if (line[0] == '#' || sscanf(line, "%127s %15s", k.name, k.kind) != 2)
+		if (line[0] == '#' || (cols = sscanf(line, "%127s %15s %31s", k.name, k.kind, flag)) < 2)
 			continue;
+		/* tlbsim's own kinds files may add a third column: bbm or nobbm. */
+		k.bbm = cols < 3 ? -1 : !strcmp(flag, "bbm") ? 1 : !strcmp(flag, "nobbm") ? 0 : -1;
 		norm_kind(k.kind);
 		if (strcmp(k.kind, "Allowed") && strcmp(k.kind, "Forbidden") &&
 		    strcmp(k.kind, "Required"))
@@ -82,14 +87,14 @@ static int load_kinds(const char *path, struct kind **out, size_t *n)
 }
 
 /* The last entry for @name (a kinds file may list a test twice). */
-static const char *kind_of(const struct kind *k, size_t n, const char *name)
+static const struct kind *kind_of(const struct kind *k, size_t n, const char *name)
 {
-	const char *found = NULL;
+	const struct kind *found = NULL;
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		if (!strcmp(k[i].name, name))
-			found = k[i].kind;
+			found = &k[i];
 	return found;
 }
 
@@ -172,7 +177,8 @@ int cmd_litmus(int argc, char **argv)
 	for (i = optind; i < argc; i++) {
 		struct tlbsim_litmus_result res;
 		struct tlbsim_error err;
-		const char *want;
+		const struct kind *want;
+		bool same;
 
 		tlbsim_error_clear(&err);
 		if (tlbsim_litmus_check(argv[i], &opts, &res, &err)) {
@@ -183,12 +189,15 @@ int cmd_litmus(int argc, char **argv)
 			continue;
 		}
 		want = kinds_path ? kind_of(kinds, nr_kinds, res.name) : NULL;
+		same = want && !strcmp(want->kind, res.verdict) &&
+		       (want->bbm < 0 || want->bbm == res.bbm_warning);
 		if (kinds_path)
-			printf("%s ", !want ? "-" : strcmp(want, res.verdict) ? "DIFF" : "ok");
+			printf("%s ", !want ? "-" : same ? "ok" : "DIFF");
 		printf("%s %s%s", res.name, res.verdict,
 		       res.bbm_warning ? " Flag Warning-BBM-expected" : "");
-		if (want && strcmp(want, res.verdict))
-			printf(" (expected %s)", want);
+		if (want && !same)
+			printf(" (expected %s%s)", want->kind,
+			       want->bbm < 0 ? "" : want->bbm ? " Flag Warning-BBM-expected" : ", no flag");
 		if (verbose)
 			printf(" [%s: %llu candidates, %llu consistent, %llu positive%s]", argv[i],
 			       (unsigned long long)res.candidates, (unsigned long long)res.consistent,
@@ -198,7 +207,7 @@ int cmd_litmus(int argc, char **argv)
 			continue;
 		if (!want)
 			unknown++;
-		else if (strcmp(want, res.verdict))
+		else if (!same)
 			differ++;
 		else
 			agree++;
