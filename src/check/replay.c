@@ -320,6 +320,12 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 		else
 			eng_charge(cpu->core, r->m->costs.dsb); /* LD/ST forms: ordering only */
 		return 0;
+	case TLBSIM_EV_DMB:
+		/* Orders explicit accesses only (Arm ARM C6.2 DMB): a replay runs
+		 * each cpu's events in order, so it only costs time; no public
+		 * figure for its cost, one cycle. */
+		eng_charge(cpu->core, 1);
+		return 0;
 	case TLBSIM_EV_ISB:
 		hw_isb(&r->smp, cpu);
 		return 0;
