@@ -57,6 +57,11 @@ struct replay {
 	const char *name; /* for error reports */
 	int rc;
 	bool partial; /* stopped at cfg->max_cycles */
+	struct rfault {
+		uint64_t event, va;
+		unsigned cpu;
+	} *faults; /* accesses that took a translation or permission fault */
+	size_t nr_faults, cap_faults;
 };
 
 static int fail(struct replay *r, uint64_t idx, const char *msg)
@@ -253,6 +258,24 @@ static int invlpgb_refused(struct replay *r, const struct tlbsim_event *ev, uint
 	return fail(r, idx, msg);
 }
 
+/* An access of event @idx by @cpu faulted: an outcome scenarios can
+ * expect (fault@EVENT, docs/scenarios.md).  False when out of memory. */
+static bool fault_note(struct replay *r, unsigned cpu, uint64_t idx, uint64_t va)
+{
+	r->cpu[cpu].faults++;
+	if (r->nr_faults == r->cap_faults) {
+		size_t cap = r->cap_faults ? 2 * r->cap_faults : 16;
+		struct rfault *p = realloc(r->faults, cap * sizeof(*p));
+
+		if (!p)
+			return false;
+		r->faults = p;
+		r->cap_faults = cap;
+	}
+	r->faults[r->nr_faults++] = (struct rfault){.event = idx, .va = va, .cpu = cpu};
+	return true;
+}
+
 static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_event *ev, uint64_t idx)
 {
 	struct rcpu *rc = &r->cpu[cpu->id];
@@ -280,11 +303,15 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 	case TLBSIM_EV_STORE:
 	case TLBSIM_EV_FETCH: {
 		struct tlbsim_xlate x;
+		int rc_x;
 
 		if (r->oracle)
 			chk_access(r->oracle, cpu->id, ev->access.va);
-		if (tlbsim_mmu_translate(cpu->mmu, ev->access.va, tlbsim_event_access(ev->kind), &x) == -TLBSIM_EINVAL)
+		rc_x = tlbsim_mmu_translate(cpu->mmu, ev->access.va, tlbsim_event_access(ev->kind), &x);
+		if (rc_x == -TLBSIM_EINVAL)
 			return fail(r, idx, "an access before any ttbr_write/cr3_write on its cpu");
+		if (rc_x == -TLBSIM_EFAULT && !fault_note(r, cpu->id, idx, ev->access.va))
+			return fail(r, idx, "out of memory for the faults");
 		eng_charge(cpu->core, x.cycles ? x.cycles : 1);
 		return 0;
 	}
@@ -603,6 +630,22 @@ static char *stats_json(struct replay *r)
 	rep_json_set_u64(tot, "ignored_operands", r->unknown_ops);
 	json_object_set_new(root, "totals", tot);
 	json_object_set_new(root, "hazards", chk_json(r->oracle));
+	{
+		json_t *faults = json_array();
+		size_t k;
+
+		for (k = 0; k < r->nr_faults && k < 1000; k++) {
+			json_t *f = json_object();
+			char va[24];
+
+			snprintf(va, sizeof(va), "0x%llx", (unsigned long long)r->faults[k].va);
+			json_object_set_new(f, "event", json_integer((json_int_t)r->faults[k].event));
+			json_object_set_new(f, "cpu", json_integer(r->faults[k].cpu));
+			json_object_set_new(f, "va", json_string(va));
+			json_array_append_new(faults, f);
+		}
+		json_object_set_new(root, "faults", faults);
+	}
 	json_object_set_new(root, "per_cpu", cpus);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	json_decref(root);
@@ -626,6 +669,7 @@ static void replay_fini(struct replay *r)
 	free(r->cpu);
 	free(r->ev);
 	free(r->started);
+	free(r->faults);
 	chk_map_fini(&r->names);
 	chk_map_fini(&r->tid_cpu);
 }

@@ -50,6 +50,8 @@ struct scenario {
 	bool has_ets2;
 	char expect[TLBSIM_VERDICT_LEN];
 	char explore[8];	/* "", "hazard" or "safe" */
+	unsigned explore_kinds;	/* the kinds exploration counts (bit KIND_FAULT: faults); 0: all */
+	bool want_faults;	/* expect or explore names fault outcomes (mode kernel) */
 	unsigned os_flags;	/* TLBSIM_OS_* */
 	enum tlbsim_isa isa;	/* the trace header's */
 	struct tlbsim_event *ev;
@@ -57,6 +59,16 @@ struct scenario {
 };
 
 /* ---- parsing ----------------------------------------------------------------- */
+
+/* An access that faulted (mode kernel): an outcome, not a diagnostic of
+ * the oracle; named "fault" in expect and explore, after the oracle's kinds. */
+#define KIND_FAULT CHK_NR_KINDS
+
+/* The kind named @name: an oracle diagnostic or "fault"; -1 if neither. */
+static int kind_find(const char *name)
+{
+	return !strcmp(name, "fault") ? KIND_FAULT : chk_kind_find(name);
+}
 
 /* The column (1-based) and byte offset of @p, a pointer into @line. */
 #define AT(p) lineno, (int)((p) - line) + 1, off + ((p) - line)
@@ -141,12 +153,14 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 				break;
 			if (at)
 				*at = 0;
-			if (chk_kind_find(tok) < 0 ||
+			if (kind_find(tok) == KIND_FAULT)
+				s->want_faults = true;
+			if (kind_find(tok) < 0 ||
 			    (at && strcmp(at + 1, "*") && (!at[1] || (strtoull(at + 1, &end, 10), *end))))
 				return err_set(err, -TLBSIM_EPARSE, s->path, AT(val + (tok - items)), NULL,
 					       "expect takes 'safe' or items kind@event (event: a number "
 					       "or *; kinds: stale_use, walk_freed_table, walk_reused_table, "
-					       "incomplete_maintenance, bbm), found '%s%s%s'",
+					       "incomplete_maintenance, bbm, fault), found '%s%s%s'",
 					       tok, at ? "@" : "", at ? at + 1 : "");
 			if (at && strcmp(at + 1, "*")) {
 				uint64_t ev = strtoull(at + 1, NULL, 10);
@@ -159,11 +173,28 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 			}
 		}
 	} else if (!strcmp(key, "explore")) {
-		if (strcmp(val, "hazard") && strcmp(val, "safe"))
+		char *tok, *save = NULL, *what = strtok_r(val, " \t", &save);
+
+		if (strcmp(what, "hazard") && strcmp(what, "safe"))
 			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
 				       "explore is 'hazard' (some interleaving reaches one) or 'safe' "
-				       "(none does), found '%s'", val);
-		snprintf(s->explore, sizeof(s->explore), "%s", val);
+				       "(none does), optionally followed by the kinds that count, "
+				       "found '%s'", what);
+		snprintf(s->explore, sizeof(s->explore), "%s", what);
+		/* "#@ explore hazard stale_use": only these kinds count, so a
+		 * BBM warning does not decide a question about a stale read. */
+		for (tok = strtok_r(NULL, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+			int k = kind_find(tok);
+
+			if (k < 0)
+				return err_set(err, -TLBSIM_EPARSE, s->path, AT(tok), NULL,
+					       "explore counts the kinds stale_use, walk_freed_table, "
+					       "walk_reused_table, incomplete_maintenance, bbm, fault; found "
+					       "'%s'", tok);
+			s->explore_kinds |= 1u << k;
+			if (k == KIND_FAULT)
+				s->want_faults = true;
+		}
 	} else {
 		return err_set(err, -TLBSIM_EPARSE, s->path, AT(key), NULL,
 			       "unknown directive '%s' (machine, policy, mode, order, ets2, expect, "
@@ -335,6 +366,19 @@ static int run_once(const struct scenario *s, const struct tlbsim_machine *m, co
 		return err_set(err, -TLBSIM_EINVAL, s->path, -1, -1, -1, NULL,
 			       "internal: statistics are not JSON: %s", jerr.text);
 	*reports = json_incref(json_object_get(json_object_get(st, "hazards"), "reports"));
+	if (s->want_faults && *reports) {
+		/* Fault outcomes join the diagnostics as kind "fault". */
+		json_t *f, *faults = json_object_get(st, "faults");
+		size_t i;
+
+		json_array_foreach(faults, i, f) {
+			json_t *item = json_object();
+
+			json_object_set_new(item, "kind", json_string("fault"));
+			json_object_set(item, "event", json_object_get(f, "event"));
+			json_array_append_new(*reports, item);
+		}
+	}
 	json_decref(st);
 	/* Back to the file's event indices. */
 	if (order && *reports) {
@@ -445,6 +489,24 @@ struct explore {
 	int rc;
 };
 
+/* Does @reports hold a diagnostic of a kind exploration counts? */
+static bool counts(const struct scenario *s, json_t *reports)
+{
+	size_t i;
+	json_t *r;
+
+	if (!s->explore_kinds)
+		return json_array_size(reports) > 0;
+	json_array_foreach(reports, i, r) {
+		const char *name = json_string_value(json_object_get(r, "kind"));
+		int k = name ? kind_find(name) : -1;
+
+		if (k >= 0 && (s->explore_kinds >> k & 1))
+			return true;
+	}
+	return false;
+}
+
 static void explore_leaf(struct explore *x)
 {
 	char *stats = NULL;
@@ -460,7 +522,7 @@ static void explore_leaf(struct explore *x)
 		json_decref(reports);
 		return;
 	}
-	if (json_array_size(reports)) {
+	if (counts(x->s, reports)) {
 		if (!x->hazardous) {
 			char found[TLBSIM_VERDICT_LEN];
 			size_t len = 0;
@@ -617,6 +679,14 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 			     tlbsim_isa_name(m->isa));
 		goto out;
 	}
+	if (s.want_faults && !s.kernel) {
+		const struct where *w = s.at[D_EXPECT].line ? &s.at[D_EXPECT] : &s.at[D_EXPLORE];
+
+		rc = err_set(err, -TLBSIM_EPARSE, path, w->line, w->column, w->offset, NULL,
+			     "fault outcomes are those of mode kernel (in mode os the OS model "
+			     "handles page faults)");
+		goto out;
+	}
 	if (s.has_ets2) {
 		const struct where *w = &s.at[D_ETS2];
 		unsigned c;
@@ -661,7 +731,16 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 		goto out;
 	}
 	verdict(reports, res->found, sizeof(res->found));
-	res->hazards = json_array_size(reports);
+	{
+		size_t i;
+		json_t *r;
+
+		json_array_foreach(reports, i, r) {
+			const char *k = json_string_value(json_object_get(r, "kind"));
+
+			res->hazards += !k || strcmp(k, "fault");
+		}
+	}
 	res->passed = matches(s.expect, res->found);
 	res->matched = res->passed;
 	if (opts->explore && s.explore[0]) {
