@@ -62,6 +62,14 @@ struct replay {
 		unsigned cpu;
 	} *faults; /* accesses that took a translation or permission fault */
 	size_t nr_faults, cap_faults;
+	/* Data words (8 bytes, by real PA | 1): their value, or in @unknown
+	 * when a store of no known value wrote them; absent: 0. */
+	struct chk_map words, unknown;
+	struct rload {
+		uint64_t event, value;
+		bool known;
+	} *loads; /* the value each load returned */
+	size_t nr_loads, cap_loads;
 };
 
 static int fail(struct replay *r, uint64_t idx, const char *msg)
@@ -276,6 +284,42 @@ static bool fault_note(struct replay *r, unsigned cpu, uint64_t idx, uint64_t va
 	return true;
 }
 
+/* The data word at real @pa takes @value (@known false: a value the event
+ * does not give). */
+static bool word_store(struct replay *r, uint64_t pa, uint64_t value, bool known)
+{
+	uint64_t key = (pa & ~7ull) | 1;
+
+	if (!known) {
+		chk_map_del(&r->words, key);
+		return !chk_map_put(&r->unknown, key, 1);
+	}
+	chk_map_del(&r->unknown, key);
+	return !chk_map_put(&r->words, key, value);
+}
+
+/* A load of event @idx read real @pa: record the value it returns (a
+ * descriptor read as data, from a table frame, is unknown here). */
+static bool load_note(struct replay *r, uint64_t idx, uint64_t pa)
+{
+	uint64_t key = (pa & ~7ull) | 1, v = 0;
+	bool known = !chk_map_get(&r->unknown, key, &v) && !hw_physmem_table(r->pm, pa >> 12);
+
+	v = 0;
+	(void)chk_map_get(&r->words, key, &v);
+	if (r->nr_loads == r->cap_loads) {
+		size_t cap = r->cap_loads ? 2 * r->cap_loads : 16;
+		struct rload *p = realloc(r->loads, cap * sizeof(*p));
+
+		if (!p)
+			return false;
+		r->loads = p;
+		r->cap_loads = cap;
+	}
+	r->loads[r->nr_loads++] = (struct rload){.event = idx, .value = v, .known = known};
+	return true;
+}
+
 static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_event *ev, uint64_t idx)
 {
 	struct rcpu *rc = &r->cpu[cpu->id];
@@ -312,6 +356,12 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 			return fail(r, idx, "an access before any ttbr_write/cr3_write on its cpu");
 		if (rc_x == -TLBSIM_EFAULT && !fault_note(r, cpu->id, idx, ev->access.va))
 			return fail(r, idx, "out of memory for the faults");
+		/* Values: a load returns its word; a store gives none (the
+		 * trace formats carry no value for it). */
+		if (!rc_x && !(ev->kind == TLBSIM_EV_LOAD ? load_note(r, idx, x.pa)
+							   : ev->kind != TLBSIM_EV_STORE ||
+								 word_store(r, x.pa, 0, false)))
+			return fail(r, idx, "out of memory for the values");
 		eng_charge(cpu->core, x.cycles ? x.cycles : 1);
 		return 0;
 	}
@@ -405,6 +455,11 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 			return fail(r, idx, "table_free of a frame name never used");
 		if (tlbsim_physmem_free(r->pm, NAME_PFN(v)))
 			return fail(r, idx, "table_free of a frame already free");
+		/* A reused frame starts zeroed. */
+		for (level = 0; level < 512; level++) {
+			chk_map_del(&r->words, NAME_PFN(v) << 12 | level << 3 | 1);
+			chk_map_del(&r->unknown, NAME_PFN(v) << 12 | level << 3 | 1);
+		}
 		chk_map_del(&r->names, ev->table_free.pfn);
 		return 0;
 	case TLBSIM_EV_PTE_WRITE:
@@ -425,8 +480,11 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 				return r->rc;
 			if (tlbsim_physmem_write_desc(r->pm, NAME_PFN(v), (ev->phys_store.pa & 0xfff) / 8, raw))
 				return fail(r, idx, "phys_store into a table at a bad offset");
-		} else if (!data_frame(r, ev->phys_store.pa >> 12, 0)) {
+		} else if (!(pfn = data_frame(r, ev->phys_store.pa >> 12, 0))) {
 			return fail(r, idx, "out of simulated memory for a data frame");
+		} else if (!word_store(r, pfn << 12 | (ev->phys_store.pa & 0xfff), ev->phys_store.value,
+				       !ev->phys_store.unknown)) {
+			return fail(r, idx, "out of memory for the values");
 		}
 		eng_charge(cpu->core, 1);
 		return 0;
@@ -645,6 +703,17 @@ static char *stats_json(struct replay *r)
 			json_array_append_new(faults, f);
 		}
 		json_object_set_new(root, "faults", faults);
+		faults = json_array();
+		for (k = 0; k < r->nr_loads && k < 1000; k++) {
+			json_t *l = json_object();
+
+			json_object_set_new(l, "event", json_integer((json_int_t)r->loads[k].event));
+			json_object_set_new(l, "value", r->loads[k].known
+								 ? json_integer((json_int_t)r->loads[k].value)
+								 : json_null());
+			json_array_append_new(faults, l);
+		}
+		json_object_set_new(root, "loads", faults);
 	}
 	json_object_set_new(root, "per_cpu", cpus);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
@@ -670,6 +739,9 @@ static void replay_fini(struct replay *r)
 	free(r->ev);
 	free(r->started);
 	free(r->faults);
+	free(r->loads);
+	chk_map_fini(&r->words);
+	chk_map_fini(&r->unknown);
 	chk_map_fini(&r->names);
 	chk_map_fini(&r->tid_cpu);
 }

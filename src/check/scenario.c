@@ -52,6 +52,7 @@ struct scenario {
 	char explore[8];	/* "", "hazard" or "safe" */
 	unsigned explore_kinds;	/* the kinds exploration counts (bit KIND_FAULT: faults); 0: all */
 	bool want_faults;	/* expect or explore names fault outcomes (mode kernel) */
+	bool want_values;	/* expect names value@EVENT=V items (mode kernel) */
 	unsigned os_flags;	/* TLBSIM_OS_* */
 	enum tlbsim_isa isa;	/* the trace header's */
 	struct tlbsim_event *ev;
@@ -63,11 +64,15 @@ struct scenario {
 /* An access that faulted (mode kernel): an outcome, not a diagnostic of
  * the oracle; named "fault" in expect and explore, after the oracle's kinds. */
 #define KIND_FAULT CHK_NR_KINDS
+/* The value a load returned (mode kernel): "value@EVENT=V", V decimal. */
+#define KIND_VALUE (CHK_NR_KINDS + 1)
 
-/* The kind named @name: an oracle diagnostic or "fault"; -1 if neither. */
+/* The kind named @name: an oracle diagnostic, "fault" or "value"; -1 if none. */
 static int kind_find(const char *name)
 {
-	return !strcmp(name, "fault") ? KIND_FAULT : chk_kind_find(name);
+	if (!strcmp(name, "fault"))
+		return KIND_FAULT;
+	return !strcmp(name, "value") ? KIND_VALUE : chk_kind_find(name);
 }
 
 /* The column (1-based) and byte offset of @p, a pointer into @line. */
@@ -155,6 +160,17 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 				*at = 0;
 			if (kind_find(tok) == KIND_FAULT)
 				s->want_faults = true;
+			if (kind_find(tok) == KIND_VALUE) {
+				/* value@EVENT=V: a load's value, both numbers decimal. */
+				char *eq = at ? strchr(at + 1, '=') : NULL, *vend = NULL;
+
+				if (!eq || eq == at + 1 || !eq[1] || (strtoull(eq + 1, &vend, 10), *vend))
+					return err_set(err, -TLBSIM_EPARSE, s->path, AT(val + (tok - items)),
+						       NULL, "a value item is value@EVENT=V (decimal), found "
+						       "'%s%s%s'", tok, at ? "@" : "", at ? at + 1 : "");
+				*eq = 0;
+				s->want_values = true;
+			}
 			if (kind_find(tok) < 0 ||
 			    (at && strcmp(at + 1, "*") && (!at[1] || (strtoull(at + 1, &end, 10), *end))))
 				return err_set(err, -TLBSIM_EPARSE, s->path, AT(val + (tok - items)), NULL,
@@ -319,6 +335,21 @@ static int array_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *e
 	return 1;
 }
 
+/* Does an expect item "value@EVENT=..." name event @ev? */
+static bool names_value_of(const struct scenario *s, long long ev)
+{
+	char want[32];
+	const char *p = s->expect;
+	size_t n = (size_t)snprintf(want, sizeof(want), "value@%lld=", ev);
+
+	while ((p = strstr(p, want)))
+		if (p == s->expect || p[-1] == ' ' || p[-1] == '\t')
+			return true;
+		else
+			p += n;
+	return false;
+}
+
 /*
  * Run @s's events in @order (NULL: the file's) under @policy; *stats gets
  * the statistics JSON (caller frees), *found the diagnostics as
@@ -379,6 +410,20 @@ static int run_once(const struct scenario *s, const struct tlbsim_machine *m, co
 			json_array_append_new(*reports, item);
 		}
 	}
+	if (s->want_values && *reports) {
+		/* Values of loads: those the expectation names are kept below. */
+		json_t *l, *loads = json_object_get(st, "loads");
+		size_t i;
+
+		json_array_foreach(loads, i, l) {
+			json_t *item = json_object();
+
+			json_object_set_new(item, "kind", json_string("value"));
+			json_object_set(item, "event", json_object_get(l, "event"));
+			json_object_set(item, "value", json_object_get(l, "value"));
+			json_array_append_new(*reports, item);
+		}
+	}
 	json_decref(st);
 	/* Back to the file's event indices. */
 	if (order && *reports) {
@@ -391,6 +436,21 @@ static int run_once(const struct scenario *s, const struct tlbsim_machine *m, co
 			if (json_is_integer(e) && (uint64_t)json_integer_value(e) < s->n)
 				json_object_set_new(r, "event",
 						    json_integer((json_int_t)order[json_integer_value(e)]));
+		}
+	}
+	if (s->want_values && *reports) {
+		/* Only the loads a value item names give an item. */
+		size_t i = 0;
+
+		while (i < json_array_size(*reports)) {
+			json_t *r = json_array_get(*reports, i);
+			const char *k = json_string_value(json_object_get(r, "kind"));
+
+			if (k && !strcmp(k, "value") &&
+			    !names_value_of(s, json_integer_value(json_object_get(r, "event"))))
+				json_array_remove(*reports, i);
+			else
+				i++;
 		}
 	}
 	return 0;
@@ -413,8 +473,19 @@ static void verdict(json_t *reports, char *out, size_t size)
 		char buf[96];
 		json_t *e = json_object_get(r, "event");
 
-		snprintf(buf, sizeof(buf), "%s@%lld", json_string_value(json_object_get(r, "kind")),
-			 json_is_integer(e) ? (long long)json_integer_value(e) : -1LL);
+		json_t *v = json_object_get(r, "value");
+		const char *kind = json_string_value(json_object_get(r, "kind"));
+
+		if (kind && !strcmp(kind, "value"))
+			snprintf(buf, sizeof(buf), "value@%lld=%s",
+				 json_is_integer(e) ? (long long)json_integer_value(e) : -1LL,
+				 json_is_integer(v) ? "" : "?");
+		else
+			snprintf(buf, sizeof(buf), "%s@%lld", kind,
+				 json_is_integer(e) ? (long long)json_integer_value(e) : -1LL);
+		if (kind && !strcmp(kind, "value") && json_is_integer(v))
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%llu",
+				 (unsigned long long)json_integer_value(v));
 		if (items)
 			items[k++] = strdup(buf);
 	}
@@ -500,6 +571,18 @@ static bool counts(const struct scenario *s, json_t *reports)
 	json_array_foreach(reports, i, r) {
 		const char *name = json_string_value(json_object_get(r, "kind"));
 		int k = name ? kind_find(name) : -1;
+
+		/* A value counts when it is the one the expectation names. */
+		if (k == KIND_VALUE) {
+			json_t *v = json_object_get(r, "value");
+			char item[64];
+
+			snprintf(item, sizeof(item), "value@%lld=%llu",
+				 (long long)json_integer_value(json_object_get(r, "event")),
+				 (unsigned long long)json_integer_value(v));
+			if (!json_is_integer(v) || !covered(item, s->expect, false))
+				continue;
+		}
 
 		if (k >= 0 && (s->explore_kinds >> k & 1))
 			return true;
@@ -679,12 +762,12 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 			     tlbsim_isa_name(m->isa));
 		goto out;
 	}
-	if (s.want_faults && !s.kernel) {
+	if ((s.want_faults || s.want_values) && !s.kernel) {
 		const struct where *w = s.at[D_EXPECT].line ? &s.at[D_EXPECT] : &s.at[D_EXPLORE];
 
 		rc = err_set(err, -TLBSIM_EPARSE, path, w->line, w->column, w->offset, NULL,
-			     "fault outcomes are those of mode kernel (in mode os the OS model "
-			     "handles page faults)");
+			     "fault and value outcomes are those of mode kernel (in mode os the "
+			     "OS model handles page faults and keeps no data)");
 		goto out;
 	}
 	if (s.has_ets2) {
