@@ -168,4 +168,10 @@ int chk_lit_parse(const char *path, struct lit_test *t, struct tlbsim_error *err
 int chk_lit_parse_text(const char *path, const char *text, size_t len, struct lit_test *t,
 		       struct tlbsim_error *err);
 
+struct tlbsim_litmus_opts;
+struct tlbsim_litmus_result;
+/* Judge parsed test @t (tlbsim_litmus_check() without the file). */
+int chk_lit_check(const struct lit_test *t, const struct tlbsim_litmus_opts *opts,
+		  struct tlbsim_litmus_result *res, struct tlbsim_error *err);
+
 #endif /* TLBSIM_CHECK_LITMUS_H */

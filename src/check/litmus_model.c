@@ -117,7 +117,7 @@ struct model {
 	int pair_t[MAXEV * 4], pair_r[MAXEV * 4], pair_dir[MAXEV * 4], nr_pairs;
 	int free_pair[MAXEV * 4], nr_free;
 	/* Results. */
-	uint64_t candidates, consistent, positive, negative, max_candidates;
+	uint64_t candidates, consistent, positive, negative, max_candidates, work;
 	bool flagged, stopped;
 };
 
@@ -289,6 +289,12 @@ static void run_end(struct model *m, const struct rstate *st)
 {
 	struct runs *rs = &m->runs[m->th];
 
+	/* Thread runs count against the budget of candidates too. */
+	if (++m->work > m->max_candidates && !m->rc) {
+		m->rc = -TLBSIM_EBUSY;
+		snprintf(m->err_msg, sizeof(m->err_msg), "more than %llu thread runs",
+			 (unsigned long long)m->max_candidates);
+	}
 	if (m->collecting || m->rc)
 		return;
 	if (rs->n == MAX_RUNS) {
@@ -1452,25 +1458,16 @@ static void choose_runs(struct model *m, int th)
 	}
 }
 
-int tlbsim_litmus_check(const char *path, const struct tlbsim_litmus_opts *opts,
-			struct tlbsim_litmus_result *res, struct tlbsim_error *err)
+int chk_lit_check(const struct lit_test *t, const struct tlbsim_litmus_opts *opts,
+		  struct tlbsim_litmus_result *res, struct tlbsim_error *err)
 {
-	struct lit_test *t = NULL;
-	struct model *m = NULL;
-	int rc, th, loc, pass;
+	const char *path = t->path;
+	struct model *m = calloc(1, sizeof(*m));
+	int rc = 0, th, loc, pass;
 
-	if (!path || !res)
-		return -TLBSIM_EINVAL;
 	memset(res, 0, sizeof(*res));
-	t = malloc(sizeof(*t));
-	m = calloc(1, sizeof(*m));
-	if (!t || !m) {
-		rc = -TLBSIM_ENOMEM;
-		goto out;
-	}
-	rc = chk_lit_parse(path, t, err);
-	if (rc)
-		goto out;
+	if (!m)
+		return -TLBSIM_ENOMEM;
 	snprintf(res->name, sizeof(res->name), "%s", t->name);
 	m->t = t;
 	m->max_candidates = opts && opts->max_candidates ? opts->max_candidates
@@ -1515,10 +1512,27 @@ int tlbsim_litmus_check(const char *path, const struct tlbsim_litmus_opts *opts,
 		snprintf(res->verdict, sizeof(res->verdict), "%s",
 			 m->positive ? "Allowed" : "Forbidden");
 out:
-	if (m)
-		for (th = 0; th < LIT_MAX_THREADS; th++)
-			free(m->runs[th].v);
+	for (th = 0; th < LIT_MAX_THREADS; th++)
+		free(m->runs[th].v);
 	free(m);
+	return rc;
+}
+
+int tlbsim_litmus_check(const char *path, const struct tlbsim_litmus_opts *opts,
+			struct tlbsim_litmus_result *res, struct tlbsim_error *err)
+{
+	struct lit_test *t;
+	int rc;
+
+	if (!path || !res)
+		return -TLBSIM_EINVAL;
+	memset(res, 0, sizeof(*res));
+	t = malloc(sizeof(*t));
+	if (!t)
+		return -TLBSIM_ENOMEM;
+	rc = chk_lit_parse(path, t, err);
+	if (!rc)
+		rc = chk_lit_check(t, opts, res, err);
 	free(t);
 	return rc;
 }

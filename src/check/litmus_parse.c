@@ -216,6 +216,10 @@ static int parse_desc(struct parser *p, char *s, int line, struct lit_val *d, bo
 			*has_oa = true;
 			continue;
 		}
+		if (strcmp(key, "valid") && strcmp(key, "af") && strcmp(key, "db") &&
+		    strcmp(key, "dbm") && strcmp(key, "el0"))
+			return perr(p, line, "descriptor field '%s' is not modelled (oa, valid, af, db, "
+					     "dbm, el0)", key);
 		if (parse_int(val, &n) || n < 0 || n > 1)
 			return perr(p, line, "descriptor field %s takes 0 or 1, found '%s'", key, val);
 		if (!strcmp(key, "valid"))
@@ -226,11 +230,8 @@ static int parse_desc(struct parser *p, char *s, int line, struct lit_val *d, bo
 			d->db = (uint8_t)n;
 		else if (!strcmp(key, "dbm"))
 			d->dbm = (uint8_t)n;
-		else if (!strcmp(key, "el0"))
-			d->el0 = (uint8_t)n;
 		else
-			return perr(p, line, "descriptor field '%s' is not modelled (oa, valid, af, db, "
-					     "dbm, el0)", key);
+			d->el0 = (uint8_t)n;
 	}
 	return 0;
 }
