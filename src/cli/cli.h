@@ -110,6 +110,25 @@ int cli_copy_events(tlbsim_trace_reader *r, tlbsim_trace_writer *w, struct cli_c
 void cli_print_summary(FILE *f, const struct cli_copy *c, const tlbsim_trace_reader *r,
 		       const char *path);
 
+/*
+ * Charts (plot.c).  cli_gnuplot() runs gnuplot on @script, a constant
+ * gnuplot script of the caller that draws into ARG1 and takes its data
+ * paths and titles as ARG2.. (the @nargs <= 8 strings @args, passed by
+ * `gnuplot -c`: strings, never parsed as script); the terminal (svg or
+ * pngcairo, 900x500, noenhanced text) comes from @out's extension.  The
+ * chart is drawn to a temporary name beside @out and renamed over it.
+ * 0, or CLI_USAGE after printing why (gnuplot's own message included).
+ */
+int cli_gnuplot(const char *script, const char *out, const char *const *args, unsigned nargs);
+/* Whether @path ends in .svg or .png, the charts cli_gnuplot() draws. */
+bool cli_plot_ext_ok(const char *path);
+/* A new temporary data file for gnuplot, its path in @path (the caller
+ * unlinks it); NULL after printing why. */
+FILE *cli_plot_data(char *path, size_t len);
+/* @in as a label of a tab-separated gnuplot data file: control characters
+ * and quotes become '_'. */
+void cli_plot_label(const char *in, char *out, size_t len);
+
 /* Seconds since an arbitrary point (CLOCK_MONOTONIC). */
 double cli_now(void);
 

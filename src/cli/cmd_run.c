@@ -489,59 +489,42 @@ static uint64_t metric(json_t *st, const struct metric *mt)
 	return mt->top ? u(st, mt->key) : u(json_object_get(st, "totals"), mt->key);
 }
 
-/* A chart is drawn as SVG or PNG, chosen by the file's extension. */
-static bool plot_ext_ok(const char *path)
-{
-	const char *ext = strrchr(path, '.');
-
-	return ext && (!strcmp(ext, ".svg") || !strcmp(ext, ".png"));
-}
-
 /* Where the cycles went, one bar per policy (gnuplot, stacked histogram). */
 static int plot(const char *path, json_t *runs, char **names, unsigned n)
 {
-	char data[] = "/tmp/tlbsim-plot-XXXXXX", tmp[4096];
-	const char *ext = strrchr(path, '.');
-	bool png = ext && !strcmp(ext, ".png");
-	FILE *f, *gp;
+	static const char script[] =
+	    "set title 'Where the cycles went (all cpus)'\nset ylabel 'cycles'\n"
+	    "set style data histograms\nset style histogram rowstacked\n"
+	    "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key outside\n"
+	    "set format y '%.1s%c'\nset datafile separator '\t'\n"
+	    "plot ARG2 using 2:xtic(1) title columnheader, '' using 3 title columnheader, "
+	    "'' using 4 title columnheader, '' using 5 title columnheader\n";
+	const char *args[1];
+	char data[4096], label[256];
 	unsigned i;
-	int fd, rc;
+	FILE *f;
+	int rc;
 
 	/* The extension was checked before the runs (cmd_compare). */
-	fd = mkstemp(data);
-	if (fd < 0 || !(f = fdopen(fd, "w")))
-		return cli_fail("--plot: cannot create a data file: %s", strerror(errno));
-	fprintf(f, "policy busy waiting stolen idle\n");
+	if (!(f = cli_plot_data(data, sizeof(data))))
+		return CLI_USAGE;
+	fprintf(f, "policy\tbusy\twaiting\tstolen\tidle\n");
 	for (i = 0; i < n; i++) {
 		json_t *t = json_object_get(json_array_get(runs, i), "totals");
 
-		fprintf(f, "%s %llu %llu %llu %llu\n", names[i], (unsigned long long)u(t, "busy_cycles"),
+		cli_plot_label(names[i], label, sizeof(label));
+		fprintf(f, "%s\t%llu\t%llu\t%llu\t%llu\n", label,
+			(unsigned long long)u(t, "busy_cycles"),
 			(unsigned long long)u(t, "waiting_cycles"),
-			(unsigned long long)u(t, "stolen_cycles"), (unsigned long long)u(t, "idle_cycles"));
+			(unsigned long long)u(t, "stolen_cycles"),
+			(unsigned long long)u(t, "idle_cycles"));
 	}
-	fclose(f);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d%s", path, (int)getpid(), png ? ".png" : ".svg");
-	gp = popen("gnuplot >/dev/null 2>&1", "w");
-	if (!gp) {
-		unlink(data);
-		return cli_fail("--plot: cannot run gnuplot (scripts/install-deps installs it)");
-	}
-	fprintf(gp,
-		"set terminal %s size 900,500\nset output '%s'\n"
-		"set title 'Where the cycles went (all cpus)'\nset ylabel 'cycles'\n"
-		"set style data histograms\nset style histogram rowstacked\n"
-		"set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key outside\n"
-		"set format y '%%.1s%%c'\n"
-		"plot '%s' using 2:xtic(1) title columnheader, '' using 3 title columnheader, "
-		"'' using 4 title columnheader, '' using 5 title columnheader\n",
-		png ? "pngcairo" : "svg", tmp, data);
-	rc = pclose(gp);
+	rc = fclose(f) ? cli_fail("--plot: cannot write the data file %s", data) : 0;
+	args[0] = data;
+	if (!rc)
+		rc = cli_gnuplot(script, path, args, 1);
 	unlink(data);
-	if (rc || access(tmp, R_OK) || rename(tmp, path)) {
-		unlink(tmp);
-		return cli_fail("--plot: gnuplot could not draw %s", path);
-	}
-	return 0;
+	return rc;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -557,7 +540,7 @@ int cmd_compare(int argc, char **argv)
 	if (rc || (rc = cli_check_output(o.json)) || (rc = cli_check_output(o.plot)) ||
 	    (rc = load_machine(o.machine, &m)))
 		goto out;
-	if (o.plot && !plot_ext_ok(o.plot)) {
+	if (o.plot && !cli_plot_ext_ok(o.plot)) {
 		rc = cli_fail("--plot: the file must end in .svg or .png: '%s'", o.plot);
 		goto out;
 	}
