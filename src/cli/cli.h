@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "tlbsim/tlbsim.h"
 #include "tlbsim/trace.h"
 
@@ -109,6 +111,21 @@ int cli_copy_events(tlbsim_trace_reader *r, tlbsim_trace_writer *w, struct cli_c
 /* Events by kind, unknown lines, implied mmaps, and @path's size. */
 void cli_print_summary(FILE *f, const struct cli_copy *c, const tlbsim_trace_reader *r,
 		       const char *path);
+
+/*
+ * A statistic of a run's JSON (docs/stats-schema.md) by name: a dotted
+ * path ("fabric.dvm_broadcasts", "totals.walks"), or a plain key of the
+ * top level ("cycles", "seconds") or else of "totals" ("walks"); the
+ * number (borrowed), or NULL when the run has no such number.
+ */
+const json_t *cli_stat(const json_t *st, const char *name);
+/* What compare prints and merge takes by default: label and cli_stat()
+ * key; ends with {NULL, NULL}. */
+struct cli_metric {
+	const char *label;
+	const char *key;
+};
+extern const struct cli_metric cli_metrics[];
 
 /*
  * Charts (plot.c).  cli_gnuplot() runs gnuplot on @script, a constant

@@ -458,35 +458,54 @@ int cmd_run(int argc, char **argv)
 
 /* ---- compare ---------------------------------------------------------------------- */
 
-struct metric {
-	const char *label;
-	const char *key; /* in "totals", or NULL for the top level */
-	bool top;
+/* The figures compare prints, and merge's default statistics (the key
+ * as cli_stat() takes it). */
+const struct cli_metric cli_metrics[] = {
+    {"simulated cycles", "cycles"},
+    {"busy cycles", "busy_cycles"},
+    {"waiting cycles", "waiting_cycles"},
+    {"stolen cycles", "stolen_cycles"},
+    {"idle cycles", "idle_cycles"},
+    {"flushes, local", "flushes_local"},
+    {"flushes, IPI", "flushes_ipi"},
+    {"flushes, broadcast", "flushes_broadcast"},
+    {"flushes, INVLPGB", "flushes_invlpgb"},
+    {"flushes, skipped", "flushes_skipped"},
+    {"IPIs sent", "ipis_sent"},
+    {"TLBI broadcasts received", "tlbi_broadcasts_received"},
+    {"INVLPGB received", "invlpgb_received"},
+    {"page walks", "walks"},
+    {"walk cycles", "walk_cycles"},
+    {"page faults", "faults"},
+    {"context switches", "context_switches"},
+    {NULL, NULL},
 };
 
-static const struct metric metrics[] = {
-	{"simulated cycles", "cycles", true},
-	{"busy cycles", "busy_cycles", false},
-	{"waiting cycles", "waiting_cycles", false},
-	{"stolen cycles", "stolen_cycles", false},
-	{"idle cycles", "idle_cycles", false},
-	{"flushes, local", "flushes_local", false},
-	{"flushes, IPI", "flushes_ipi", false},
-	{"flushes, broadcast", "flushes_broadcast", false},
-	{"flushes, INVLPGB", "flushes_invlpgb", false},
-	{"flushes, skipped", "flushes_skipped", false},
-	{"IPIs sent", "ipis_sent", false},
-	{"TLBI broadcasts received", "tlbi_broadcasts_received", false},
-	{"INVLPGB received", "invlpgb_received", false},
-	{"page walks", "walks", false},
-	{"walk cycles", "walk_cycles", false},
-	{"page faults", "faults", false},
-	{"context switches", "context_switches", false},
-};
-
-static uint64_t metric(json_t *st, const struct metric *mt)
+const json_t *cli_stat(const json_t *st, const char *name)
 {
-	return mt->top ? u(st, mt->key) : u(json_object_get(st, "totals"), mt->key);
+	const json_t *v = st;
+	char part[128];
+	const char *p = name, *dot;
+
+	if (!strchr(name, '.')) {
+		v = json_object_get(st, name);
+		if (json_is_number(v))
+			return v;
+		v = json_object_get(json_object_get(st, "totals"), name);
+		return json_is_number(v) ? v : NULL;
+	}
+	while ((dot = strchr(p, '.')) && v) {
+		snprintf(part, sizeof(part), "%.*s", (int)(dot - p), p);
+		v = json_object_get(v, part);
+		p = dot + 1;
+	}
+	v = v ? json_object_get(v, p) : NULL;
+	return json_is_number(v) ? v : NULL;
+}
+
+static uint64_t metric(json_t *st, const struct cli_metric *mt)
+{
+	return (uint64_t)json_integer_value(cli_stat(st, mt->key));
 }
 
 /* Where the cycles went, one bar per policy (gnuplot, stacked histogram). */
@@ -601,12 +620,12 @@ int cmd_compare(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		printf(" %18s %7s", names[i], i ? "ratio" : "");
 	printf("\n");
-	for (k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
-		uint64_t base = metric(json_array_get(runs, 0), &metrics[k]);
+	for (k = 0; cli_metrics[k].key; k++) {
+		uint64_t base = metric(json_array_get(runs, 0), &cli_metrics[k]);
 
-		printf("%-26s", metrics[k].label);
+		printf("%-26s", cli_metrics[k].label);
 		for (i = 0; i < n; i++) {
-			uint64_t v = metric(json_array_get(runs, i), &metrics[k]);
+			uint64_t v = metric(json_array_get(runs, i), &cli_metrics[k]);
 
 			printf(" %18llu", (unsigned long long)v);
 			if (i && base)
