@@ -406,10 +406,11 @@ static bool tells_apart(json_t *rows, const char *axis)
 /*
  * The chart of @metric against @x: one series per combination of the
  * other axes that vary (the seed aside: its runs are averaged), a point
- * per value of @x (in order of first appearance).
+ * per value of @x (in order of first appearance); *@drawn tells whether
+ * there was anything to draw.
  */
 static int chart(const char *dir, const char *ext, json_t *axes, json_t *rows, const char *metric,
-		 const char *label, const char *x, const char *name)
+		 const char *label, const char *x, bool *drawn)
 {
 	static const char script[] =
 	    "set title ARG3\nset ylabel ARG4\nset xlabel ARG5\nset datafile separator '\\t'\n"
@@ -513,8 +514,8 @@ static int chart(const char *dir, const char *ext, json_t *axes, json_t *rows, c
 		rc = cli_fail("merge: cannot write a gnuplot data file");
 		goto out;
 	}
-	for (i = 0; name[i] && i + 1 < 256; i++)
-		buf[i] = strchr("/\\ ", name[i]) ? '_' : name[i];
+	for (i = 0; metric[i] && i + 1 < 256; i++)
+		buf[i] = strchr("/\\ ", metric[i]) ? '_' : metric[i];
 	buf[i] = 0;
 	snprintf(out, sizeof(out), "%s/plots/%s.%s", dir, buf, ext);
 	snprintf(title, sizeof(title), "%s by %s%s", label, x,
@@ -524,6 +525,7 @@ static int chart(const char *dir, const char *ext, json_t *axes, json_t *rows, c
 	args[2] = label;
 	args[3] = x;
 	rc = cli_gnuplot(script, out, args, 4);
+	*drawn = !rc;
 	unlink(data);
 out:
 	json_decref(apart);
@@ -572,9 +574,11 @@ static int write_outputs(const struct merge_opts *o, json_t *out, json_t *axes, 
 	{
 		const char *name = json_string_value(m);
 
-		if ((rc = chart(o->dir, o->plot, axes, rows, name, metric_label(name), x, name)))
+		bool drawn = false;
+
+		if ((rc = chart(o->dir, o->plot, axes, rows, name, metric_label(name), x, &drawn)))
 			return rc;
-		(*charts)++;
+		*charts += drawn;
 	}
 	return 0;
 }

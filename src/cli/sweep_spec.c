@@ -339,27 +339,29 @@ static int load_base(struct expand *e, const char *name, json_t **base, char *ba
 		return fail(e, "%s", e->lib.text);
 	tlbsim_error_clear(&e->lib);
 	/* A relative path names a file next to the spec. */
-	if (path[0] != '/' && (strchr(name, '/') || strstr(name, ".json"))) {
+	if (path[0] != '/' && (strchr(name, '/') || strstr(name, ".json")))
 		snprintf(rel, sizeof(rel), "%s/%s", e->spec_dir, path);
-		snprintf(path, sizeof(path), "%s", rel);
-	}
-	if (jr_read_file(path, 1 << 20, &text, &tlen, &e->lib))
+	else
+		snprintf(rel, sizeof(rel), "%s", path);
+	if (jr_read_file(rel, 1 << 20, &text, &tlen, &e->lib))
 		return fail(e, "machine '%s': %s", name, e->lib.text);
 	*base = json_loadb(text, tlen, JSON_REJECT_DUPLICATES, &je);
 	free(text);
-	if (!*base || !json_is_object(*base)) {
+	if (!*base)
+		return fail(e, "machine '%s' (%s): %d:%d: invalid JSON: %s", name, rel, je.line,
+			    je.column, je.text);
+	if (!json_is_object(*base)) {
 		json_decref(*base);
 		*base = NULL;
-		return fail(e, "machine '%s' (%s): not a machine description (%d:%d: %s)", name,
-			    path, je.line, je.column, json_is_object(*base) ? "" : je.text);
+		return fail(e, "machine '%s' (%s): a machine description is an object", name, rel);
 	}
 	n = json_string_value(json_object_get(*base, "name"));
 	if (n) {
 		snprintf(base_name, len, "%s", n);
 	} else {
 		/* The loader's default: the file name without .json. */
-		slash = strrchr(path, '/');
-		snprintf(base_name, len, "%s", slash ? slash + 1 : path);
+		slash = strrchr(rel, '/');
+		snprintf(base_name, len, "%.200s", slash ? slash + 1 : rel);
 		if (strlen(base_name) > 5 && !strcmp(base_name + strlen(base_name) - 5, ".json"))
 			base_name[strlen(base_name) - 5] = 0;
 	}
@@ -1330,7 +1332,7 @@ int sweep_spec_expand(const char *path, json_t **manifest, json_t **machines)
 		char base[256];
 
 		if (!name) {
-			snprintf(base, sizeof(base), "%s", slash ? slash + 1 : abs);
+			snprintf(base, sizeof(base), "%.200s", slash ? slash + 1 : abs);
 			if (strlen(base) > 5 && !strcmp(base + strlen(base) - 5, ".json"))
 				base[strlen(base) - 5] = 0;
 			name = base;
