@@ -582,6 +582,21 @@ struct run_options {
 	bool check;
 };
 
+/* Member @key of @o, when present, an integer within @lim into *@out. */
+static int opt_int(struct expand *e, const json_t *o, const char *key, const struct jr_limit *lim,
+		   long long *out)
+{
+	const json_t *v = json_object_get(o, key);
+	int rc;
+
+	if (!v)
+		return 0;
+	jpath_push_key(&e->c.path, key);
+	rc = jr_read_int(&e->c, v, lim, out);
+	jpath_pop(&e->c.path);
+	return rc;
+}
+
 static int read_options(struct expand *e, const json_t *o, struct run_options *ro)
 {
 	static const struct jr_limit threads = {1, 256}, count = {0, LLONG_MAX};
@@ -594,24 +609,10 @@ static int read_options(struct expand *e, const json_t *o, struct run_options *r
 		return fail(e, "expected an object of run options, found %s", jr_type_name(o));
 	if (jr_check_keys(&e->c, o, options_keys))
 		return -TLBSIM_EPARSE;
-	if ((v = json_object_get(o, "threads"))) {
-		jpath_push_key(&e->c.path, "threads");
-		if (jr_read_int(&e->c, v, &threads, &ro->threads))
-			return -TLBSIM_EPARSE;
-		jpath_pop(&e->c.path);
-	}
-	if ((v = json_object_get(o, "max_events"))) {
-		jpath_push_key(&e->c.path, "max_events");
-		if (jr_read_int(&e->c, v, &count, &ro->max_events))
-			return -TLBSIM_EPARSE;
-		jpath_pop(&e->c.path);
-	}
-	if ((v = json_object_get(o, "max_cycles"))) {
-		jpath_push_key(&e->c.path, "max_cycles");
-		if (jr_read_int(&e->c, v, &count, &ro->max_cycles))
-			return -TLBSIM_EPARSE;
-		jpath_pop(&e->c.path);
-	}
+	if (opt_int(e, o, "threads", &threads, &ro->threads) ||
+	    opt_int(e, o, "max_events", &count, &ro->max_events) ||
+	    opt_int(e, o, "max_cycles", &count, &ro->max_cycles))
+		return -TLBSIM_EPARSE;
 	if ((v = json_object_get(o, "check"))) {
 		if (!json_is_boolean(v))
 			return jr_fail_at(&e->c, "check", -TLBSIM_EPARSE,
