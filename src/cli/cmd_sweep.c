@@ -664,6 +664,7 @@ static char *batch_script(const struct sweep_opts *o, const char *exe, const cha
 {
 	const char *name = json_string_value(json_object_get(manifest, "name"));
 	json_t *extra = json_object_get(json_object_get(manifest, "slurm"), "sbatch"), *x;
+	char safe[128];
 	long long maxp = setting_int(o->max_parallel, manifest, "max_parallel");
 	const char *v;
 	char *text = NULL;
@@ -672,23 +673,25 @@ static char *batch_script(const struct sweep_opts *o, const char *exe, const cha
 
 	if (!f)
 		return NULL;
+	/* The name goes into a comment and the job name: no line end, no
+	 * quote, nothing the shell or sbatch would read. */
+	for (i = 0; name[i] && i + 1 < sizeof(safe); i++)
+		safe[i] =
+		    strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+			   name[i])
+			? name[i]
+			: '_';
+	safe[i] = 0;
 	fprintf(f,
 		"#!/bin/sh\n"
 		"# tlbsim sweep '%s': %zu runs of the manifest beside this script as a\n"
 		"# Slurm job array, written by 'tlbsim sweep --slurm' (docs/sweep.md).\n"
-		"# Task I runs the runs I*%lld .. I*%lld+%lld (tlbsim run with the manifest's\n"
-		"# arguments, in this directory), skipping those whose runs/ID.json\n"
-		"# exists; a failed run leaves runs/ID.err.  The array lists the tasks\n"
-		"# with runs left when it was written.\n",
-		name, nruns, k, k, k - 1);
-	fputs("#SBATCH --job-name=tlbsim-", f);
-	for (v = name; *v; v++)
-		fputc(
-		    strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *v)
-			? *v
-			: '_',
-		    f);
-	fprintf(f, "\n#SBATCH --array=%s", array);
+		"# Task I runs runs K*I .. K*I+K-1, K = %lld, each as 'tlbsim run' with\n"
+		"# the manifest's arguments in this directory, skipping those whose\n"
+		"# runs/ID.json exists; a failed run leaves runs/ID.err.  The array\n"
+		"# lists the tasks that had runs left when it was written.\n",
+		safe, nruns, k);
+	fprintf(f, "#SBATCH --job-name=tlbsim-%s\n#SBATCH --array=%s", safe, array);
 	if (maxp)
 		fprintf(f, "%%%lld", maxp);
 	fprintf(f, "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=%lld\n",
@@ -767,6 +770,17 @@ static int run_slurm(const struct sweep_opts *o, const char *exe, json_t *manife
 
 	if (!k)
 		k = (long long)((nruns + 999) / 1000);
+	static const char *const keys[] = {"time", "mem", "partition", "account"};
+	const char *flags[] = {o->time, o->mem, o->partition, o->account};
+
+	for (unsigned i = 0; i < 4; i++) {
+		const char *v = setting(flags[i], manifest, keys[i]);
+
+		if (v && (!*v || !slurm_safe(v)))
+			return cli_fail("sweep: --%s '%s': expected a Slurm value without blanks, "
+					"quotes, '\\', '%%', '$' or '`'",
+					keys[i], v);
+	}
 	if (!realpath(o->dir, absdir))
 		return cli_fail("%s: %s", o->dir, strerror(errno));
 	if (!slurm_safe(absdir))

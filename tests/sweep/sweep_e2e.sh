@@ -176,6 +176,16 @@ check "... time and memory as given" bash -c "grep -qx '#SBATCH --time=0:10:00' 
 check "... output into DIR/slurm" grep -qx "#SBATCH --output=$tmp/out/slurm/%A_%a.out" out/sweep.sbatch
 check "... each task runs tlbsim sweep --task" grep -q "^exec '$bin' sweep --task \"\$SLURM_ARRAY_TASK_ID\" --runs-per-task 4 -o '$tmp/out'\$" out/sweep.sbatch
 
+# Nothing from the spec or the flags becomes a line of the script.
+printf '{"name": "a\\nrm -rf /", "machines": ["generic-x86-64"], "policies": ["x86-stock"], %s}\n' \
+  '"workloads": [{"gen": "mprotect-toggle"}]' >spec/inj.json
+"$bin" sweep spec/inj.json -o inj --slurm --no-submit >/dev/null 2>&1
+check "a name with a line end is written as one word" bash -c \
+  "grep -qx '#SBATCH --job-name=tlbsim-a_rm_-rf__' inj/sweep.sbatch && ! grep -q '^rm' inj/sweep.sbatch"
+"$bin" sweep spec/inj.json -o inj --slurm --no-submit --time $'5\ntouch /tmp/x' 2>"$tmp/err"
+check "a flag with a line end exits 2" test $? -eq 2
+check "... saying what a Slurm value may hold" grep -q "expected a Slurm value without blanks" "$tmp/err"
+
 # ---- --task: the runs of one array task -----------------------------------
 "$bin" sweep spec/sweep.json -o tasks 2>/dev/null
 check "without --local or --slurm only the manifest is written" test -s tasks/manifest.json -a -z "$(ls tasks/runs)"
