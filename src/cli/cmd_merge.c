@@ -612,6 +612,19 @@ int cmd_merge(int argc, char **argv)
 	    o.baseline ? split_list(o.baseline) : as_list(json_object_get(settings, "baseline"));
 	if (!baseline)
 		baseline = json_incref(json_object_get(manifest, "policies"));
+	json_array_foreach(baseline, i, m)
+	{
+		json_t *p;
+		size_t k;
+
+		json_array_foreach(json_object_get(manifest, "policies"), k,
+				   p) if (json_equal(p, m)) break;
+		if (k == json_array_size(json_object_get(manifest, "policies"))) {
+			rc = cli_fail("merge: --baseline %s is none of the sweep's policies",
+				      json_string_value(m));
+			goto done;
+		}
+	}
 	x = pick_x(axes, json_object_get(manifest, "runs"),
 		   o.x ? o.x : json_string_value(json_object_get(settings, "x")));
 	json_array_foreach(axes, i, m) if (!strcmp(json_string_value(m), x)) break;

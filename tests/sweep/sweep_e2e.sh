@@ -137,6 +137,19 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 assert m["complete"] is False and m["missing"] == [] and [f["id"] for f in m["failed"]] == [10, 11], m["failed"]' out/merge.json
 
+"$bin" merge out --baseline x86-stok 2>"$tmp/err"
+check "a --baseline of no policy of the sweep exits 2" test $? -eq 2
+check "... saying so" grep -q "x86-stok is none of the sweep's policies" "$tmp/err"
+"$bin" merge out --baseline x86-lazy-cpumask,arm64-nr-active-mm --plot none 2>/dev/null
+# cores=8 has no arm64-nr-active-mm run (excluded): no baseline, no ratio.
+check "--baseline picks each group's first listed policy" py '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["baseline"] for r in rows[:2]] == ["x86-lazy-cpumask"] * 2
+assert rows[1]["cycles_ratio"] == "1" and rows[13]["cycles_ratio"] == "1", rows[13]
+assert rows[14]["cores"] == "8" and rows[14]["baseline"] == "" and rows[14]["cycles_ratio"] == ""
+assert abs(float(rows[0]["cycles_ratio"]) - int(rows[0]["cycles"]) / int(rows[1]["cycles"])) < 1e-9' out/merge.csv
+
 # Resume: only the two failed runs run again (and fail again).
 before=$(stat -c %Y.%y out/runs/0.json)
 "$bin" sweep spec/sweep.json -o out --local 2>"$tmp/err"
