@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of the machine-description loader (src/machine.c) against the
+ * Tests of the machine-description loader (src/config/machine.c) against the
  * format and defaults documented in models/README.md.
  *
  * The expected values were read by hand from models/machines/ *.json and
