@@ -278,7 +278,7 @@ static json_t *sweep_stats(const struct opts *o, const struct repro_experiment *
 			   const struct repro_variant *v, const char *policy)
 {
 	char label[256], path[4096];
-	json_t *run, *axes, *st;
+	json_t *run = NULL, *axes = NULL, *st;
 	const char *k;
 	json_t *x;
 	size_t i;

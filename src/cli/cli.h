@@ -146,6 +146,12 @@ FILE *cli_plot_data(char *path, size_t len);
  * and quotes become '_'. */
 void cli_plot_label(const char *in, char *out, size_t len);
 
+/* Append to the string of @used bytes in @buf (@len bytes): returns the
+ * length it would have, so that >= @len means it was cut short (then @buf
+ * holds what fits, NUL-terminated). */
+size_t cli_appendf(char *buf, size_t len, size_t used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Seconds since an arbitrary point (CLOCK_MONOTONIC). */
 double cli_now(void);
 

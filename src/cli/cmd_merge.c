@@ -461,9 +461,8 @@ static int chart(const char *dir, const char *ext, json_t *axes, json_t *rows, c
 			sweep_axis_text(json_object_get(ra, an), val, sizeof(val));
 			if (!val[0])
 				continue;
-			used += (size_t)snprintf(
-			    key + used, used < sizeof(key) ? sizeof(key) - used : 0, "%s%s%s%s",
-			    used ? " " : "", named ? "" : an, named ? "" : "=", val);
+			used = cli_appendf(key, sizeof(key), used, "%s%s%s%s", used ? " " : "",
+					   named ? "" : an, named ? "" : "=", val);
 		}
 		if (!key[0])
 			snprintf(key, sizeof(key), "%s", metric);

@@ -30,7 +30,7 @@
 
 #include "cli/cli.h"
 #include "cli/sweep.h"
-#include "json_read.h"
+#include "config/json_read.h"
 
 struct sweep_opts {
 	const char *spec;

@@ -49,6 +49,17 @@ int cli_fail_run_err(struct tlbsim_error *err, const char *path,
 	return cli_fail_err(err);
 }
 
+size_t cli_appendf(char *buf, size_t len, size_t used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(used < len ? buf + used : NULL, used < len ? len - used : 0, fmt, ap);
+	va_end(ap);
+	return used + (n > 0 ? (size_t)n : 0);
+}
+
 double cli_now(void)
 {
 	struct timespec ts;

@@ -27,7 +27,7 @@
 
 #include "cli/cli.h"
 #include "cli/sweep.h"
-#include "json_read.h"
+#include "config/json_read.h"
 
 /* The largest sweep: a million runs (the manifest's size stays in the
  * hundreds of megabytes). */
@@ -300,17 +300,16 @@ static char *derive(const json_t *base, const char *base_name, const json_t *ov,
 		}
 		topology_given |= !strncmp(k, "topology", 8);
 		sweep_axis_text(x, v, sizeof(v));
-		used += (size_t)snprintf(text + used, used < sizeof(text) ? sizeof(text) - used : 0,
-					 "%s%s=%s", used ? "," : "", k, v);
+		used = cli_appendf(text, sizeof(text), used, "%s%s=%s", used ? "," : "", k, v);
 	}
 	topo = json_object_get(m, "topology");
 	if (json_object_get(ov, "cores") && !topology_given && json_is_object(topo))
 		json_object_del(topo, "cores_per_cluster");
 	/* "emag-32+cores=16"; a long list of overrides: "emag-32+3f2a91c0". */
 	if (!json_object_size(ov))
-		snprintf(name_out, name_len, "%s", base_name);
+		snprintf(name_out, name_len, "%.63s", base_name);
 	else if (strlen(base_name) + 1 + used <= 63 && used < sizeof(text))
-		snprintf(name_out, name_len, "%s+%s", base_name, text);
+		snprintf(name_out, name_len, "%.63s+%.63s", base_name, text);
 	else
 		snprintf(name_out, name_len, "%.50s+%08x", base_name, fnv1a(text));
 	for (char *p = name_out; *p; p++)
@@ -528,12 +527,10 @@ static int param_text(const json_t *combo, long long seed, char *buf, size_t len
 	json_object_foreach((json_t *)combo, k, v)
 	{
 		sweep_axis_text(v, val, sizeof(val));
-		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s=%s", n ? "," : "", k,
-				      val);
+		n = cli_appendf(buf, len, n, "%s%s=%s", n ? "," : "", k, val);
 	}
 	if (seed >= 0)
-		n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%sseed=%lld", n ? "," : "",
-				      seed);
+		n = cli_appendf(buf, len, n, "%sseed=%lld", n ? "," : "", seed);
 	return n < len ? 0 : -1;
 }
 
