@@ -481,7 +481,7 @@ static void verdict(json_t *reports, char *out, size_t size)
 				 json_is_integer(e) ? (long long)json_integer_value(e) : -1LL,
 				 json_is_integer(v) ? "" : "?");
 		else
-			snprintf(buf, sizeof(buf), "%s@%lld", kind,
+			snprintf(buf, sizeof(buf), "%s@%lld", kind ? kind : "?",
 				 json_is_integer(e) ? (long long)json_integer_value(e) : -1LL);
 		if (kind && !strcmp(kind, "value") && json_is_integer(v))
 			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%llu",
