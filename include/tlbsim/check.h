@@ -177,7 +177,9 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_scenario_check(const char *path,
  * @ets2: the threads (P0 = bit 0, ...) that implement FEAT_ETS2 (Arm ARM
  *        D8.16.2; HAZARD-RULES rule 7), or NULL for none (borrowed)
  * @max_candidates: stop with -TLBSIM_EBUSY after this many candidate
- *        executions (0: 50 000 000); bounds the time any test takes
+ *        executions, each placement of the TLBIs against the walks
+ *        counting as one, and thread runs counting too (0: 50 000 000);
+ *        bounds the time any test takes
  *
  * Zero-initialise it: new members keep their meaning at 0.
  */

@@ -1229,6 +1229,15 @@ static void check_exec(struct model *m)
 		return;
 	nr_masks = 1ull << m->nr_free;
 	for (mask = 0; mask < nr_masks; mask++) {
+		/* Each TLBI placement is a candidate of its own for the budget. */
+		if (mask && ++m->candidates > m->max_candidates) {
+			m->rc = -TLBSIM_EBUSY;
+			snprintf(m->err_msg, sizeof(m->err_msg),
+				 "more than %llu candidate executions",
+				 (unsigned long long)m->max_candidates);
+			m->stopped = true;
+			return;
+		}
 		memcpy(m->ob, m->base_ob, sizeof(m->ob));
 		tlbi_edges(m, mask);
 		if (!close_acyclic(m->ob, m->n, w))

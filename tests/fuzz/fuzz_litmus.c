@@ -17,8 +17,8 @@
 #include "fuzz.h"
 #include "tlbsim/check.h"
 
-/* The shipped tests need at most a few thousand. */
-#define MAX_WORK 20000
+/* The shipped tests need at most about two thousand. */
+#define MAX_WORK 5000
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
