@@ -146,7 +146,9 @@ static int parse_loc(struct parser *p, char *s, int line)
 		s++;
 		trim(&s);
 	}
-	if (wrapped(s, "PTE", inner, sizeof(inner)) || (!strncmp(s, "pte_", 4) && is_ident(s + 4))) {
+	/* herd writes the descriptor of x PTE(x), pte_x or TTD(x). */
+	if (wrapped(s, "PTE", inner, sizeof(inner)) || wrapped(s, "TTD", inner, sizeof(inner)) ||
+	    (!strncmp(s, "pte_", 4) && is_ident(s + 4))) {
 		if (q == inner && !strncmp(s, "pte_", 4))
 			snprintf(inner, sizeof(inner), "%s", s + 4);
 		if (!is_ident(inner) || !strncmp(inner, "PTE", 3))
@@ -266,7 +268,7 @@ static int parse_value(struct parser *p, char *s, int line, int desc_sym, struct
 		int loc;
 
 		snprintf(copy, sizeof(copy), "%s", s);
-		if (!strncmp(copy, "pte_", 4) || !strncmp(copy, "PTE(", 4)) {
+		if (!strncmp(copy, "pte_", 4) || !strncmp(copy, "PTE(", 4) || !strncmp(copy, "TTD(", 4)) {
 			loc = parse_loc(p, copy, line);
 			if (loc < 0)
 				return -TLBSIM_EPARSE;
@@ -962,6 +964,12 @@ static int c_atom(struct cparse *c)
 
 		snprintf(buf, sizeof(buf), "%s", s);
 		eq = strchr(buf, '=');
+		/* "x!=v", and herd's "x<>v". */
+		if (!eq && (eq = strstr(buf, "<>"))) {
+			eq[0] = '!';
+			eq[1] = '=';
+			eq++;
+		}
 		if (!eq)
 			return perr(c->p, line, "expected 'location=value' in the condition, found '%s'",
 				    s), -1;
@@ -1074,6 +1082,14 @@ static int tokenize_cond(struct parser *p, size_t pos, int line, struct ctok *to
 		}
 		if (op2) {
 			i += 2;
+		} else if (!strncmp(s + i, "not(", 4)) {
+			/* herd's "not(...)": the negation. */
+			tok[nt].s[0] = '~';
+			tok[nt].s[1] = 0;
+			tok[nt].line = ln[i];
+			nt++;
+			i += 3;
+			continue;
 		} else if (s[i] == '(' || s[i] == ')' || s[i] == '~') {
 			i++;
 		} else {
