@@ -559,6 +559,16 @@ static int cond_holds(const struct rstate *st, int cond)
 	}
 }
 
+/* cond_holds() for @in, an error of the test when it cannot say. */
+static int flags_hold(struct model *m, const struct lit_insn *in, const struct rstate *st)
+{
+	int c = cond_holds(st, in->cond);
+
+	if (c < 0)
+		fail_op(m, in, "a condition on flags no CMP set, or an ordered compare of addresses");
+	return c;
+}
+
 static int alu(struct model *m, const struct lit_insn *in, const struct rstate *st, struct lit_val *out)
 {
 	struct lit_val a = reg_val(st, in->rn);
@@ -667,13 +677,10 @@ static void run_from(struct model *m, struct rstate st, int pc)
 			st.has_flags = true;
 			break;
 		case LO_CSEL: {
-			int c = cond_holds(&st, in->cond);
+			int c = flags_hold(m, in, &st);
 
-			if (c < 0) {
-				fail_op(m, in, "a condition on flags no CMP set, or an ordered compare "
-					       "of addresses");
+			if (c < 0)
 				return;
-			}
 			/* The flags select (herd: a control input, a "pick"
 			 * dependency); the value chosen flows as data. */
 			if (in->csinc)
@@ -700,13 +707,10 @@ static void run_from(struct model *m, struct rstate st, int pc)
 			return;
 		}
 		case LO_BCOND: {
-			int c = cond_holds(&st, in->cond);
+			int c = flags_hold(m, in, &st);
 
-			if (c < 0) {
-				fail_op(m, in, "a condition on flags no CMP set, or an ordered compare "
-					       "of addresses");
+			if (c < 0)
 				return;
-			}
 			branch(m, st, in, pc, c, st.fdep, st.fpdep);
 			m->cur.n = n0;
 			return;

@@ -1010,36 +1010,31 @@ static int c_atom(struct cparse *c)
 	}
 }
 
-static int c_and(struct cparse *c)
+/* @sub (op @sub)*: a left-associative chain of @kind nodes. */
+static int c_chain(struct cparse *c, int (*sub)(struct cparse *), const char *op, int kind)
 {
-	int a = c_atom(c);
+	int a = sub(c);
 
-	while (a >= 0 && !strcmp(peek(c), "/\\")) {
+	while (a >= 0 && !strcmp(peek(c), op)) {
 		int b;
 
 		c->i++;
-		b = c_atom(c);
+		b = sub(c);
 		if (b < 0)
 			return -1;
-		a = cnode(c, (struct lit_cond){.kind = LCN_AND, .a = (int16_t)a, .b = (int16_t)b});
+		a = cnode(c, (struct lit_cond){.kind = (uint8_t)kind, .a = (int16_t)a, .b = (int16_t)b});
 	}
 	return a;
 }
 
+static int c_and(struct cparse *c)
+{
+	return c_chain(c, c_atom, "/\\", LCN_AND);
+}
+
 static int c_or(struct cparse *c)
 {
-	int a = c_and(c);
-
-	while (a >= 0 && !strcmp(peek(c), "\\/")) {
-		int b;
-
-		c->i++;
-		b = c_and(c);
-		if (b < 0)
-			return -1;
-		a = cnode(c, (struct lit_cond){.kind = LCN_OR, .a = (int16_t)a, .b = (int16_t)b});
-	}
-	return a;
+	return c_chain(c, c_and, "\\/", LCN_OR);
 }
 
 /*

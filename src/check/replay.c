@@ -266,20 +266,28 @@ static int invlpgb_refused(struct replay *r, const struct tlbsim_event *ev, uint
 	return fail(r, idx, msg);
 }
 
+/* Room in *@v (of @size-byte items, *@cap of them) for item @n. */
+static bool room_for(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+
+	if (n < *cap)
+		return true;
+	p = realloc(*v, (*cap ? 2 * *cap : 16) * size);
+	if (!p)
+		return false;
+	*v = p;
+	*cap = *cap ? 2 * *cap : 16;
+	return true;
+}
+
 /* An access of event @idx by @cpu faulted: an outcome scenarios can
  * expect (fault@EVENT, docs/scenarios.md).  False when out of memory. */
 static bool fault_note(struct replay *r, unsigned cpu, uint64_t idx, uint64_t va)
 {
 	r->cpu[cpu].faults++;
-	if (r->nr_faults == r->cap_faults) {
-		size_t cap = r->cap_faults ? 2 * r->cap_faults : 16;
-		struct rfault *p = realloc(r->faults, cap * sizeof(*p));
-
-		if (!p)
-			return false;
-		r->faults = p;
-		r->cap_faults = cap;
-	}
+	if (!room_for((void **)&r->faults, &r->cap_faults, r->nr_faults, sizeof(*r->faults)))
+		return false;
 	r->faults[r->nr_faults++] = (struct rfault){.event = idx, .va = va, .cpu = cpu};
 	return true;
 }
@@ -307,15 +315,8 @@ static bool load_note(struct replay *r, uint64_t idx, uint64_t pa)
 
 	v = 0;
 	(void)chk_map_get(&r->words, key, &v);
-	if (r->nr_loads == r->cap_loads) {
-		size_t cap = r->cap_loads ? 2 * r->cap_loads : 16;
-		struct rload *p = realloc(r->loads, cap * sizeof(*p));
-
-		if (!p)
-			return false;
-		r->loads = p;
-		r->cap_loads = cap;
-	}
+	if (!room_for((void **)&r->loads, &r->cap_loads, r->nr_loads, sizeof(*r->loads)))
+		return false;
 	r->loads[r->nr_loads++] = (struct rload){.event = idx, .value = v, .known = known};
 	return true;
 }

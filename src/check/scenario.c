@@ -335,6 +335,24 @@ static int array_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *e
 	return 1;
 }
 
+/* Append to @reports an item of @kind per element of @list (the replay's
+ * "faults" or "loads": its event, and its value if it has one). */
+static void add_outcomes(json_t *reports, json_t *list, const char *kind)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(list, i, e) {
+		json_t *item = json_object();
+
+		json_object_set_new(item, "kind", json_string(kind));
+		json_object_set(item, "event", json_object_get(e, "event"));
+		if (json_object_get(e, "value"))
+			json_object_set(item, "value", json_object_get(e, "value"));
+		json_array_append_new(reports, item);
+	}
+}
+
 /* Does an expect item "value@EVENT=..." name event @ev? */
 static bool names_value_of(const struct scenario *s, long long ev)
 {
@@ -397,33 +415,12 @@ static int run_once(const struct scenario *s, const struct tlbsim_machine *m, co
 		return err_set(err, -TLBSIM_EINVAL, s->path, -1, -1, -1, NULL,
 			       "internal: statistics are not JSON: %s", jerr.text);
 	*reports = json_incref(json_object_get(json_object_get(st, "hazards"), "reports"));
-	if (s->want_faults && *reports) {
-		/* Fault outcomes join the diagnostics as kind "fault". */
-		json_t *f, *faults = json_object_get(st, "faults");
-		size_t i;
-
-		json_array_foreach(faults, i, f) {
-			json_t *item = json_object();
-
-			json_object_set_new(item, "kind", json_string("fault"));
-			json_object_set(item, "event", json_object_get(f, "event"));
-			json_array_append_new(*reports, item);
-		}
-	}
-	if (s->want_values && *reports) {
-		/* Values of loads: those the expectation names are kept below. */
-		json_t *l, *loads = json_object_get(st, "loads");
-		size_t i;
-
-		json_array_foreach(loads, i, l) {
-			json_t *item = json_object();
-
-			json_object_set_new(item, "kind", json_string("value"));
-			json_object_set(item, "event", json_object_get(l, "event"));
-			json_object_set(item, "value", json_object_get(l, "value"));
-			json_array_append_new(*reports, item);
-		}
-	}
+	/* Outcomes join the diagnostics: faults, and the values of loads
+	 * (those the expectation names are kept below). */
+	if (s->want_faults && *reports)
+		add_outcomes(*reports, json_object_get(st, "faults"), "fault");
+	if (s->want_values && *reports)
+		add_outcomes(*reports, json_object_get(st, "loads"), "value");
 	json_decref(st);
 	/* Back to the file's event indices. */
 	if (order && *reports) {
