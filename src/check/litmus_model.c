@@ -85,12 +85,12 @@ struct model {
 	const struct lit_test *t;
 	bool ets2[LIT_MAX_THREADS];
 	struct valset vs[2 * LIT_MAX_VARS];
-	bool grew;	  /* a new value was written in this pass */
-	bool collecting;  /* fixpoint passes: only the writes matter */
+	bool grew;	 /* a new value was written in this pass */
+	bool collecting; /* fixpoint passes: only the writes matter */
 	struct runs runs[LIT_MAX_THREADS];
-	struct run cur;	  /* the run being built */
-	int th;		  /* its thread */
-	int err_line;	  /* an operation the model cannot compute */
+	struct run cur; /* the run being built */
+	int th;		/* its thread */
+	int err_line;	/* an operation the model cannot compute */
 	char err_msg[160];
 	int rc;
 	/* The candidate being checked. */
@@ -420,7 +420,8 @@ static void access(struct model *m, struct rstate st, const struct lit_insn *in,
 		/* herd check_ptw without TTHM: valid, then AF, then the rights (db
 		 * for a write; el0 from EL0 outside a handler). */
 		if (!pte.present)
-			fault(m, st2, in, pc, ttd, a.sym, !d->valid ? LFT_TRANSLATION : LFT_ACCESSFLAG);
+			fault(m, st2, in, pc, ttd, a.sym,
+			      !d->valid ? LFT_TRANSLATION : LFT_ACCESSFLAG);
 		else if ((write && !(pte.prot & TLBSIM_PROT_WRITE)) ||
 			 (m->t->th[m->th].el0 && !st2.handled && !(pte.prot & TLBSIM_PROT_USER)))
 			fault(m, st2, in, pc, ttd, a.sym, LFT_PERMISSION);
@@ -431,8 +432,8 @@ static void access(struct model *m, struct rstate st, const struct lit_insn *in,
 }
 
 /* The thread's last write to @loc, if no other came since (herd lmrs). */
-static void link_lmrs(const struct rstate *st, struct tev *r, int loc, uint64_t *dep, uint64_t *pdep,
-		      const struct run *cur)
+static void link_lmrs(const struct rstate *st, struct tev *r, int loc, uint64_t *dep,
+		      uint64_t *pdep, const struct run *cur)
 {
 	int w = st->last_w[loc];
 
@@ -565,15 +566,17 @@ static int flags_hold(struct model *m, const struct lit_insn *in, const struct r
 	int c = cond_holds(st, in->cond);
 
 	if (c < 0)
-		fail_op(m, in, "a condition on flags no CMP set, or an ordered compare of addresses");
+		fail_op(m, in,
+			"a condition on flags no CMP set, or an ordered compare of addresses");
 	return c;
 }
 
-static int alu(struct model *m, const struct lit_insn *in, const struct rstate *st, struct lit_val *out)
+static int alu(struct model *m, const struct lit_insn *in, const struct rstate *st,
+	       struct lit_val *out)
 {
 	struct lit_val a = reg_val(st, in->rn);
-	struct lit_val b = in->has_imm ? (struct lit_val){.kind = LV_INT, .i = in->imm}
-				       : reg_val(st, in->rm);
+	struct lit_val b =
+	    in->has_imm ? (struct lit_val){.kind = LV_INT, .i = in->imm} : reg_val(st, in->rm);
 
 	*out = (struct lit_val){.kind = LV_INT};
 	/* EOR Rd, Rn, Rn: 0 whatever Rn holds (herd's false dependency). */
@@ -583,14 +586,30 @@ static int alu(struct model *m, const struct lit_insn *in, const struct rstate *
 		uint64_t x = (uint64_t)a.i, y = (uint64_t)b.i, r = 0;
 
 		switch (in->alu) {
-		case LA_ADD: r = x + y; break;
-		case LA_SUB: r = x - y; break;
-		case LA_AND: r = x & y; break;
-		case LA_ORR: r = x | y; break;
-		case LA_EOR: r = x ^ y; break;
-		case LA_BIC: r = x & ~y; break;
-		case LA_LSR: r = y < 64 ? x >> y : 0; break;
-		case LA_LSL: r = y < 64 ? x << y : 0; break;
+		case LA_ADD:
+			r = x + y;
+			break;
+		case LA_SUB:
+			r = x - y;
+			break;
+		case LA_AND:
+			r = x & y;
+			break;
+		case LA_ORR:
+			r = x | y;
+			break;
+		case LA_EOR:
+			r = x ^ y;
+			break;
+		case LA_BIC:
+			r = x & ~y;
+			break;
+		case LA_LSR:
+			r = y < 64 ? x >> y : 0;
+			break;
+		case LA_LSL:
+			r = y < 64 ? x << y : 0;
+			break;
 		}
 		if (!in->wide)
 			r &= 0xffffffffu;
@@ -655,7 +674,8 @@ static void run_from(struct model *m, struct rstate st, int pc)
 			return;
 		case LO_MOV:
 			if (in->has_imm)
-				set_reg(&st, in->rd, (struct lit_val){.kind = LV_INT, .i = in->imm}, 0, 0);
+				set_reg(&st, in->rd, (struct lit_val){.kind = LV_INT, .i = in->imm},
+					0, 0);
 			else
 				set_reg(&st, in->rd, reg_val(&st, in->rm), reg_dep(&st, in->rm),
 					reg_pdep(&st, in->rm));
@@ -672,8 +692,8 @@ static void run_from(struct model *m, struct rstate st, int pc)
 			st.fb = in->has_imm ? (struct lit_val){.kind = LV_INT, .i = in->imm}
 					    : reg_val(&st, in->rm);
 			st.fdep = reg_dep(&st, in->rn) | (in->has_imm ? 0 : reg_dep(&st, in->rm));
-			st.fpdep = reg_pdep(&st, in->rn) | (in->has_imm ? 0 : reg_pdep(&st, in->rm)) |
-				   st.fdep;
+			st.fpdep = reg_pdep(&st, in->rn) |
+				   (in->has_imm ? 0 : reg_pdep(&st, in->rm)) | st.fdep;
 			st.has_flags = true;
 			break;
 		case LO_CSEL: {
@@ -684,7 +704,8 @@ static void run_from(struct model *m, struct rstate st, int pc)
 			/* The flags select (herd: a control input, a "pick"
 			 * dependency); the value chosen flows as data. */
 			if (in->csinc)
-				set_reg(&st, in->rd, (struct lit_val){.kind = LV_INT, .i = c}, 0, st.fpdep);
+				set_reg(&st, in->rd, (struct lit_val){.kind = LV_INT, .i = c}, 0,
+					st.fpdep);
 			else {
 				int src = c ? in->rn : in->rm;
 
@@ -722,7 +743,10 @@ static void run_from(struct model *m, struct rstate st, int pc)
 		case LO_DMB:
 		case LO_DSB:
 		case LO_ISB:
-			e = new_ev(m, &st, in->op == LO_DMB ? EK_DMB : in->op == LO_DSB ? EK_DSB : EK_ISB,
+			e = new_ev(m, &st,
+				   in->op == LO_DMB   ? EK_DMB
+				   : in->op == LO_DSB ? EK_DSB
+						      : EK_ISB,
 				   in);
 			if (!e)
 				return;
@@ -807,7 +831,8 @@ static void finish_run(struct model *m, struct run *r, int th)
 	int n = r->n, i, j;
 	uint64_t all = n == 64 ? ~0ull : (1ull << n) - 1;
 	uint64_t exp_r = kind_mask(r, EK_R), exp_w = kind_mask(r, EK_W), exp_m = exp_r | exp_w;
-	uint64_t ttd = kind_mask(r, EK_TTD), flt = kind_mask(r, EK_FAULT), tlbi = kind_mask(r, EK_TLBI);
+	uint64_t ttd = kind_mask(r, EK_TTD), flt = kind_mask(r, EK_FAULT),
+		 tlbi = kind_mask(r, EK_TLBI);
 	uint64_t ifb = kind_mask(r, EK_ISB) | flt; /* exception entry is context synchronising */
 	uint64_t before[TEV], after[TEV], dsbob[TEV] = {0}, ifbob[TEV] = {0}, lob[TEV] = {0};
 	uint64_t acq = 0, acq_a = 0, tlbi_is = 0, uflt = 0;
@@ -838,7 +863,9 @@ static void finish_run(struct model *m, struct run *r, int th)
 
 		if (e[i].kind == EK_DSB) {
 			/* DSB-ob; with FEAT_ETS2 the DSB also orders later walks. */
-			src = before[i] & (opt == 3 ? exp_m | ttd | tlbi : opt == 1 ? exp_r : exp_w);
+			src = before[i] & (opt == 3   ? exp_m | ttd | tlbi
+					   : opt == 1 ? exp_r
+						      : exp_w);
 			/* A DSB NSH completes no broadcast TLBI (Arm ARM C6.2 DSB;
 			 * rule 5); herd counts NSH as a full DSB, no catalogue test
 			 * uses it. */
@@ -884,7 +911,8 @@ static void finish_run(struct model *m, struct run *r, int th)
 		    e[i].kind == EK_TLBI)
 			add_edges(lob, exp_r & e[i].addr, bit);
 		if (e[i].kind == EK_W || e[i].kind == EK_TLBI)
-			add_edges(lob, exp_r & (e[i].paddr | e[i].pctrl | e[i].ctrl | e[i].pdata), bit);
+			add_edges(lob, exp_r & (e[i].paddr | e[i].pctrl | e[i].ctrl | e[i].pdata),
+				  bit);
 		if (exp_m >> i & 1) {
 			add_edges(lob, exp_r & e[i].paddr, after[i] & exp_w);
 			if (e[i].tr >= 0)
@@ -912,7 +940,8 @@ static void finish_run(struct model *m, struct run *r, int th)
 		/* lmws: to a later write of the same location. */
 		if (e[i].kind == EK_W)
 			for (j = 0; j < n; j++)
-				if ((before[i] >> j & 1) && ((exp_m | ttd) >> j & 1) && e[j].loc == e[i].loc)
+				if ((before[i] >> j & 1) && ((exp_m | ttd) >> j & 1) &&
+				    e[j].loc == e[i].loc)
 					lob[j] |= bit;
 		/* tr-ib, and ets-ob with ETS2. */
 		if (e[i].tr >= 0 && e[i].kind != EK_TTD)
@@ -986,7 +1015,8 @@ static bool internal_ok(const struct model *m)
 			const struct gev *w = &m->g[m->rf[i]];
 
 			/* coRW1-Exp: no read from a po-later write or its own RMW's. */
-			if (w->th == a->th && w->kind == EK_W && (w->seq > a->seq || a->rmw == m->rf[i]))
+			if (w->th == a->th && w->kind == EK_W &&
+			    (w->seq > a->seq || a->rmw == m->rf[i]))
 				return false;
 			/* atomic: nothing between an RMW's read and write. */
 			if (a->rmw >= 0 && m->co_rank[a->rmw] != m->co_rank[m->rf[i]] + 1)
@@ -1057,7 +1087,8 @@ static const struct lit_val *desc_of(const struct model *m, int i)
 }
 
 /* Some write to PA(@a) differs in value from some write to PA(@b). */
-static bool contents_mismatch(const struct model *m, const struct lit_val *a, const struct lit_val *b)
+static bool contents_mismatch(const struct model *m, const struct lit_val *a,
+			      const struct lit_val *b)
 {
 	int la = LIT_LOC_PA(a->sym), lb = LIT_LOC_PA(b->sym), i, j;
 
@@ -1100,14 +1131,16 @@ static bool bbm_flag(const struct model *m)
 			const struct gev *m1 = &m->g[a];
 			bool covered = false;
 
-			if (m1->loc != w2->loc || m1->kind == EK_FAULT || !cacheable(desc_of(m, a)) ||
-			    !ca(m, a, b) || same_oa(desc_of(m, a), desc_of(m, b)))
+			if (m1->loc != w2->loc || m1->kind == EK_FAULT ||
+			    !cacheable(desc_of(m, a)) || !ca(m, a, b) ||
+			    same_oa(desc_of(m, a), desc_of(m, b)))
 				continue;
 			if (!writable(desc_of(m, a)) && !writable(desc_of(m, b)) &&
 			    !contents_mismatch(m, desc_of(m, a), desc_of(m, b)))
 				continue;
 			for (u = 0; u < m->n && !covered; u++) {
-				if (m->g[u].loc != w2->loc || cacheable(desc_of(m, u)) || !ca(m, a, u))
+				if (m->g[u].loc != w2->loc || cacheable(desc_of(m, u)) ||
+				    !ca(m, a, u))
 					continue;
 				for (t = 0; t < m->n && !covered; t++)
 					covered = m->g[t].kind == EK_TLBI && BIT(m->ob[u], t) &&
@@ -1159,7 +1192,8 @@ static void tlbi_edges(struct model *m, uint64_t mask)
 					if (k == m->n)
 						continue;
 					for (j = m->base[0]; j < m->n; j++)
-						if (m->g[j].th != m->g[a->tr].th && BIT(m->trob[t], j))
+						if (m->g[j].th != m->g[a->tr].th &&
+						    BIT(m->trob[t], j))
 							SET(m->ob[a->tr], j);
 				}
 			}
@@ -1216,16 +1250,16 @@ static void check_exec(struct model *m)
 				/* Exp-haz-ob: an earlier read of the location. */
 				if (rd->kind == EK_R && b->th != rd->th)
 					for (i = m->base[rd->th]; i < r; i++)
-						if (m->g[i].kind == EK_R && m->g[i].loc == rd->loc &&
-						    m->g[i].seq < rd->seq)
+						if (m->g[i].kind == EK_R &&
+						    m->g[i].loc == rd->loc && m->g[i].seq < rd->seq)
 							SET(m->base_ob[i], j);
 			}
 		}
 	}
 	for (i = 0; i < m->n; i++)
 		for (j = 0; j < m->n; j++)
-			if (m->g[i].kind == EK_W && m->g[j].kind == EK_W && m->g[i].th != m->g[j].th &&
-			    ca(m, i, j))
+			if (m->g[i].kind == EK_W && m->g[j].kind == EK_W &&
+			    m->g[i].th != m->g[j].th && ca(m, i, j))
 				SET(m->base_ob[i], j);
 	/* Edges only get added: a cycle now is a cycle for every choice. */
 	memcpy(m->ob, m->base_ob, sizeof(m->ob));
@@ -1428,13 +1462,15 @@ static void check_combo(struct model *m)
 	for (i = nloc; i < m->n; i++) {
 		const struct gev *tl = &m->g[i];
 
-		if (tl->kind != EK_TLBI || !(m->sel[tl->th]->done_tlbi >> (i - m->base[tl->th]) & 1))
+		if (tl->kind != EK_TLBI ||
+		    !(m->sel[tl->th]->done_tlbi >> (i - m->base[tl->th]) & 1))
 			continue;
 		for (j = nloc; j < m->n; j++) {
 			const struct gev *rd = &m->g[j];
 			int p = m->nr_pairs;
 
-			if (rd->kind != EK_TTD || !in_scope(tl, rd) || (!tl->tlbi_is && rd->th != tl->th))
+			if (rd->kind != EK_TTD || !in_scope(tl, rd) ||
+			    (!tl->tlbi_is && rd->th != tl->th))
 				continue;
 			if (p == MAXEV * 4)
 				continue;
@@ -1483,8 +1519,8 @@ int chk_lit_check(const struct lit_test *t, const struct tlbsim_litmus_opts *opt
 		return -TLBSIM_ENOMEM;
 	snprintf(res->name, sizeof(res->name), "%s", t->name);
 	m->t = t;
-	m->max_candidates = opts && opts->max_candidates ? opts->max_candidates
-							  : DEFAULT_MAX_CANDIDATES;
+	m->max_candidates =
+	    opts && opts->max_candidates ? opts->max_candidates : DEFAULT_MAX_CANDIDATES;
 	for (th = 0; th < t->nr_threads; th++)
 		m->ets2[th] = opts && opts->ets2 && tlbsim_cpumask_test(opts->ets2, (unsigned)th);
 	/* The values each location may hold: the initial one, then whatever
@@ -1507,11 +1543,11 @@ int chk_lit_check(const struct lit_test *t, const struct tlbsim_litmus_opts *opt
 	if (!m->rc)
 		choose_runs(m, 0);
 	if (m->rc) {
-		rc = m->err_line ? err_set(err, m->rc, path, m->err_line, -1, -1, NULL, "%s",
-					   m->err_msg)
-				 : err_set(err, m->rc, path, -1, -1, -1, NULL, "%s%s",
-					   m->rc == -TLBSIM_EBUSY ? "the exploration is too large: " : "",
-					   m->err_msg[0] ? m->err_msg : "out of memory");
+		rc = m->err_line
+			 ? err_set(err, m->rc, path, m->err_line, -1, -1, NULL, "%s", m->err_msg)
+			 : err_set(err, m->rc, path, -1, -1, -1, NULL, "%s%s",
+				   m->rc == -TLBSIM_EBUSY ? "the exploration is too large: " : "",
+				   m->err_msg[0] ? m->err_msg : "out of memory");
 		goto out;
 	}
 	res->candidates = m->candidates;

@@ -35,7 +35,8 @@ struct parser {
 	struct tlbsim_error *err;
 };
 
-static int perr(struct parser *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int perr(struct parser *p, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static int perr(struct parser *p, int line, const char *fmt, ...)
 {
@@ -53,8 +54,8 @@ static int perr(struct parser *p, int line, const char *fmt, ...)
 
 struct lit_val chk_lit_desc(int sym)
 {
-	return (struct lit_val){.kind = LV_DESC, .valid = 1, .af = 1, .db = 1, .el0 = 1,
-				.sym = (int16_t)sym};
+	return (struct lit_val){
+	    .kind = LV_DESC, .valid = 1, .af = 1, .db = 1, .el0 = 1, .sym = (int16_t)sym};
 }
 
 bool chk_lit_val_eq(const struct lit_val *a, const struct lit_val *b)
@@ -152,8 +153,10 @@ static int parse_loc(struct parser *p, char *s, int line)
 		if (q == inner && !strncmp(s, "pte_", 4))
 			snprintf(inner, sizeof(inner), "%s", s + 4);
 		if (!is_ident(inner) || !strncmp(inner, "PTE", 3))
-			return perr(p, line, "unsupported location '%s' (PTE(x) of a variable x; "
-					     "PTE(PTE(x)) and stage 2 are not modelled)", s),
+			return perr(p, line,
+				    "unsupported location '%s' (PTE(x) of a variable x; "
+				    "PTE(PTE(x)) and stage 2 are not modelled)",
+				    s),
 			       -1;
 		v = var_of(p, inner, line);
 		return v < 0 ? -1 : LIT_LOC_PTE(v);
@@ -167,7 +170,8 @@ static int parse_loc(struct parser *p, char *s, int line)
 		return v < 0 ? -1 : LIT_LOC_PA(v);
 	}
 	if (!is_ident(s))
-		return perr(p, line, "expected a location (x, pte_x, PTE(x), phy_x, PA(x)), found '%s'", s),
+		return perr(p, line,
+			    "expected a location (x, pte_x, PTE(x), phy_x, PA(x)), found '%s'", s),
 		       -1;
 	v = var_of(p, s, line);
 	return v < 0 ? -1 : LIT_LOC_PA(v);
@@ -199,8 +203,10 @@ static int parse_desc(struct parser *p, char *s, int line, struct lit_val *d, bo
 		int64_t n;
 
 		if (!colon)
-			return perr(p, line, "a descriptor field is 'name:value', found '%s' (memory "
-					     "attributes are not modelled)", tok);
+			return perr(p, line,
+				    "a descriptor field is 'name:value', found '%s' (memory "
+				    "attributes are not modelled)",
+				    tok);
 		*colon = 0;
 		val = colon + 1;
 		trim(&key);
@@ -211,8 +217,9 @@ static int parse_desc(struct parser *p, char *s, int line, struct lit_val *d, bo
 			if (loc < 0)
 				return -TLBSIM_EPARSE;
 			if (loc & 1)
-				return perr(p, line, "an output address naming a page-table entry "
-						     "('%s') is not modelled (one level of translation)",
+				return perr(p, line,
+					    "an output address naming a page-table entry "
+					    "('%s') is not modelled (one level of translation)",
 					    val);
 			d->sym = (int16_t)(loc / 2);
 			*has_oa = true;
@@ -220,10 +227,13 @@ static int parse_desc(struct parser *p, char *s, int line, struct lit_val *d, bo
 		}
 		if (strcmp(key, "valid") && strcmp(key, "af") && strcmp(key, "db") &&
 		    strcmp(key, "dbm") && strcmp(key, "el0"))
-			return perr(p, line, "descriptor field '%s' is not modelled (oa, valid, af, db, "
-					     "dbm, el0)", key);
+			return perr(p, line,
+				    "descriptor field '%s' is not modelled (oa, valid, af, db, "
+				    "dbm, el0)",
+				    key);
 		if (parse_int(val, &n) || n < 0 || n > 1)
-			return perr(p, line, "descriptor field %s takes 0 or 1, found '%s'", key, val);
+			return perr(p, line, "descriptor field %s takes 0 or 1, found '%s'", key,
+				    val);
 		if (!strcmp(key, "valid"))
 			d->valid = (uint8_t)n;
 		else if (!strcmp(key, "af"))
@@ -268,7 +278,8 @@ static int parse_value(struct parser *p, char *s, int line, int desc_sym, struct
 		int loc;
 
 		snprintf(copy, sizeof(copy), "%s", s);
-		if (!strncmp(copy, "pte_", 4) || !strncmp(copy, "PTE(", 4) || !strncmp(copy, "TTD(", 4)) {
+		if (!strncmp(copy, "pte_", 4) || !strncmp(copy, "PTE(", 4) ||
+		    !strncmp(copy, "TTD(", 4)) {
 			loc = parse_loc(p, copy, line);
 			if (loc < 0)
 				return -TLBSIM_EPARSE;
@@ -393,7 +404,8 @@ static int parse_procs(struct parser *p, const char *list, int line, bool *set)
 		long n = strtol(tok + (*tok == 'P'), &end, 10);
 
 		if (*tok != 'P' || *end || n < 0 || n >= LIT_MAX_THREADS)
-			return perr(p, line, "expected a list of threads P0,P1,..., found '%s'", tok);
+			return perr(p, line, "expected a list of threads P0,P1,..., found '%s'",
+				    tok);
 		set[n] = true;
 	}
 	return 0;
@@ -406,7 +418,8 @@ static int meta_line(struct parser *p, char *s, int line, bool *el0)
 	if (*s == '"')
 		return 0; /* a doc string */
 	if (!eq)
-		return perr(p, line, "expected 'Key=value' or the initial state '{', found '%s'", s);
+		return perr(p, line, "expected 'Key=value' or the initial state '{', found '%s'",
+			    s);
 	*eq = 0;
 	val = eq + 1;
 	trim(&key);
@@ -424,16 +437,20 @@ static int meta_line(struct parser *p, char *s, int line, bool *el0)
 			else if (!strcasecmp(tok, "skip"))
 				p->t->fault_mode = LF_SKIP;
 			else
-				return perr(p, line, "variant '%s' is not modelled (vmsa, fatal/precise, "
-						     "handled/imprecise, skip)", tok);
+				return perr(p, line,
+					    "variant '%s' is not modelled (vmsa, fatal/precise, "
+					    "handled/imprecise, skip)",
+					    tok);
 		}
 		return 0;
 	}
 	if (!strcasecmp(key, "EL0"))
 		return parse_procs(p, val, line, el0);
 	if (!strcasecmp(key, "TTHM"))
-		return perr(p, line, "TTHM=%s: hardware updates of the access flag and dirty bit "
-				     "(FEAT_HAFDBS) are not modelled", val);
+		return perr(p, line,
+			    "TTHM=%s: hardware updates of the access flag and dirty bit "
+			    "(FEAT_HAFDBS) are not modelled",
+			    val);
 	/* Bookkeeping of the generators (diy7) and of litmus7: no meaning here. */
 	if (!strcasecmp(key, "Hash") || !strcasecmp(key, "Orig") || !strcasecmp(key, "Com") ||
 	    !strcasecmp(key, "Generator") || !strcasecmp(key, "Prefetch") ||
@@ -484,7 +501,8 @@ static int init_item(struct parser *p, char *s, int line)
 		if (parse_value(p, rhs, line, loc / 2, &d))
 			return -TLBSIM_EPARSE;
 		if (d.kind != LV_DESC)
-			return perr(p, line, "a page-table entry holds a descriptor '(oa:..., ...)'");
+			return perr(p, line,
+				    "a page-table entry holds a descriptor '(oa:..., ...)'");
 		t->init[loc] = d;
 		return 0;
 	}
@@ -596,7 +614,8 @@ static int parse_addr(char *s, struct lit_insn *in)
 	do {                                                                                       \
 		int r_ = reg_num((s), NULL);                                                       \
 		if (r_ < 0)                                                                        \
-			return perr(p, line, "expected a register, found '%s' in '%s'", (s), text); \
+			return perr(p, line, "expected a register, found '%s' in '%s'", (s),       \
+				    text);                                                         \
 		(dst) = (int8_t)r_;                                                                \
 	} while (0)
 
@@ -669,8 +688,10 @@ static int parse_insn(struct parser *p, struct lit_thread *th, char *cell, int l
 		in.acq = !strcmp(mnem, "LDAR") ? 'A' : !strcmp(mnem, "LDAPR") ? 'Q' : 0;
 		in.rel = !strcmp(mnem, "STLR");
 		if (n != 2 || (k = reg_num(ops[0], &wide)) < 0 || parse_addr(ops[1], &in))
-			return perr(p, line, "expected '%s Rt,[Xn{,Rm}]', found '%s' (other "
-					     "addressing modes are not modelled)", mnem, text);
+			return perr(p, line,
+				    "expected '%s Rt,[Xn{,Rm}]', found '%s' (other "
+				    "addressing modes are not modelled)",
+				    mnem, text);
 		if (in.op == LO_LDR && k == LIT_REG_ZR)
 			return perr(p, line, "a load into the zero register is not modelled");
 		if ((in.acq || in.rel) && in.rm >= 0)
@@ -710,8 +731,10 @@ static int parse_insn(struct parser *p, struct lit_thread *th, char *cell, int l
 		if (n == 4 && (!strcasecmp(ops[3], "SXTW") || !strcasecmp(ops[3], "UXTW")))
 			n = 3;
 		if (n != 3)
-			return perr(p, line, "expected '%s Rd,Rn,#imm|Rm', found '%s' (shifted "
-					     "operands are not modelled)", mnem, text);
+			return perr(p, line,
+				    "expected '%s Rd,Rn,#imm|Rm', found '%s' (shifted "
+				    "operands are not modelled)",
+				    mnem, text);
 		REG(in.rd, ops[0]);
 		REG(in.rn, ops[1]);
 		if (imm_or_reg(p, line, text, ops[2], &in))
@@ -726,10 +749,11 @@ static int parse_insn(struct parser *p, struct lit_thread *th, char *cell, int l
 	} else if (!strcmp(mnem, "CSEL") || !strcmp(mnem, "CSET")) {
 		in.op = LO_CSEL;
 		in.csinc = mnem[2] == 'E' && mnem[3] == 'T';
-		if ((in.csinc && n != 2) || (!in.csinc && n != 4) ||
-		    cond_of(ops[n - 1]) < 0)
-			return perr(p, line, "expected 'CSEL Rd,Rn,Rm,cond' or 'CSET Rd,cond', found "
-					     "'%s'", text);
+		if ((in.csinc && n != 2) || (!in.csinc && n != 4) || cond_of(ops[n - 1]) < 0)
+			return perr(p, line,
+				    "expected 'CSEL Rd,Rn,Rm,cond' or 'CSET Rd,cond', found "
+				    "'%s'",
+				    text);
 		REG(in.rd, ops[0]);
 		in.cond = (uint8_t)cond_of(ops[n - 1]);
 		if (!in.csinc) {
@@ -757,8 +781,10 @@ static int parse_insn(struct parser *p, struct lit_thread *th, char *cell, int l
 
 		/* "DMB.SY" is not AArch64 assembly; herd writes "DMB SY". */
 		if (o < 0)
-			return perr(p, line, "expected '%s SY|ST|LD|ISH|ISHST|ISHLD|NSH...|OSH...', "
-					     "found '%s'", mnem, text);
+			return perr(p, line,
+				    "expected '%s SY|ST|LD|ISH|ISHST|ISHLD|NSH...|OSH...', "
+				    "found '%s'",
+				    mnem, text);
 		in.op = mnem[1] == 'M' ? LO_DMB : LO_DSB;
 		in.barrier = (uint8_t)o;
 	} else if (!strcmp(mnem, "ISB")) {
@@ -780,18 +806,20 @@ static int parse_insn(struct parser *p, struct lit_thread *th, char *cell, int l
 		for (const struct trace_name *nm = trace_tlbi_op_names; nm->name && !found; nm++) {
 			size_t l = strlen(nm->name);
 
-			if (strncmp(low, nm->name, l) || (low[l] && strcmp(low + l, "is") &&
-							  strcmp(low + l, "os")))
+			if (strncmp(low, nm->name, l) ||
+			    (low[l] && strcmp(low + l, "is") && strcmp(low + l, "os")))
 				continue;
 			found = true;
 			in.tlbi_op = (uint8_t)nm->value;
 			in.tlbi_is = low[l] != 0;
 		}
-		if (!found || (in.tlbi_op != TLBSIM_TLBI_VAE1 && in.tlbi_op != TLBSIM_TLBI_VAAE1 &&
-			       in.tlbi_op != TLBSIM_TLBI_VALE1 && in.tlbi_op != TLBSIM_TLBI_VAALE1 &&
-			       in.tlbi_op != TLBSIM_TLBI_VMALLE1))
-			return perr(p, line, "TLBI %s is not modelled (VAE1, VALE1, VAAE1, VAALE1, "
-					     "VMALLE1 and their IS/OS forms; no ASIDs, no stage 2)",
+		if (!found ||
+		    (in.tlbi_op != TLBSIM_TLBI_VAE1 && in.tlbi_op != TLBSIM_TLBI_VAAE1 &&
+		     in.tlbi_op != TLBSIM_TLBI_VALE1 && in.tlbi_op != TLBSIM_TLBI_VAALE1 &&
+		     in.tlbi_op != TLBSIM_TLBI_VMALLE1))
+			return perr(p, line,
+				    "TLBI %s is not modelled (VAE1, VALE1, VAAE1, VAALE1, "
+				    "VMALLE1 and their IS/OS forms; no ASIDs, no stage 2)",
 				    ops[0]);
 		in.op = LO_TLBI;
 		if ((in.tlbi_op == TLBSIM_TLBI_VMALLE1) != (n == 1))
@@ -800,8 +828,10 @@ static int parse_insn(struct parser *p, struct lit_thread *th, char *cell, int l
 		if (n == 2)
 			REG(in.rn, ops[1]);
 	} else {
-		return perr(p, line, "instruction '%s' is not modelled (docs/litmus.md lists the "
-				     "subset)", mnem);
+		return perr(p, line,
+			    "instruction '%s' is not modelled (docs/litmus.md lists the "
+			    "subset)",
+			    mnem);
 	}
 	if (in.op == LO_CBZ || in.op == LO_BCOND || in.op == LO_B) {
 		pend[*nr_pend].insn = th->n;
@@ -820,8 +850,10 @@ static int resolve_labels(struct parser *p, struct lit_thread *th, struct pendin
 		for (l = 0; l < th->nr_labels && strcmp(th->label[l].name, pend[i].name); l++)
 			;
 		if (l == th->nr_labels)
-			return perr(p, pend[i].line, "branch to label '%s', which this thread does not "
-						     "have", pend[i].name);
+			return perr(p, pend[i].line,
+				    "branch to label '%s', which this thread does not "
+				    "have",
+				    pend[i].name);
 		if (th->label[l].insn <= pend[i].insn)
 			return perr(p, pend[i].line, "a backward branch (a loop) is not modelled");
 		th->insn[pend[i].insn].target = (int16_t)th->label[l].insn;
@@ -847,7 +879,8 @@ static int cnode(struct cparse *c, struct lit_cond node)
 	struct lit_test *t = c->p->t;
 
 	if (t->nr_cond == LIT_MAX_COND)
-		return perr(c->p, c->tok[c->i ? c->i - 1 : 0].line, "the condition is too long"), -1;
+		return perr(c->p, c->tok[c->i ? c->i - 1 : 0].line, "the condition is too long"),
+		       -1;
 	t->cond[t->nr_cond] = node;
 	return t->nr_cond++;
 }
@@ -875,11 +908,13 @@ static int c_fault(struct cparse *c, char *args)
 
 	if (n < 1 || n > 3 || ops[0][0] != 'P')
 		return perr(c->p, line, "expected fault(Pn[:label][,x[,type]]), found fault(%s)",
-			    args), -1;
+			    args),
+		       -1;
 	th = strtol(ops[0] + 1, &end, 10);
 	if (end == ops[0] + 1 || (*end && *end != ':') || th < 0 || th >= t->nr_threads)
 		return perr(c->p, line, "fault names thread '%s', which the test does not have",
-			    ops[0]), -1;
+			    ops[0]),
+		       -1;
 	node.thread = (int8_t)th;
 	if (*end == ':') {
 		const struct lit_thread *tt = &t->th[th];
@@ -888,8 +923,11 @@ static int c_fault(struct cparse *c, char *args)
 		for (l = 0; l < tt->nr_labels && strcmp(tt->label[l].name, end + 1); l++)
 			;
 		if (l == tt->nr_labels || tt->label[l].insn >= tt->n)
-			return perr(c->p, line, "fault names label '%s', which is on no instruction of "
-						"P%ld", end + 1, th), -1;
+			return perr(c->p, line,
+				    "fault names label '%s', which is on no instruction of "
+				    "P%ld",
+				    end + 1, th),
+			       -1;
 		node.label = (int16_t)tt->label[l].insn;
 	}
 	if (n >= 2) {
@@ -902,8 +940,11 @@ static int c_fault(struct cparse *c, char *args)
 	if (n == 3) {
 		colon = strchr(ops[2], ':');
 		if (!colon || strncmp(ops[2], "MMU", 3))
-			return perr(c->p, line, "fault type '%s' is not modelled (MMU:Translation, "
-						"MMU:AccessFlag, MMU:Permission)", ops[2]), -1;
+			return perr(c->p, line,
+				    "fault type '%s' is not modelled (MMU:Translation, "
+				    "MMU:AccessFlag, MMU:Permission)",
+				    ops[2]),
+			       -1;
 		colon++;
 		if (!strcmp(colon, "Translation"))
 			node.ftype = LFT_TRANSLATION;
@@ -942,7 +983,8 @@ static int c_atom(struct cparse *c)
 			return -1;
 		if (strcmp(peek(c), ")"))
 			return perr(c->p, cline(c), "expected ')' in the condition, found '%s'",
-				    peek(c)), -1;
+				    peek(c)),
+			       -1;
 		c->i++;
 		return a;
 	}
@@ -971,8 +1013,9 @@ static int c_atom(struct cparse *c)
 			eq++;
 		}
 		if (!eq)
-			return perr(c->p, line, "expected 'location=value' in the condition, found '%s'",
-				    s), -1;
+			return perr(c->p, line,
+				    "expected 'location=value' in the condition, found '%s'", s),
+			       -1;
 		ne = eq > buf && eq[-1] == '!';
 		if (ne)
 			eq[-1] = 0;
@@ -982,8 +1025,10 @@ static int c_atom(struct cparse *c)
 		trim(&lhs);
 		if (!thread_reg(lhs, &th, &reg)) {
 			if (th >= t->nr_threads)
-				return perr(c->p, line, "the condition names thread %d; the test has %d",
-					    th, t->nr_threads), -1;
+				return perr(c->p, line,
+					    "the condition names thread %d; the test has %d", th,
+					    t->nr_threads),
+				       -1;
 			node.kind = LCN_REG;
 			node.thread = (int8_t)th;
 			node.reg = (int8_t)reg;
@@ -993,8 +1038,9 @@ static int c_atom(struct cparse *c)
 			int loc = strchr(lhs, ':') ? -1 : parse_loc(c->p, lhs, line);
 
 			if (loc < 0)
-				return perr(c->p, line, "unsupported location '%s' in the condition",
-					    lhs), -1;
+				return perr(c->p, line,
+					    "unsupported location '%s' in the condition", lhs),
+				       -1;
 			node.kind = LCN_MEM;
 			node.loc = (int16_t)loc;
 			if (parse_value(c->p, rhs, line, (loc & 1) ? loc / 2 : -1, &node.val))
@@ -1022,7 +1068,8 @@ static int c_chain(struct cparse *c, int (*sub)(struct cparse *), const char *op
 		b = sub(c);
 		if (b < 0)
 			return -1;
-		a = cnode(c, (struct lit_cond){.kind = (uint8_t)kind, .a = (int16_t)a, .b = (int16_t)b});
+		a = cnode(
+		    c, (struct lit_cond){.kind = (uint8_t)kind, .a = (int16_t)a, .b = (int16_t)b});
 	}
 	return a;
 }
@@ -1067,8 +1114,8 @@ static int tokenize_cond(struct parser *p, size_t pos, int line, struct ctok *to
 	s[k] = 0;
 	for (i = 0; i < k;) {
 		size_t start = i;
-		bool op2 = i + 1 < k && ((s[i] == '/' && s[i + 1] == '\\') ||
-					 (s[i] == '\\' && s[i + 1] == '/'));
+		bool op2 = i + 1 < k &&
+			   ((s[i] == '/' && s[i + 1] == '\\') || (s[i] == '\\' && s[i + 1] == '/'));
 
 		if (nt == max) {
 			perr(p, ln[i], "the condition is too long");
@@ -1088,8 +1135,9 @@ static int tokenize_cond(struct parser *p, size_t pos, int line, struct ctok *to
 		} else if (s[i] == '(' || s[i] == ')' || s[i] == '~') {
 			i++;
 		} else {
-			while (i < k && s[i] != ')' && !(i + 1 < k && ((s[i] == '/' && s[i + 1] == '\\') ||
-								(s[i] == '\\' && s[i + 1] == '/')))) {
+			while (i < k && s[i] != ')' &&
+			       !(i + 1 < k && ((s[i] == '/' && s[i + 1] == '\\') ||
+					       (s[i] == '\\' && s[i + 1] == '/')))) {
 				if (s[i] == '(') {
 					int depth = 0;
 
@@ -1195,16 +1243,20 @@ static int parse_code_header(struct parser *p, char *s, int line)
 		trim(&c);
 		k = strtol(c + (*c == 'P'), &end, 10);
 		if (*c != 'P' || *end || k != i)
-			return perr(p, line, "expected the thread columns 'P0 | P1 | ...;', found '%s'%s",
-				    c, *c == 'P' && *end ? " (fault handlers and other thread kinds "
-							   "are not modelled)" : "");
+			return perr(p, line,
+				    "expected the thread columns 'P0 | P1 | ...;', found '%s'%s", c,
+				    *c == 'P' && *end ? " (fault handlers and other thread kinds "
+							"are not modelled)"
+						      : "");
 	}
 	if (!n)
 		return perr(p, line, "no threads");
 	if (p->t->nr_threads && p->t->nr_threads != n) {
 		/* Registers of a thread past the last were given. */
-		return perr(p, line, "the initial state names registers of %d threads; the code "
-				     "has %d", p->t->nr_threads, n);
+		return perr(p, line,
+			    "the initial state names registers of %d threads; the code "
+			    "has %d",
+			    p->t->nr_threads, n);
 	}
 	p->t->nr_threads = n;
 	return 0;
@@ -1234,8 +1286,9 @@ static int parse_all(struct parser *p)
 			trim(&s);
 	} while (s && !*s);
 	if (!s || strncmp(s, "AArch64", 7) || !isspace((unsigned char)s[7])) {
-		rc = perr(p, lineno, "a litmus test starts with 'AArch64 NAME' (other architectures "
-				     "are not modelled)");
+		rc = perr(p, lineno,
+			  "a litmus test starts with 'AArch64 NAME' (other architectures "
+			  "are not modelled)");
 		goto out;
 	}
 	s += 7;
@@ -1277,7 +1330,8 @@ static int parse_all(struct parser *p)
 					item = brace + 1;
 					trim(&item);
 					if (*item) {
-						rc = perr(p, lineno, "text after the initial state's '}'");
+						rc = perr(p, lineno,
+							  "text after the initial state's '}'");
 						goto out;
 					}
 					break;
@@ -1319,8 +1373,10 @@ static int parse_all(struct parser *p)
 	if ((rc = parse_code_header(p, s, lineno)))
 		goto out;
 	if (max_reg_thread >= t->nr_threads) {
-		rc = perr(p, lineno, "the initial state gives registers of thread %d; the code has %d "
-				     "threads", max_reg_thread, t->nr_threads);
+		rc = perr(p, lineno,
+			  "the initial state gives registers of thread %d; the code has %d "
+			  "threads",
+			  max_reg_thread, t->nr_threads);
 		goto out;
 	}
 	for (th = 0; th < t->nr_threads; th++)
@@ -1338,7 +1394,8 @@ static int parse_all(struct parser *p)
 
 		s = next_line(p, &pos, &lineno);
 		if (!s) {
-			rc = perr(p, lineno, "the final condition (exists, ~exists, forall) is missing");
+			rc = perr(p, lineno,
+				  "the final condition (exists, ~exists, forall) is missing");
 			goto out;
 		}
 		row = s;
@@ -1382,7 +1439,8 @@ static int parse_all(struct parser *p)
 				cells[n++] = q + 1;
 			}
 		if (n > t->nr_threads) {
-			rc = perr(p, lineno, "%d columns, but the test has %d threads", n, t->nr_threads);
+			rc = perr(p, lineno, "%d columns, but the test has %d threads", n,
+				  t->nr_threads);
 			goto out;
 		}
 		for (i = 0; i < n; i++)
@@ -1424,8 +1482,8 @@ int chk_lit_parse(const char *path, struct lit_test *t, struct tlbsim_error *err
 	int rc;
 
 	if (!f)
-		return err_set(err, errno == ENOENT ? -TLBSIM_ENOENT : -TLBSIM_EIO, path, -1, -1, -1,
-			       NULL, "cannot read the litmus test: %s", strerror(errno));
+		return err_set(err, errno == ENOENT ? -TLBSIM_ENOENT : -TLBSIM_EIO, path, -1, -1,
+			       -1, NULL, "cannot read the litmus test: %s", strerror(errno));
 	buf = malloc(MAX_TEXT + 1);
 	if (!buf) {
 		fclose(f);

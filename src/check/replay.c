@@ -38,6 +38,17 @@ struct rcpu {
 	uint64_t events, faults;
 };
 
+/* An access that faulted; the value a load returned (docs/scenarios.md). */
+struct rfault {
+	uint64_t event, va;
+	unsigned cpu;
+};
+
+struct rload {
+	uint64_t event, value;
+	bool known;
+};
+
 struct replay {
 	const struct tlbsim_machine *m;
 	tlbsim_physmem *pm;
@@ -57,18 +68,12 @@ struct replay {
 	const char *name; /* for error reports */
 	int rc;
 	bool partial; /* stopped at cfg->max_cycles */
-	struct rfault {
-		uint64_t event, va;
-		unsigned cpu;
-	} *faults; /* accesses that took a translation or permission fault */
+	struct rfault *faults; /* accesses that took a translation or permission fault */
 	size_t nr_faults, cap_faults;
 	/* Data words (8 bytes, by real PA | 1): their value, or in @unknown
 	 * when a store of no known value wrote them; absent: 0. */
 	struct chk_map words, unknown;
-	struct rload {
-		uint64_t event, value;
-		bool known;
-	} *loads; /* the value each load returned */
+	struct rload *loads; /* the value each load returned */
 	size_t nr_loads, cap_loads;
 };
 
@@ -352,16 +357,17 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 
 		if (r->oracle)
 			chk_access(r->oracle, cpu->id, ev->access.va);
-		rc_x = tlbsim_mmu_translate(cpu->mmu, ev->access.va, tlbsim_event_access(ev->kind), &x);
+		rc_x = tlbsim_mmu_translate(cpu->mmu, ev->access.va, tlbsim_event_access(ev->kind),
+					    &x);
 		if (rc_x == -TLBSIM_EINVAL)
 			return fail(r, idx, "an access before any ttbr_write/cr3_write on its cpu");
 		if (rc_x == -TLBSIM_EFAULT && !fault_note(r, cpu->id, idx, ev->access.va))
 			return fail(r, idx, "out of memory for the faults");
 		/* Values: a load returns its word; a store gives none (the
 		 * trace formats carry no value for it). */
-		if (!rc_x && !(ev->kind == TLBSIM_EV_LOAD ? load_note(r, idx, x.pa)
-							   : ev->kind != TLBSIM_EV_STORE ||
-								 word_store(r, x.pa, 0, false)))
+		if (!rc_x && !(ev->kind == TLBSIM_EV_LOAD
+				   ? load_note(r, idx, x.pa)
+				   : ev->kind != TLBSIM_EV_STORE || word_store(r, x.pa, 0, false)))
 			return fail(r, idx, "out of memory for the values");
 		eng_charge(cpu->core, x.cycles ? x.cycles : 1);
 		return 0;
@@ -483,8 +489,8 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 				return fail(r, idx, "phys_store into a table at a bad offset");
 		} else if (!(pfn = data_frame(r, ev->phys_store.pa >> 12, 0))) {
 			return fail(r, idx, "out of simulated memory for a data frame");
-		} else if (!word_store(r, pfn << 12 | (ev->phys_store.pa & 0xfff), ev->phys_store.value,
-				       !ev->phys_store.unknown)) {
+		} else if (!word_store(r, pfn << 12 | (ev->phys_store.pa & 0xfff),
+				       ev->phys_store.value, !ev->phys_store.unknown)) {
 			return fail(r, idx, "out of memory for the values");
 		}
 		eng_charge(cpu->core, 1);
@@ -698,7 +704,8 @@ static char *stats_json(struct replay *r)
 			char va[24];
 
 			snprintf(va, sizeof(va), "0x%llx", (unsigned long long)r->faults[k].va);
-			json_object_set_new(f, "event", json_integer((json_int_t)r->faults[k].event));
+			json_object_set_new(f, "event",
+					    json_integer((json_int_t)r->faults[k].event));
 			json_object_set_new(f, "cpu", json_integer(r->faults[k].cpu));
 			json_object_set_new(f, "va", json_string(va));
 			json_array_append_new(faults, f);
@@ -708,10 +715,12 @@ static char *stats_json(struct replay *r)
 		for (k = 0; k < r->nr_loads && k < 1000; k++) {
 			json_t *l = json_object();
 
-			json_object_set_new(l, "event", json_integer((json_int_t)r->loads[k].event));
-			json_object_set_new(l, "value", r->loads[k].known
-								 ? json_integer((json_int_t)r->loads[k].value)
-								 : json_null());
+			json_object_set_new(l, "event",
+					    json_integer((json_int_t)r->loads[k].event));
+			json_object_set_new(l, "value",
+					    r->loads[k].known
+						? json_integer((json_int_t)r->loads[k].value)
+						: json_null());
 			json_array_append_new(faults, l);
 		}
 		json_object_set_new(root, "loads", faults);

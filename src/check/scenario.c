@@ -50,7 +50,7 @@ struct scenario {
 	bool has_ets2;
 	char expect[TLBSIM_VERDICT_LEN];
 	char explore[8];	/* "", "hazard" or "safe" */
-	unsigned explore_kinds;	/* the kinds exploration counts (bit KIND_FAULT: faults); 0: all */
+	unsigned explore_kinds; /* the kinds exploration counts (bit KIND_FAULT: faults); 0: all */
 	bool want_faults;	/* expect or explore names fault outcomes (mode kernel) */
 	bool want_values;	/* expect names value@EVENT=V items (mode kernel) */
 	unsigned os_flags;	/* TLBSIM_OS_* */
@@ -164,20 +164,25 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 				/* value@EVENT=V: a load's value, both numbers decimal. */
 				char *eq = at ? strchr(at + 1, '=') : NULL, *vend = NULL;
 
-				if (!eq || eq == at + 1 || !eq[1] || (strtoull(eq + 1, &vend, 10), *vend))
-					return err_set(err, -TLBSIM_EPARSE, s->path, AT(val + (tok - items)),
-						       NULL, "a value item is value@EVENT=V (decimal), found "
-						       "'%s%s%s'", tok, at ? "@" : "", at ? at + 1 : "");
+				if (!eq || eq == at + 1 || !eq[1] ||
+				    (strtoull(eq + 1, &vend, 10), *vend))
+					return err_set(
+					    err, -TLBSIM_EPARSE, s->path, AT(val + (tok - items)),
+					    NULL,
+					    "a value item is value@EVENT=V (decimal), found "
+					    "'%s%s%s'",
+					    tok, at ? "@" : "", at ? at + 1 : "");
 				*eq = 0;
 				s->want_values = true;
 			}
-			if (kind_find(tok) < 0 ||
-			    (at && strcmp(at + 1, "*") && (!at[1] || (strtoull(at + 1, &end, 10), *end))))
-				return err_set(err, -TLBSIM_EPARSE, s->path, AT(val + (tok - items)), NULL,
-					       "expect takes 'safe' or items kind@event (event: a number "
-					       "or *; kinds: stale_use, walk_freed_table, walk_reused_table, "
-					       "incomplete_maintenance, bbm, fault), found '%s%s%s'",
-					       tok, at ? "@" : "", at ? at + 1 : "");
+			if (kind_find(tok) < 0 || (at && strcmp(at + 1, "*") &&
+						   (!at[1] || (strtoull(at + 1, &end, 10), *end))))
+				return err_set(
+				    err, -TLBSIM_EPARSE, s->path, AT(val + (tok - items)), NULL,
+				    "expect takes 'safe' or items kind@event (event: a number "
+				    "or *; kinds: stale_use, walk_freed_table, walk_reused_table, "
+				    "incomplete_maintenance, bbm, fault), found '%s%s%s'",
+				    tok, at ? "@" : "", at ? at + 1 : "");
 			if (at && strcmp(at + 1, "*")) {
 				uint64_t ev = strtoull(at + 1, NULL, 10);
 
@@ -192,10 +197,12 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 		char *tok, *save = NULL, *what = strtok_r(val, " \t", &save);
 
 		if (strcmp(what, "hazard") && strcmp(what, "safe"))
-			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
-				       "explore is 'hazard' (some interleaving reaches one) or 'safe' "
-				       "(none does), optionally followed by the kinds that count, "
-				       "found '%s'", what);
+			return err_set(
+			    err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
+			    "explore is 'hazard' (some interleaving reaches one) or 'safe' "
+			    "(none does), optionally followed by the kinds that count, "
+			    "found '%s'",
+			    what);
 		snprintf(s->explore, sizeof(s->explore), "%s", what);
 		/* "#@ explore hazard stale_use": only these kinds count, so a
 		 * BBM warning does not decide a question about a stale read. */
@@ -203,10 +210,12 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 			int k = kind_find(tok);
 
 			if (k < 0)
-				return err_set(err, -TLBSIM_EPARSE, s->path, AT(tok), NULL,
-					       "explore counts the kinds stale_use, walk_freed_table, "
-					       "walk_reused_table, incomplete_maintenance, bbm, fault; found "
-					       "'%s'", tok);
+				return err_set(
+				    err, -TLBSIM_EPARSE, s->path, AT(tok), NULL,
+				    "explore counts the kinds stale_use, walk_freed_table, "
+				    "walk_reused_table, incomplete_maintenance, bbm, fault; found "
+				    "'%s'",
+				    tok);
 			s->explore_kinds |= 1u << k;
 			if (k == KIND_FAULT)
 				s->want_faults = true;
@@ -342,7 +351,8 @@ static void add_outcomes(json_t *reports, json_t *list, const char *kind)
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(list, i, e) {
+	json_array_foreach(list, i, e)
+	{
 		json_t *item = json_object();
 
 		json_object_set_new(item, "kind", json_string(kind));
@@ -565,7 +575,8 @@ static bool counts(const struct scenario *s, json_t *reports)
 
 	if (!s->explore_kinds)
 		return json_array_size(reports) > 0;
-	json_array_foreach(reports, i, r) {
+	json_array_foreach(reports, i, r)
+	{
 		const char *name = json_string_value(json_object_get(r, "kind"));
 		int k = name ? kind_find(name) : -1;
 
@@ -815,7 +826,8 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 		size_t i;
 		json_t *r;
 
-		json_array_foreach(reports, i, r) {
+		json_array_foreach(reports, i, r)
+		{
 			const char *k = json_string_value(json_object_get(r, "kind"));
 
 			res->hazards += !k || strcmp(k, "fault");

@@ -16,20 +16,21 @@
 #include "tlbsim/check.h"
 
 static const char litmus_help[] =
-	"usage: tlbsim litmus [--ets2[=THREADS]] [--kinds FILE] [--max-candidates N] [--verbose]\n"
-	"                     FILE.litmus...\n\n"
-	"Judges each Arm VMSA litmus test (herd7's AArch64 format: the page-table\n"
-	"variables pte_x/PTE(x), descriptors (oa:..,valid:..,af:..,db:..), TLBI, DSB/DMB,\n"
-	"ISB, loads and stores, exists/~exists/forall; docs/litmus.md) against the Arm\n"
-	"VMSA memory model by checking every candidate execution, and prints\n"
-	"  NAME Allowed|Forbidden|Required [Flag Warning-BBM-expected]\n"
-	"--ets2 gives every thread FEAT_ETS2 (--ets2=0,2: threads P0 and P2 only).\n"
-	"--kinds FILE compares with herd's recorded kinds (lines 'NAME Kind', and an\n"
-	"optional third column bbm or nobbm for the flag): each line then starts with\n"
-	"ok or DIFF (and what was expected), tests not in FILE with '-'.  A construct outside the subset is an error naming its line.\n"
-	"Exit status: 0 all agree (or no --kinds), 1 some disagree, 2 a test could not\n"
-	"be judged.\n\n"
-	"example: tlbsim litmus --kinds tests/litmus/kinds.txt tests/litmus/*.litmus\n";
+    "usage: tlbsim litmus [--ets2[=THREADS]] [--kinds FILE] [--max-candidates N] [--verbose]\n"
+    "                     FILE.litmus...\n\n"
+    "Judges each Arm VMSA litmus test (herd7's AArch64 format: the page-table\n"
+    "variables pte_x/PTE(x), descriptors (oa:..,valid:..,af:..,db:..), TLBI, DSB/DMB,\n"
+    "ISB, loads and stores, exists/~exists/forall; docs/litmus.md) against the Arm\n"
+    "VMSA memory model by checking every candidate execution, and prints\n"
+    "  NAME Allowed|Forbidden|Required [Flag Warning-BBM-expected]\n"
+    "--ets2 gives every thread FEAT_ETS2 (--ets2=0,2: threads P0 and P2 only).\n"
+    "--kinds FILE compares with herd's recorded kinds (lines 'NAME Kind', and an\n"
+    "optional third column bbm or nobbm for the flag): each line then starts with\n"
+    "ok or DIFF (and what was expected), tests not in FILE with '-'.  A construct outside the "
+    "subset is an error naming its line.\n"
+    "Exit status: 0 all agree (or no --kinds), 1 some disagree, 2 a test could not\n"
+    "be judged.\n\n"
+    "example: tlbsim litmus --kinds tests/litmus/kinds.txt tests/litmus/*.litmus\n";
 
 struct kind {
 	char name[128];
@@ -63,7 +64,8 @@ static int load_kinds(const char *path, struct kind **out, size_t *n)
 		char flag[32];
 		int cols;
 
-		if (line[0] == '#' || (cols = sscanf(line, "%127s %15s %31s", k.name, k.kind, flag)) < 2)
+		if (line[0] == '#' ||
+		    (cols = sscanf(line, "%127s %15s %31s", k.name, k.kind, flag)) < 2)
 			continue;
 		/* tlbsim's own kinds files may add a third column: bbm or nobbm. */
 		k.bbm = cols < 3 ? -1 : !strcmp(flag, "bbm") ? 1 : !strcmp(flag, "nobbm") ? 0 : -1;
@@ -117,12 +119,12 @@ static int parse_threads(const char *s, struct tlbsim_cpumask *m)
 int cmd_litmus(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"ets2", optional_argument, NULL, 'e'},
-		{"kinds", required_argument, NULL, 'k'},
-		{"max-candidates", required_argument, NULL, 'n'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"ets2", optional_argument, NULL, 'e'},
+	    {"kinds", required_argument, NULL, 'k'},
+	    {"max-candidates", required_argument, NULL, 'n'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct tlbsim_litmus_opts opts = {0};
 	struct tlbsim_cpumask ets2 = {0};
@@ -144,7 +146,8 @@ int cmd_litmus(int argc, char **argv)
 				for (i = 0; i < 64; i++)
 					tlbsim_cpumask_set(&ets2, (unsigned)i);
 			} else if (parse_threads(optarg, &ets2)) {
-				return cli_fail("litmus: --ets2 takes thread numbers (0,2 or P0,P2), found '%s'",
+				return cli_fail("litmus: --ets2 takes thread numbers (0,2 or "
+						"P0,P2), found '%s'",
 						optarg);
 			}
 			opts.ets2 = &ets2;
@@ -156,7 +159,8 @@ int cmd_litmus(int argc, char **argv)
 			errno = 0;
 			opts.max_candidates = strtoull(optarg, &end, 10);
 			if (errno || *end || !opts.max_candidates || optarg[0] == '-')
-				return cli_fail("litmus: --max-candidates expects a positive number, found '%s'",
+				return cli_fail("litmus: --max-candidates expects a positive "
+						"number, found '%s'",
 						optarg);
 			break;
 		case 'v':
@@ -197,11 +201,14 @@ int cmd_litmus(int argc, char **argv)
 		       res.bbm_warning ? " Flag Warning-BBM-expected" : "");
 		if (want && !same)
 			printf(" (expected %s%s)", want->kind,
-			       want->bbm < 0 ? "" : want->bbm ? " Flag Warning-BBM-expected" : ", no flag");
+			       want->bbm < 0 ? ""
+			       : want->bbm   ? " Flag Warning-BBM-expected"
+					     : ", no flag");
 		if (verbose)
 			printf(" [%s: %llu candidates, %llu consistent, %llu positive%s]", argv[i],
-			       (unsigned long long)res.candidates, (unsigned long long)res.consistent,
-			       (unsigned long long)res.positive, res.complete ? "" : ", stopped early");
+			       (unsigned long long)res.candidates,
+			       (unsigned long long)res.consistent, (unsigned long long)res.positive,
+			       res.complete ? "" : ", stopped early");
 		printf("\n");
 		if (!kinds_path)
 			continue;
@@ -213,8 +220,8 @@ int cmd_litmus(int argc, char **argv)
 			agree++;
 	}
 	if (kinds_path)
-		printf("%u passed, %u failed, %u could not run (%u not in %s)\n", agree, differ, errors,
-		       unknown, kinds_path);
+		printf("%u passed, %u failed, %u could not run (%u not in %s)\n", agree, differ,
+		       errors, unknown, kinds_path);
 	free(kinds);
 	if (rc == CLI_OK && differ)
 		rc = CLI_HAZARDS;

@@ -54,7 +54,8 @@ static void unsupported_constructs_name_their_line(void **state)
 {
 	(void)state;
 	/* Hardware AF/DB management (herd TTHM) changes every store's events. */
-	expect_error("AArch64 T\nTTHM=HA\n{\n}\n P0 ;\n NOP ;\nexists (0:X0=0)\n", 2, "FEAT_HAFDBS");
+	expect_error("AArch64 T\nTTHM=HA\n{\n}\n P0 ;\n NOP ;\nexists (0:X0=0)\n", 2,
+		     "FEAT_HAFDBS");
 	/* An instruction outside the subset: line 6. */
 	expect_error("AArch64 T\n{\n0:X1=x;\n}\n P0 ;\n LDXR W0,[X1] ;\nexists (0:X0=0)\n", 6,
 		     "'LDXR' is not modelled");
@@ -72,8 +73,9 @@ static void unsupported_constructs_name_their_line(void **state)
 	/* No condition. */
 	expect_error("AArch64 T\n{\n}\n P0 ;\n NOP ;\n", 5, "final condition");
 	/* A descriptor field that is not modelled (memory attributes). */
-	expect_error("AArch64 T\n{\npte_x=(oa:phy_x,attrs:Device);\n}\n P0 ;\n NOP ;\nexists (true)\n",
-		     3, "not modelled");
+	expect_error(
+	    "AArch64 T\n{\npte_x=(oa:phy_x,attrs:Device);\n}\n P0 ;\n NOP ;\nexists (true)\n", 3,
+	    "not modelled");
 	/* A fault on a label no instruction has. */
 	expect_error("AArch64 T\n{\n}\n P0 ;\n NOP ;\nexists (fault(P0:L9,x))\n", 6, "label 'L9'");
 }

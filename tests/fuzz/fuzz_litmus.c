@@ -51,7 +51,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		}
 		FUZZ_ASSERT(!strcmp(res.verdict, "Allowed") || !strcmp(res.verdict, "Forbidden") ||
-				    !strcmp(res.verdict, "Required"),
+				!strcmp(res.verdict, "Required"),
 			    "a verdict");
 		FUZZ_ASSERT(res.consistent <= res.candidates && res.positive <= res.consistent,
 			    "counts that add up");
