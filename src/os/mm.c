@@ -610,6 +610,32 @@ static void ret_ranges(struct os_ret *r, const struct os_mm *mm, const struct tl
 	}
 }
 
+bool os_cow_busy(struct os *os, const struct hw_cpu *cpu, const struct os_mm *mm,
+		 const struct tlbsim_event *ev)
+{
+	uint64_t start, end;
+	struct os_ret r;
+
+	if (tlbsim_event_is_access(ev->kind)) {
+		start = ev->access.va;
+		end = start + 1;
+	} else {
+		ret_ranges(&r, mm, ev);
+		if (!r.n)
+			return false;
+		start = r.start[0];
+		end = r.end[0];
+	}
+	for (unsigned i = 0; i < os->m->nr_cpus; i++) {
+		const struct os_cow *c = &os->cpu[i].cow;
+
+		if (i != cpu->id && c->mm == mm && c->va < end &&
+		    start < c->va + (1ull << c->shift))
+			return true;
+	}
+	return false;
+}
+
 bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const struct tlbsim_event *ev)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
@@ -738,6 +764,47 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 	return 0;
 }
 
+/*
+ * The shared zero page (Linux ZERO_PAGE(), mm/memory.c do_anonymous_page()):
+ * a read fault on private anonymous memory maps it read-only instead of a
+ * new page, without zeroing anything or touching the LRU; a later write
+ * faults and copies it (wp_page_copy(), with the flush of the read-only
+ * translation first).  Its frame is allocated at the first such fault and
+ * holds one map count for the kernel, so no unmap ever frees it.  Returns
+ * false when memory is out.
+ */
+static bool zero_page(struct os *os, uint64_t *pfn)
+{
+	if (!os->has_zero_page) {
+		if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &os->zero_pfn))
+			return false;
+		if (os->zero_pfn >= os->mapcount_cap && mapcount_grow(os, os->zero_pfn + 1)) {
+			BUG_ON(tlbsim_physmem_free(os->pm, os->zero_pfn), "free an unused frame");
+			return false;
+		}
+		os->mapcount[os->zero_pfn] = 1;
+		os->has_zero_page = true;
+	}
+	*pfn = os->zero_pfn;
+	return true;
+}
+
+/* A read fault on an absent PTE of @v at @va: the zero page, for private
+ * anonymous memory in 4 KiB pages (a huge page's read fault allocates, as
+ * THP without the huge zero page does); -1 when it does not apply. */
+static int zero_fault(struct os *os, struct os_mm *mm, struct os_vma *v, uint64_t va)
+{
+	uint64_t pfn;
+
+	if ((v->flags & (OS_VMA_SHARED | OS_VMA_HUGE_2M | OS_VMA_HUGE_1G)) ||
+	    !(v->flags & OS_VMA_ANON))
+		return -1;
+	if (!zero_page(os, &pfn) ||
+	    map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, 12, v->prot & ~TLBSIM_PROT_WRITE))
+		return -TLBSIM_ENOMEM;
+	return 0;
+}
+
 /* The second half of a copy-on-write fault: map the private copy.  If the
  * page tables cannot take it, the access faults again (and demand-pages). */
 static void cow_map(struct os *os, struct hw_cpu *cpu)
@@ -768,8 +835,11 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 		oc->st.segv++;
 		return false;
 	}
-	if (tlbsim_pgtable_lookup(mm->pgt, va, &cur))
-		return demand_page(os, cpu, mm, v, va) == 0;
+	if (tlbsim_pgtable_lookup(mm->pgt, va, &cur)) {
+		int rc = access == TLBSIM_ACCESS_STORE ? -1 : zero_fault(os, mm, v, va);
+
+		return (rc < 0 && rc != -TLBSIM_ENOMEM ? demand_page(os, cpu, mm, v, va) : rc) == 0;
+	}
 	if ((cur.prot & need) == need)
 		return true; /* spurious: a stale entry, already dropped */
 	if (access == TLBSIM_ACCESS_STORE && !(v->flags & OS_VMA_SHARED)) {

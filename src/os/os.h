@@ -473,6 +473,10 @@ struct os {
 	/* page sharing after fork: map count per data frame */
 	uint32_t *mapcount;
 	uint64_t mapcount_cap;
+	/* the shared zero page (mm.c zero_page()): read faults on anonymous
+	 * memory map it; allocated at the first such fault, never freed */
+	uint64_t zero_pfn;
+	bool has_zero_page;
 
 	/* arm64 ASIDs: generation and bitmap of ASIDs used in it */
 	uint64_t asid_gen;
@@ -549,6 +553,12 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
  * Takes it if so (Linux: mmap, munmap, mremap, brk and mprotect write,
  * madvise and faults read). */
 bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const struct tlbsim_event *ev);
+/* Does another cpu's copy-on-write fault hold the PTE lock of a page that
+ * @cpu's access or syscall @ev in @mm needs?  Linux holds it from
+ * ptep_clear_flush() to set_pte_at() of the copy, so a zap or fault of
+ * that page waits for the COW's flush (mm/memory.c wp_page_copy()). */
+bool os_cow_busy(struct os *os, const struct hw_cpu *cpu, const struct os_mm *mm,
+		 const struct tlbsim_event *ev);
 /* The syscall or fault of @cpu returns to user space (once its waits are
  * over): the hazard oracle commits what it changed. */
 void os_kernel_exit(struct os *os, struct hw_cpu *cpu);

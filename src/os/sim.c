@@ -762,7 +762,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 				return;
 			}
 		}
-		if (!os_mmap_lock(os, cpu, t->mm, NULL)) {
+		if (os_cow_busy(os, cpu, t->mm, &ev) || !os_mmap_lock(os, cpu, t->mm, NULL)) {
 			stall(os, cpu, true);
 			return;
 		}
@@ -789,7 +789,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_MADVISE:
 	case TLBSIM_EV_MREMAP:
 	case TLBSIM_EV_BRK:
-		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
+		if (os_cow_busy(os, cpu, t->mm, &ev) || !os_mmap_lock(os, cpu, t->mm, &ev)) {
 			stall(os, cpu, true);
 			return;
 		}

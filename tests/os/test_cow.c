@@ -147,12 +147,70 @@ static void cow_of_a_huge_page_copies_the_whole_page(void **state)
 	evlist_free(&l);
 }
 
+/*
+ * The shared zero page (mm/memory.c do_anonymous_page(): a read fault on
+ * private anonymous memory maps ZERO_PAGE read-only, no page is allocated).
+ * One process reads the 3 pages of A: 3 faults, one data frame in use (the
+ * zero page), all three PTEs on the same frame, read-only, and no page put
+ * on the LRU.  It writes page 1: a fault that copies (wp_page_copy():
+ * cow_copies 1, 2 data frames, one INVLPG flushing the read-only entry),
+ * the copy writable.  Its munmap frees the copy only (pages_freed 1): the
+ * zero page stays.  Faults: 3 + 1, and 1 for a file-backed mapping's read,
+ * which still allocates (the page cache's page): B, 1 more frame, so 2 at
+ * the end.  INVLPGs: 1 for the copy, 3 for the munmap of A's 3 PTEs (below
+ * the 33-page ceiling: one each).
+ */
+static void read_faults_on_anonymous_memory_map_the_zero_page(void **state)
+{
+	const uint64_t B = 0x20000000ull;
+	struct evlist l = {0};
+	struct tlbsim_mapping m[3];
+	struct run r;
+
+	(void)state;
+	ev_proc(&l, 1, 1);
+	ev_mmap(&l, 1, A, 3 * PAGE, RW, 0);
+	for (unsigned p = 0; p < 3; p++)
+		ev_access(&l, 1, TLBSIM_EV_LOAD, A + p * PAGE);
+	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
+	run_events(&r, TLBSIM_ISA_X86_64, 1, "x86-stock", &l);
+	assert_int_equal(r.os->mms[0]->st.faults, 3);
+	assert_int_equal(data_frames(&r), 1);
+	for (unsigned p = 0; p < 3; p++) {
+		assert_int_equal(tlbsim_pgtable_lookup(r.os->mms[0]->pgt, A + p * PAGE, &m[p]), 0);
+		assert_int_equal(m[p].pfn, m[0].pfn);
+		assert_false(m[p].prot & TLBSIM_PROT_WRITE);
+	}
+	assert_int_equal(r.os->cpu[0].lru_batch, 0);
+	run_free(&r);
+
+	l.n = 0;
+	ev_proc(&l, 1, 1);
+	ev_mmap(&l, 1, A, 3 * PAGE, RW, 0);
+	for (unsigned p = 0; p < 3; p++)
+		ev_access(&l, 1, TLBSIM_EV_LOAD, A + p * PAGE);
+	ev_access(&l, 1, TLBSIM_EV_STORE, A + PAGE);
+	ev_mmap(&l, 1, B, PAGE, RW, TLBSIM_MAP_PRIVATE);
+	ev_access(&l, 1, TLBSIM_EV_LOAD, B);
+	ev_munmap(&l, 1, A, 3 * PAGE);
+	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
+	run_events(&r, TLBSIM_ISA_X86_64, 1, "x86-stock", &l);
+	assert_int_equal(r.os->mms[0]->st.faults, 5);
+	assert_int_equal(r.os->mms[0]->st.cow_copies, 1);
+	assert_int_equal(r.os->mms[0]->st.pages_freed, 1);
+	assert_int_equal(inval(&r, 0, TLBSIM_INVAL_INVLPG), 4);
+	assert_int_equal(data_frames(&r), 2);
+	run_free(&r);
+	evlist_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cow_copies_shared_pages_and_reuses_private_ones),
 		cmocka_unit_test(reads_after_fork_share_frames),
 		cmocka_unit_test(cow_of_a_huge_page_copies_the_whole_page),
+		cmocka_unit_test(read_faults_on_anonymous_memory_map_the_zero_page),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
