@@ -142,6 +142,9 @@ TLBSIM_EVENT_KINDS(KIND_NAME)
 
 /* Largest PCID (12 bits, Intel SDM vol. 3 4.10.1) and INVLPGB page count (ECX[15:0] + 1). */
 #define PCID_MAX 4095
+/* Largest cpu number an AFFINITY names: machines have 4096 cores at most
+ * (models/README.md). */
+#define CPU_MAX 4095
 #define INVLPGB_NR_PAGES_MAX 65536
 
 const struct trace_kind trace_kinds[TLBSIM_EV_NR_KINDS] = {
@@ -239,6 +242,9 @@ const struct trace_kind trace_kinds[TLBSIM_EV_NR_KINDS] = {
 	 POS("nr_pages", TF_DEC, tlbi_range.nr_pages, 0, TLBSIM_TLBI_RANGE_MAX_PAGES, NULL),
 	 OPT("asid", TF_DEC, tlbi_range.asid, 0, NULL),
 	 OPT("unknown", TF_WORD, tlbi_range.operand_unknown, 1, NULL)),
+    KIND(EXEC, WHO_THREAD, 0),
+    KIND(AFFINITY, WHO_THREAD, 2, POS("first", TF_DEC, affinity.first, 0, CPU_MAX, NULL),
+	 POS("count", TF_DEC, affinity.count, 1, CPU_MAX + 1, NULL)),
 };
 
 _Static_assert(sizeof(struct tlbsim_event) <= 48, "struct tlbsim_event must stay within 48 bytes");
@@ -415,6 +421,12 @@ static int check_kind(const struct tlbsim_event *ev, int *field, char *why, size
 		if (!(fl & TLBSIM_INVLPGB_ASID) && ev->invlpgb.asid)
 			return fail(field, 4, why, size,
 				    "invlpgb without flag asid: no asid expected");
+		return 0;
+	case TLBSIM_EV_AFFINITY:
+		if ((unsigned)ev->affinity.first + ev->affinity.count > CPU_MAX + 1)
+			return fail(field, 1, why, size,
+				    "affinity: cpus up to %u expected, found %u + %u", CPU_MAX,
+				    (unsigned)ev->affinity.first, (unsigned)ev->affinity.count);
 		return 0;
 	default:
 		return 0;

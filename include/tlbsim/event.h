@@ -94,7 +94,9 @@ extern "C" {
 	X(DC, 34, "dc")                                                                            \
 	X(PHYS_STORE, 35, "phys_store")                                                            \
 	X(TLBI_RANGE, 36, "tlbi_range")                                                            \
-	X(DMB, 37, "dmb")
+	X(DMB, 37, "dmb")                                                                          \
+	X(EXEC, 38, "exec")                                                                        \
+	X(AFFINITY, 39, "affinity")
 
 enum tlbsim_event_kind {
 	TLBSIM_EV_NONE = 0, /* never a valid event */
@@ -279,6 +281,19 @@ enum tlbsim_dc_op {
  *     @asid for RVAE1/RVALE1, else 0; @operand_unknown = 1 when the
  *     register was not seen (then @va = @nr_pages = @asid = 0).
  *
+ * EXEC - no payload: the performing thread's process replaces its address
+ *     space with a new, empty one and goes on with its pid and tid
+ *     (execve(): exec_mmap() switches to the new mm, then mmput() of the
+ *     old one tears it down if nothing else uses it).  The process must
+ *     have no other live thread by then (trace order): Linux's de_thread()
+ *     ends them, a trace writes their exits first.
+ * AFFINITY - @affinity: the performing thread may run on cpus [@first,
+ *     @first + @count) only (@count >= 1; sched_setaffinity(), taskset
+ *     -c FIRST-LAST), placed among them by the OS's scheduler; threads
+ *     and processes it creates afterwards inherit the set (Linux copies
+ *     cpus_mask over clone() and fork()).  Unlike SWITCH, which places
+ *     one thread on one cpu, it leaves the choice to the scheduler.
+ *
  * Readers zero the whole struct before filling it, so events compare equal
  * with memcmp() when built the same way.
  */
@@ -411,6 +426,10 @@ struct tlbsim_event {
 			uint8_t flags;
 			uint8_t operand_unknown;
 		} tlbi_range;
+		struct {
+			uint16_t first;
+			uint16_t count;
+		} affinity;
 	};
 };
 

@@ -217,6 +217,9 @@ struct os_spill {
  * @state: see enum os_thread_state
  * @cpu: the cpu it runs on or last ran on (-1: never ran)
  * @pinned: cpu it was placed on by a SWITCH event (-1: free)
+ * @aff_first/@aff_count: the cpus an AFFINITY event allowed it,
+ *        [@aff_first, + @aff_count) modulo the machine's (@aff_count 0:
+ *        every cpu); inherited by the threads and processes it creates
  * @q: events read for it and not yet done
  * @compute_left: cycles left of the COMPUTE event at the head of @q
  * @wake_tokens: WAKEs that came before the SLEEP they end
@@ -230,6 +233,7 @@ struct os_thread {
 	enum os_thread_state state;
 	int cpu;
 	int pinned;
+	uint16_t aff_first, aff_count;
 	struct os_evq q;
 	uint64_t compute_left;
 	unsigned wake_tokens;

@@ -5,7 +5,8 @@
  * Placement: a thread placed by a SWITCH event stays on that cpu (cpu
  * numbers beyond the machine's are taken modulo its size); others go
  * to the cpu they last ran on if it is idle, else to the least loaded cpu
- * (running + queued), lowest number first.  Each cpu has a FIFO runqueue
+ * (running + queued), lowest number first, among the cpus an AFFINITY
+ * event allowed them or their creator (inherited, as cpus_mask is).  Each cpu has a FIFO runqueue
  * and preempts at the end of a time slice when others wait (a round-robin
  * stand-in for CFS; the point here is when switch_mm runs and which cpus
  * hold which mm).  A cpu with nothing to run goes idle in lazy TLB mode,
@@ -14,8 +15,9 @@
  *
  * Lifecycle: PROC_CREATE starts a process with an empty address space;
  * THREAD_CREATE a thread sharing the creator's; FORK a process whose
- * address space is a copy-on-write copy; EXIT ends a thread, and its
- * process's address space with the last one (exit_mmap()).  A tid may be
+ * address space is a copy-on-write copy; EXEC gives the thread's process
+ * a new, empty one (execve()); EXIT ends a thread, and its process's
+ * address space with the last one (exit_mmap()).  A tid may be
  * reused after its thread exited (as Linux reuses pids): the new thread is
  * another struct os_thread, and the old one lives on in os->retired.
  */
@@ -158,18 +160,70 @@ static unsigned load_of(const struct os_cpu *oc)
 	return (oc->curr ? 1 : 0) + oc->rq_len;
 }
 
+/* May @t run on @cpu (its AFFINITY set, folded onto the machine)? */
+static bool allowed(const struct os *os, const struct os_thread *t, unsigned cpu)
+{
+	unsigned n = os->m->nr_cpus;
+
+	return !t->aff_count || (cpu + n - t->aff_first) % n < t->aff_count;
+}
+
 static unsigned place(struct os *os, struct os_thread *t)
 {
-	unsigned i, best = 0;
+	unsigned i, best = t->aff_count ? t->aff_first : 0;
 
 	if (t->pinned >= 0)
 		return (unsigned)t->pinned;
-	if (t->cpu >= 0 && !load_of(&os->cpu[t->cpu]))
+	if (t->cpu >= 0 && allowed(os, t, (unsigned)t->cpu) && !load_of(&os->cpu[t->cpu]))
 		return (unsigned)t->cpu;
-	for (i = 1; i < os->m->nr_cpus; i++)
-		if (load_of(&os->cpu[i]) < load_of(&os->cpu[best]))
+	for (i = 0; i < os->m->nr_cpus; i++)
+		if (allowed(os, t, i) && load_of(&os->cpu[i]) < load_of(&os->cpu[best]))
 			best = i;
 	return best;
+}
+
+/* sched_setaffinity(): @t may run on cpus [@first, @first + @count),
+ * folded onto the machine as SWITCH folds a cpu it lacks. */
+static void set_affinity(struct os *os, struct os_thread *t, unsigned first, unsigned count)
+{
+	unsigned n = os->m->nr_cpus;
+
+	if (first + count > n)
+		os->st.switches_folded++;
+	t->aff_first = (uint16_t)(first % n);
+	t->aff_count = (uint16_t)(count < n ? count : n);
+	t->pinned = -1;
+}
+
+/* A thread or process @child created by @parent inherits its cpus (Linux
+ * copies cpus_mask in dup_task_struct()); an explicit SWITCH placement is
+ * the parent's own. */
+static void inherit_affinity(struct os_thread *child, const struct os_thread *parent)
+{
+	if (child && parent) {
+		child->aff_first = parent->aff_first;
+		child->aff_count = parent->aff_count;
+	}
+}
+
+/*
+ * execve() of @t (os_sched_event()): a new empty address space, loaded at
+ * once (exec_mmap(): activate_mm()), then the old one dropped (mmput():
+ * exit_mmap() once nothing else uses it, flushing an mm this cpu no
+ * longer has loaded).  Out of memory: the old one stays.
+ */
+static void exec_mm(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
+{
+	struct os_mm *old = t->mm, *mm = os_mm_create(os, t->pid);
+
+	if (!mm)
+		return;
+	mm->pub.users = 1;
+	t->mm = mm;
+	os_switch_mm(os, cpu, mm);
+	os_cpu_of(cpu)->st.mm_switches++;
+	if (--old->pub.users == 0)
+		os_exit_mm(os, cpu, old, NULL);
 }
 
 /*
@@ -303,12 +357,14 @@ void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event
 		struct os_mm *mm = os_mm_create(os, ev->proc_create.pid);
 
 		t = mm ? os_thread_new(os, ev->proc_create.tid, ev->proc_create.pid, mm) : NULL;
+		inherit_affinity(t, self);
 		if (t)
 			os_thread_start(os, cpu, t);
 		break;
 	}
 	case TLBSIM_EV_THREAD_CREATE:
 		t = os_thread_new(os, ev->thread_create.tid, self->pid, self->mm);
+		inherit_affinity(t, self);
 		if (t)
 			os_thread_start(os, cpu, t);
 		break;
@@ -316,6 +372,7 @@ void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event
 		struct os_mm *mm = os_fork_mm(os, cpu, self->mm, ev->fork.pid);
 
 		t = mm ? os_thread_new(os, ev->fork.tid, ev->fork.pid, mm) : NULL;
+		inherit_affinity(t, self);
 		if (t)
 			os_thread_start(os, cpu, t);
 		/* fork() returns once its flush of the parent is over. */
@@ -327,6 +384,22 @@ void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event
 	}
 	case TLBSIM_EV_EXIT:
 		os_thread_exit(os, cpu, self);
+		break;
+	case TLBSIM_EV_EXEC:
+		exec_mm(os, cpu, self);
+		/* execve() returns once the old mm's flush is over. */
+		if (cpu->core->state == ENG_BLOCKED && !os_cpu_of(cpu)->cont)
+			os_cpu_of(cpu)->cont = fork_returned;
+		else if (!os_cpu_of(cpu)->cont)
+			os_kernel_exit(os, cpu);
+		break;
+	case TLBSIM_EV_AFFINITY:
+		set_affinity(os, self, ev->affinity.first, ev->affinity.count);
+		if (!allowed(os, self, cpu->id)) {
+			/* Migrate, as a SWITCH does. */
+			os_schedule(os, cpu);
+			os_thread_start(os, cpu, self);
+		}
 		break;
 	case TLBSIM_EV_SLEEP:
 		if (self->wake_tokens) {

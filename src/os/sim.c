@@ -233,6 +233,17 @@ static struct os_thread *lifecycle(struct os *os, struct os_thread *self,
 				pid_count(os, self->r_pid, -1);
 		}
 		return NULL;
+	case TLBSIM_EV_EXEC:
+		/* de_thread(): the exec'ing thread is the process's last. */
+		if (self && self->r_created && chk_map_get(&os->pid_live, self->r_pid, &n) &&
+		    n > 1) {
+			input_error(os, idx, ev,
+				    "process %u has %llu live threads: its other threads' exits "
+				    "expected before an exec",
+				    self->r_pid, (unsigned long long)n);
+			*bad = true;
+		}
+		return NULL;
 	default:
 		return NULL;
 	}
@@ -313,6 +324,7 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 	case TLBSIM_EV_FORK:
 	case TLBSIM_EV_THREAD_CREATE:
 	case TLBSIM_EV_EXIT:
+	case TLBSIM_EV_EXEC:
 		child = lifecycle(os, t, ev, idx, &bad);
 		if (bad)
 			return;
@@ -805,6 +817,8 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_SLEEP:
 	case TLBSIM_EV_WAKE:
 	case TLBSIM_EV_YIELD:
+	case TLBSIM_EV_EXEC:
+	case TLBSIM_EV_AFFINITY:
 		os_evq_pop(oc, t);
 		oc->st.events++;
 		os_sched_event(os, cpu, &ev);

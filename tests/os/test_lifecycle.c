@@ -140,6 +140,43 @@ static void an_event_after_its_threads_exit_is_an_input_error(void **state)
  * runs: mmap, store, exit twice = 6 (proc_create of no thread runs at
  * read time, not on a cpu), none left over.
  */
+static void exec_with_another_live_thread_is_an_input_error(void **state)
+{
+	struct result res;
+
+	(void)state;
+	/* events: 0 proc_create, 1 thread_create 2, 2 T1 exec while T2 lives */
+	run_text("exec-threads.tlbt", HEADER "proc_create 1 1\nT1 thread_create 2\nT1 exec\n", 0,
+		 &res);
+	assert_input_error(&res, "exec-threads.tlbt",
+			   "event 2 (exec): process 1 has 2 live threads: its other threads' exits "
+			   "expected before an exec");
+}
+
+/*
+ * An exec after the other thread's exit is legal: the process gets a new
+ * address space (2 mms: the first and the exec'd image's), its old mapping
+ * is gone (the load at 0x10000000 after the exec faults on the new mm and
+ * is a segv, the store before it faulted on the old one: 2 faults), and
+ * the thread goes on with its tid: the cpus run 7 events (all but the
+ * proc_create, which no thread performs).
+ */
+static void exec_after_the_other_threads_exit_gives_a_new_address_space(void **state)
+{
+	struct result res;
+
+	(void)state;
+	run_text("exec.tlbt",
+		 HEADER "proc_create 1 1\nT1 thread_create 2\nT2 exit\n"
+			"T1 mmap 0x10000000 0x1000 rw- private,anon\nT1 store 0x10000000 8\n"
+			"T1 exec\nT1 load 0x10000000 8\nT1 exit\n",
+		 0, &res);
+	assert_int_equal(res.rc, 0);
+	assert_int_equal(res.mms, 2);
+	assert_int_equal(res.faults, 2);
+	assert_int_equal(res.events_run, 7);
+}
+
 static void pid_and_tid_reuse_after_exit_is_legal(void **state)
 {
 	static const char once[] = "proc_create 5 5\n"
@@ -242,6 +279,8 @@ int main(void)
 	    cmocka_unit_test(proc_create_naming_a_live_tid_is_an_input_error),
 	    cmocka_unit_test(fork_to_a_pid_in_use_is_an_input_error),
 	    cmocka_unit_test(an_event_after_its_threads_exit_is_an_input_error),
+	    cmocka_unit_test(exec_with_another_live_thread_is_an_input_error),
+	    cmocka_unit_test(exec_after_the_other_threads_exit_gives_a_new_address_space),
 	    cmocka_unit_test(pid_and_tid_reuse_after_exit_is_legal),
 	    cmocka_unit_test(a_tid_made_again_before_its_first_creation_ran_is_a_new_thread),
 	    cmocka_unit_test(events_of_a_thread_never_created_are_counted),

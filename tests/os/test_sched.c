@@ -252,6 +252,99 @@ static void switch_to_a_missing_cpu_is_folded_onto_the_machine(void **state)
 	evlist_free(&l);
 }
 
+/*
+ * taskset -c 2-3 (AFFINITY 2 2) on 4 cpus.  Thread 1 starts on cpu 0 (all
+ * idle) and its AFFINITY moves it to cpu 2 (the lowest allowed, all
+ * idle).  It creates thread 2, which inherits the set: cpu 2 has thread 1,
+ * cpu 3 nothing, so cpu 3.  Thread 2 sleeps at once; thread 3 then goes
+ * to cpu 3 too (idle again), never to the idle cpus 0 and 1.  A fork by
+ * thread 1 (pid 2, thread 4) inherits the set as well: cpu 3 is busy with
+ * thread 3's compute, cpu 2 with thread 1's, equal loads: the lowest,
+ * cpu 2.  Thread 3 then sets its own affinity to cpu 0 alone and moves
+ * there.
+ */
+static void affinity_is_inherited_and_placement_stays_inside_it(void **state)
+{
+	struct evlist l = {0};
+	struct run r;
+
+	(void)state;
+	ev_proc(&l, 1, 1);
+	ev_affinity(&l, 1, 2, 2);
+	ev_thread(&l, 1, 2);
+	ev_simple(&l, TLBSIM_EV_SLEEP, 2);
+	ev_compute(&l, 1, 1000000);
+	ev_thread(&l, 1, 3);
+	ev_compute(&l, 3, 10000000);
+	ev_fork(&l, 1, 2, 4);
+	ev_compute(&l, 1, 10000000);
+	ev_compute(&l, 4, 1000);
+	ev_simple(&l, TLBSIM_EV_SLEEP, 4);
+	ev_affinity(&l, 3, 0, 1);
+	ev_compute(&l, 3, 1000);
+	for (uint32_t t = 1; t <= 3; t += 2)
+		ev_simple(&l, TLBSIM_EV_SLEEP, t);
+	run_events(&r, TLBSIM_ISA_X86_64, 4, "x86-stock", &l);
+	assert_int_equal(thread(&r, 1)->cpu, 2);
+	assert_int_equal(thread(&r, 2)->cpu, 3);
+	assert_int_equal(thread(&r, 4)->cpu, 2);
+	assert_int_equal(thread(&r, 3)->cpu, 0);
+	assert_int_equal(thread(&r, 3)->aff_first, 0);
+	assert_int_equal(thread(&r, 3)->aff_count, 1);
+	assert_int_equal(thread(&r, 4)->aff_first, 2);
+	assert_int_equal(thread(&r, 4)->aff_count, 2);
+	assert_int_equal(r.os->cpu[1].st.context_switches, 0);
+	run_free(&r);
+	evlist_free(&l);
+}
+
+/*
+ * fork + exec on 2 cpus under x86-stock.  Process 1 (cpu 0) populates 2
+ * pages and forks process 2 (cpu 1), whose copy maps the same 2 frames.
+ * The child execs: its cpu loads a new, empty mm (an mm switch) and the
+ * fork's copy is torn down at once (mmput: no one else uses it), freeing
+ * no data page (the parent still maps both) but its page tables; it
+ * flushes nothing, since cpu 1 no longer has it loaded and no other cpu
+ * ever did (x86 mm_cpumask).  The new image maps and writes one page: 1
+ * fault, 1 data frame more (3).
+ */
+static void exec_after_fork_tears_the_copy_down_and_runs_on_a_new_mm(void **state)
+{
+	const uint64_t B = 0x20000000ull;
+	struct evlist l = {0};
+	struct os_mm *copy, *image;
+	struct run r;
+
+	(void)state;
+	ev_proc(&l, 1, 1);
+	ev_mmap(&l, 1, A, 2 * PAGE, RW, 0);
+	ev_access(&l, 1, TLBSIM_EV_STORE, A);
+	ev_access(&l, 1, TLBSIM_EV_STORE, A + PAGE);
+	ev_fork(&l, 1, 2, 2);
+	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
+	ev_simple(&l, TLBSIM_EV_EXEC, 2);
+	ev_mmap(&l, 2, B, PAGE, RW, 0);
+	ev_access(&l, 2, TLBSIM_EV_STORE, B);
+	ev_simple(&l, TLBSIM_EV_SLEEP, 2);
+	run_events(&r, TLBSIM_ISA_X86_64, 2, "x86-stock", &l);
+	assert_int_equal(r.os->nr_mms, 3);
+	copy = r.os->mms[1];
+	image = r.os->mms[2];
+	assert_int_equal(copy->pid, 2);
+	assert_int_equal(image->pid, 2);
+	assert_true(copy->dead);
+	assert_int_equal(copy->st.pages_freed, 0);
+	assert_true(copy->st.tables_freed > 0);
+	assert_int_equal(copy->st.flushes, 1);
+	assert_int_equal(r.os->cpu[1].st.flushes_local + r.os->cpu[1].st.flushes_ipi, 0);
+	assert_ptr_equal(thread(&r, 2)->mm, image);
+	assert_int_equal(image->st.faults, 1);
+	assert_int_equal(data_frames(&r), 3);
+	assert_int_equal(r.os->cpu[1].st.mm_switches, 2);
+	run_free(&r);
+	evlist_free(&l);
+}
+
 /* A small linear congruential generator (Knuth's MMIX constants): the
  * same stream on every run. */
 static uint64_t lcg(uint64_t *s)
@@ -366,6 +459,8 @@ int main(void)
 		cmocka_unit_test(time_slice_preempts_when_others_wait),
 		cmocka_unit_test(slice_shorter_than_a_switch_still_lets_threads_run),
 		cmocka_unit_test(switch_to_a_missing_cpu_is_folded_onto_the_machine),
+		cmocka_unit_test(affinity_is_inherited_and_placement_stays_inside_it),
+		cmocka_unit_test(exec_after_fork_tears_the_copy_down_and_runs_on_a_new_mm),
 		cmocka_unit_test(stats_are_identical_for_1_2_and_4_host_threads),
 	};
 

@@ -59,6 +59,15 @@ static inline void ev_pin(struct evlist *l, uint32_t tid, unsigned cpu)
 	ev_add(l, TLBSIM_EV_SWITCH, tid)->cpu = (uint16_t)cpu;
 }
 
+/* AFFINITY: @tid may run on cpus [@first, @first + @count). */
+static inline void ev_affinity(struct evlist *l, uint32_t tid, unsigned first, unsigned count)
+{
+	struct tlbsim_event *e = ev_add(l, TLBSIM_EV_AFFINITY, tid);
+
+	e->affinity.first = (uint16_t)first;
+	e->affinity.count = (uint16_t)count;
+}
+
 static inline void ev_access(struct evlist *l, uint32_t tid, unsigned kind, uint64_t va)
 {
 	struct tlbsim_event *e = ev_add(l, kind, tid);
