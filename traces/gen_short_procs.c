@@ -82,6 +82,10 @@ static void shell(struct sp *m, struct trace_actor *a, struct tlbsim_event *ev)
 			a->phase = S_FORK;
 		break;
 	case S_FORK:
+		/* The previous child woke the shell and has its exit to emit
+		 * yet: its slot is free once that is out. */
+		if (child->state != TRACE_UNBORN && child->state != TRACE_DONE)
+			return;
 		child->tid = child->pid = (uint32_t)(m->loops + 1 + l * m->procs + a->i);
 		trace_ev_spawn(&m->s, ev, a, child, true);
 		a->phase = S_WAIT;

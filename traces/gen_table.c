@@ -96,6 +96,13 @@ static bool parse_value(const char *s, size_t len, uint64_t *out)
 int tlbsim_gen_create(const char *name, const char *params, enum tlbsim_isa isa, tlbsim_gen **out,
 		      struct tlbsim_error *err)
 {
+	return tlbsim_gen_create_with(name, params, isa, NULL, 0, out, err);
+}
+
+int tlbsim_gen_create_with(const char *name, const char *params, enum tlbsim_isa isa,
+			   tlbsim_template *const *templates, unsigned nr_templates,
+			   tlbsim_gen **out, struct tlbsim_error *err)
+{
 	char src[96], names[512];
 	uint64_t values[TLBSIM_GEN_MAX_PARAMS], seed = 1;
 	uint64_t given = 0; /* bit i: parameter i seen */
@@ -163,6 +170,12 @@ int tlbsim_gen_create(const char *name, const char *params, enum tlbsim_isa isa,
 		}
 		s += len + (s[len] == ',');
 	}
+	if (nr_templates != g->nr_templates)
+		return err_set(err, -TLBSIM_EINVAL, src, -1, -1, -1, NULL,
+			       "%s runs %u process template%s (tlbsim run --template FILE), "
+			       "%u given",
+			       g->name, g->nr_templates, g->nr_templates == 1 ? "" : "s",
+			       nr_templates);
 	if (g->check) {
 		char why[TLBSIM_ERROR_TEXT_LEN] = "";
 
@@ -180,6 +193,8 @@ int tlbsim_gen_create(const char *name, const char *params, enum tlbsim_isa isa,
 		return -TLBSIM_ENOMEM;
 	}
 	rc = g->init(gen->state, values, seed, isa);
+	if (!rc && g->nr_templates)
+		rc = g->init_templates(gen->state, templates, nr_templates);
 	if (rc) {
 		tlbsim_gen_destroy(gen);
 		return err_set(err, rc, src, -1, -1, -1, NULL, "%s cannot start: %s", g->name,

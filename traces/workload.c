@@ -64,7 +64,7 @@ static uint64_t est_cycles(const struct tlbsim_event *ev)
 
 int trace_sched_next(struct trace_sched *s, struct tlbsim_event *ev)
 {
-	unsigned passed = 0;
+	unsigned passed = 0, declined = 0;
 
 	/* One full pass over the actors finds one that is ready, unless all
 	 * are done. */
@@ -74,15 +74,20 @@ int trace_sched_next(struct trace_sched *s, struct tlbsim_event *ev)
 		if (a->state == TRACE_READY && s->turn_events < TRACE_TURN_EVENTS &&
 		    s->turn_cycles < TRACE_TURN_CYCLES) {
 			s->step(s->g, a, ev);
-			BUG_ON(ev->kind == TLBSIM_EV_NONE, "a generator's step emits an event");
-			s->turn_events++;
-			s->turn_cycles += est_cycles(ev);
-			return 1;
+			if (ev->kind != TLBSIM_EV_NONE) {
+				s->turn_events++;
+				s->turn_cycles += est_cycles(ev);
+				return 1;
+			}
+			/* The actor waits for another one: its turn ends. */
+			BUG_ON(++declined > s->n,
+			       "a generated program's actors wait for each other");
+		} else {
+			passed++;
 		}
 		s->cur = s->cur + 1 == s->n ? 0 : s->cur + 1;
 		s->turn_events = 0;
 		s->turn_cycles = 0;
-		passed++;
 	}
 	/* Threads left asleep with nobody to wake them would be a
 	 * generator bug: the stream would end with threads that never exit. */

@@ -73,7 +73,9 @@ struct trace_actor {
 	uint64_t i, j;
 };
 
-/* Emit @a's next event into @ev (zeroed); exactly one event per call. */
+/* Emit @a's next event into @ev (zeroed): one event per call, or none
+ * (@ev left TLBSIM_EV_NONE) when the actor must wait for another one (a
+ * child slot to be free): its turn then ends. */
 typedef void (*trace_step_fn)(void *g, struct trace_actor *a, struct tlbsim_event *ev);
 
 /**

@@ -171,7 +171,8 @@ static int load_metric(struct repro_experiment *e, json_t *m, unsigned idx, char
 static int load_variant(struct repro_experiment *e, json_t *root, json_t *var, unsigned idx,
 			char *msg, size_t len)
 {
-	static const char *const keys[] = {"label", "machine", "generator", "params", NULL};
+	static const char *const keys[] = {"label",  "machine",	 "generator",
+					   "params", "template", NULL};
 	struct repro_variant *v = &e->variants[idx];
 	json_t *base = json_object_get(root, "params"), *own;
 	char where[32];
@@ -194,6 +195,12 @@ static int load_variant(struct repro_experiment *e, json_t *root, json_t *var, u
 			    msg, len) ||
 		    get_str(var, "generator", false, v->generator, sizeof(v->generator), where,
 			    e->file, msg, len)))
+		return -1;
+	/* The process template: the variant's, else the experiment's. */
+	if (get_str(root, "template", false, v->tpl, sizeof(v->tpl), "top level", e->file, msg,
+		    len) ||
+	    (var &&
+	     get_str(var, "template", false, v->tpl, sizeof(v->tpl), where, e->file, msg, len)))
 		return -1;
 	if (!v->machine[0] || !v->generator[0])
 		return fail(msg, len, e->file,
@@ -238,9 +245,10 @@ static int check_int_param(const struct repro_experiment *e, const char *name, c
 
 int repro_experiment_load(const char *path, struct repro_experiment *e, char *msg, size_t len)
 {
-	static const char *const keys[] = {"id",       "title", "kind",	    "machine", "generator",
-					   "params",   "scale", "policies", "metrics", "variants",
-					   "expected", "note",	NULL};
+	static const char *const keys[] = {"id",	  "title",    "kind",	  "machine",
+					   "generator",	  "params",   "template", "scale",
+					   "suite_scale", "policies", "metrics",  "variants",
+					   "expected",	  "note",     NULL};
 	char kind[32] = "";
 	json_error_t jerr;
 	json_t *root, *v, *x;
@@ -321,6 +329,17 @@ int repro_experiment_load(const char *path, struct repro_experiment *e, char *ms
 		goto out;
 	}
 	e->scale = e->scale ? json_incref(e->scale) : json_array();
+	e->suite_scale = 1;
+	if ((v = json_object_get(root, "suite_scale"))) {
+		if (!json_is_number(v) || !(json_number_value(v) >= 1) ||
+		    !json_array_size(e->scale)) {
+			fail(msg, len, path,
+			     "'suite_scale' must be a number >= 1, with 'scale' naming what it "
+			     "divides");
+			goto out;
+		}
+		e->suite_scale = json_number_value(v);
+	}
 	v = json_object_get(root, "variants");
 	if (v &&
 	    (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > REPRO_MAX_VARIANTS)) {
@@ -397,7 +416,7 @@ double repro_variant_param(const struct repro_experiment *e, const struct repro_
 
 	if (!json_is_integer(x))
 		return -1;
-	return is_scaled(e, name) ? scaled((double)json_integer_value(x), scale)
+	return is_scaled(e, name) ? scaled((double)json_integer_value(x), scale * e->suite_scale)
 				  : (double)json_integer_value(x);
 }
 
@@ -435,6 +454,7 @@ int repro_experiment_check(const struct repro_experiment *e, double scale, char 
 	for (unsigned k = 0; !rc && k < e->nr_variants; k++) {
 		const struct repro_variant *v = &e->variants[k];
 		struct tlbsim_machine *m = NULL;
+		tlbsim_template *tpl = NULL;
 		tlbsim_gen *g = NULL;
 		const char *where = variant_where(e, k, wbuf, sizeof(wbuf));
 		tlbsim_error_clear(&err);
@@ -446,10 +466,15 @@ int repro_experiment_check(const struct repro_experiment *e, double scale, char 
 			return fail(msg, len, e->file, "%s: machine '%s': %s", where, v->machine,
 				    buf);
 		}
-		if (tlbsim_gen_create(v->generator, params, m->isa, &g, &err))
+		if (v->tpl[0] && tlbsim_template_load(v->tpl, &tpl, &err))
+			rc = fail(msg, len, e->file, "%s: template '%s': %s", where, v->tpl,
+				  err.text);
+		else if (tlbsim_gen_create_with(v->generator, params, m->isa, &tpl, tpl ? 1 : 0, &g,
+						&err))
 			rc = fail(msg, len, e->file, "%s: generator '%s' (%s): %s", where,
 				  v->generator, params, err.text);
 		tlbsim_gen_destroy(g);
+		tlbsim_template_destroy(tpl);
 		/* A policy is resolved on the machine: its ISA decides. */
 		for (unsigned p = 0; !rc && p < e->nr_policies; p++) {
 			struct tlbsim_sim_config cfg = {

@@ -51,12 +51,16 @@ struct repro_metric_spec {
  *        tlbsim_gen_create() take them
  * @params: generator parameters, the experiment's merged with the
  *        variant's (owned): integers or strings such as "4M"
+ * @tpl: the process template the generator runs (a path, as
+ *        tlbsim_template_load() takes it; the variant's, else the
+ *        experiment's), "" for none
  */
 struct repro_variant {
 	char label[REPRO_NAME_LEN];
 	char machine[256];
 	char generator[REPRO_NAME_LEN];
 	json_t *params;
+	char tpl[256];
 };
 
 /*
@@ -68,6 +72,9 @@ struct repro_variant {
  * @policies: the policies (at least two), the first being the baseline of
  *        the ratios
  * @scale: names of the parameters --scale divides (owned JSON array)
+ * @suite_scale: what the suite divides them by at --scale 1 (a long
+ *        experiment's reduction, stated in its file; 1: none); --scale F
+ *        divides by @suite_scale x F
  * @expected: for a prediction, the direction expected before running
  * @note: anything the reader of the table must know ("" if none)
  */
@@ -83,8 +90,9 @@ struct repro_experiment {
 	struct repro_variant variants[REPRO_MAX_VARIANTS];
 	unsigned nr_variants;
 	json_t *scale;
-	char expected[1024];
-	char note[1024];
+	double suite_scale;
+	char expected[2048];
+	char note[2048];
 };
 
 /*
@@ -106,8 +114,8 @@ int repro_experiment_check(const struct repro_experiment *e, double scale, char 
 
 /*
  * The generator parameters of @v as "key=value,..." with the parameters
- * named in @e->scale divided by @scale (rounded, at least 1).  Returns 0,
- * or -1 if @buf is too small.
+ * named in @e->scale divided by @scale x @e->suite_scale (rounded, at
+ * least 1).  Returns 0, or -1 if @buf is too small.
  */
 int repro_variant_params(const struct repro_experiment *e, const struct repro_variant *v,
 			 double scale, char *buf, size_t len);

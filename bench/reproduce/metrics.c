@@ -18,11 +18,12 @@ static const char *const names[] = {
     [REPRO_FLUSH_SHARE_ALL] = "flush_share_all",
     [REPRO_RATE] = "rate",
     [REPRO_NS_PER_SWITCH] = "ns_per_switch",
+    [REPRO_FAULTS_RATE] = "faults_rate",
 };
 
 static const char *const units[] = {
     [REPRO_SECONDS] = "s", [REPRO_FLUSH_SHARE] = "%",	 [REPRO_FLUSH_SHARE_ALL] = "%",
-    [REPRO_RATE] = "/s",   [REPRO_NS_PER_SWITCH] = "ns",
+    [REPRO_RATE] = "/s",   [REPRO_NS_PER_SWITCH] = "ns", [REPRO_FAULTS_RATE] = "/s",
 };
 
 int repro_metric_kind(const char *name)
@@ -45,7 +46,7 @@ const char *repro_metric_unit(enum repro_metric_kind kind)
 
 bool repro_metric_lower_is_better(enum repro_metric_kind kind)
 {
-	return kind != REPRO_RATE;
+	return kind != REPRO_RATE && kind != REPRO_FAULTS_RATE;
 }
 
 /* A counter of @o: -1 when absent (an older schema), so that a missing
@@ -144,6 +145,12 @@ int repro_metric_value(enum repro_metric_kind kind, json_t *stats, double ops, d
 		if (seconds < 0 || n <= 0)
 			return -1;
 		*out = seconds * 1e9 / n;
+		return 0;
+	case REPRO_FAULTS_RATE:
+		n = counter(totals, "faults");
+		if (seconds <= 0 || n < 0)
+			return -1;
+		*out = n / seconds;
 		return 0;
 	}
 	return -1;

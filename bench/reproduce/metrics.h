@@ -21,6 +21,8 @@
  *                      experiment file says how many operations the run
  *                      did (a product of generator parameters)
  *   REPRO_NS_PER_SWITCH "ns_per_switch": simulated ns per context switch
+ *   REPRO_FAULTS_RATE  "faults_rate": page faults taken (totals.faults)
+ *                      per simulated second
  */
 enum repro_metric_kind {
 	REPRO_SECONDS,
@@ -28,6 +30,7 @@ enum repro_metric_kind {
 	REPRO_FLUSH_SHARE_ALL,
 	REPRO_RATE,
 	REPRO_NS_PER_SWITCH,
+	REPRO_FAULTS_RATE,
 };
 
 /* Name (as in experiment files) to kind; -1 if unknown. */

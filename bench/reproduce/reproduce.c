@@ -210,18 +210,23 @@ static int load_all(const struct opts *o, char **files, unsigned n, struct repro
 
 /* One simulation: the run's statistics, or NULL with a message printed. */
 static json_t *simulate(const struct opts *o, const char *file, const struct tlbsim_machine *m,
-			const char *gen, const char *params, const char *policy)
+			const char *gen, const char *params, const char *tpl_path,
+			const char *policy)
 {
 	struct tlbsim_sim_config cfg = {.machine = m, .policy = policy, .threads = o->threads};
 	struct tlbsim_error err;
+	tlbsim_template *tpl = NULL;
 	tlbsim_sim *sim = NULL;
 	tlbsim_gen *g = NULL;
 	json_t *st = NULL;
 	char *text = NULL, buf[1024];
-	int rc;
+	int rc = 0;
 
 	tlbsim_error_clear(&err);
-	rc = tlbsim_gen_create(gen, params, m->isa, &g, &err);
+	if (tpl_path[0])
+		rc = tlbsim_template_load(tpl_path, &tpl, &err);
+	if (!rc)
+		rc = tlbsim_gen_create_with(gen, params, m->isa, &tpl, tpl ? 1 : 0, &g, &err);
 	if (!rc)
 		rc = tlbsim_sim_create(&cfg, &sim, &err);
 	if (!rc)
@@ -237,6 +242,7 @@ static json_t *simulate(const struct opts *o, const char *file, const struct tlb
 	free(text);
 	tlbsim_sim_destroy(sim);
 	tlbsim_gen_destroy(g);
+	tlbsim_template_destroy(tpl);
 	return st;
 }
 
@@ -369,6 +375,12 @@ static int emit_sweep(const struct opts *o, const struct repro_experiment *ex, c
 			json_object_set_new(
 			    g, "workloads",
 			    json_pack("[{s:s, s:o}]", "gen", v->generator, "params", params));
+			/* A template path is the experiment's (the source tree's):
+			 * resolved here, like a machine file's. */
+			if (v->tpl[0])
+				json_object_set_new(
+				    json_array_get(json_object_get(g, "workloads"), 0), "template",
+				    json_string(realpath(v->tpl, mpath) ? mpath : v->tpl));
 			json_array_append_new(groups, g);
 		}
 	}
@@ -455,6 +467,7 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 		json_object_set_new(vj, "machine", json_string(v->machine));
 		json_object_set_new(vj, "generator", json_string(v->generator));
 		json_object_set_new(vj, "params", json_string(params));
+		json_object_set_new(vj, "template", json_string(v->tpl));
 		for (unsigned p = 0; ok && p < e->nr_policies; p++) {
 			double t0 = bench_now(), wall;
 			json_t *st;
@@ -463,9 +476,9 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 				fprintf(stderr, "[%s%s%s] %s on %s (%s) under %s...", e->id,
 					v->label[0] ? " " : "", v->label, v->generator, v->machine,
 					params, e->policies[p]);
-			st = o->from
-				 ? sweep_stats(o, e, v, e->policies[p])
-				 : simulate(o, e->file, m, v->generator, params, e->policies[p]);
+			st = o->from ? sweep_stats(o, e, v, e->policies[p])
+				     : simulate(o, e->file, m, v->generator, params, v->tpl,
+						e->policies[p]);
 			/* From a sweep: how long the run took is not known here. */
 			wall = o->from ? NAN : bench_now() - t0;
 			if (!o->quiet)
@@ -707,6 +720,7 @@ int main(int argc, char **argv)
 		ej = json_pack("{s:s, s:s, s:s, s:s}", "id", e->id, "title", e->title, "file",
 			       e->file, "kind", e->is_calibration ? "calibration" : "prediction");
 		json_object_set_new(ej, "expected", json_string(e->expected));
+		json_object_set_new(ej, "suite_scale", json_real(e->suite_scale));
 		json_object_set_new(ej, "note", json_string(e->note));
 		failures += run_experiment(&o, e, ej, table);
 		json_array_append_new(exps, ej);

@@ -17,6 +17,7 @@
 #include "tlbsim/event.h"
 #include "tlbsim/export.h"
 #include "tlbsim/machine.h"
+#include "tlbsim/template.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,8 +57,13 @@ struct tlbsim_gen_param {
  *         @msg (@size bytes, NUL-terminated) the parameters at fault with
  *         their values and what was expected, and return a negative
  *         TLBSIM_E*; else 0.  tlbsim_gen_create() calls it before @init and
- *         reports @msg; @init may rely on it having passed.  Last member,
- *         so that adding it kept the offsets of the others.
+ *         reports @msg; @init may rely on it having passed.
+ * @nr_templates: process templates the generator runs (include/tlbsim/
+ *         template.h), given to tlbsim_gen_create_with(); 0: none
+ * @init_templates: with @nr_templates, called after @init with the
+ *         templates (borrowed: they outlive the generator); returns 0 or a
+ *         negative TLBSIM_E*.  The members after @init keep the offsets of
+ *         those before them.
  */
 struct tlbsim_generator {
 	const char *name;
@@ -70,6 +76,8 @@ struct tlbsim_generator {
 	int (*next)(void *state, struct tlbsim_event *ev);
 	void (*fini)(void *state);
 	int (*check)(const uint64_t *values, char *msg, size_t size);
+	unsigned nr_templates;
+	int (*init_templates)(void *state, tlbsim_template *const *templates, unsigned n);
 };
 
 typedef struct tlbsim_gen tlbsim_gen;
@@ -93,6 +101,24 @@ typedef struct tlbsim_gen tlbsim_gen;
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_gen_create(const char *name, const char *params,
 						   enum tlbsim_isa isa, tlbsim_gen **out,
 						   struct tlbsim_error *err);
+
+/**
+ * tlbsim_gen_create_with() - start a generator that runs process templates
+ * @name, @params, @isa, @out, @err: as tlbsim_gen_create()
+ * @templates: the templates (include/tlbsim/template.h; borrowed: they must
+ *        outlive the generator), @n of them: as many as the generator's
+ *        @nr_templates
+ *
+ * tlbsim_gen_create() is this with no template.
+ *
+ * Returns: as tlbsim_gen_create(); -TLBSIM_EINVAL when @n is not the
+ * number of templates the generator runs (the message says how many).
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_gen_create_with(const char *name, const char *params,
+							enum tlbsim_isa isa,
+							tlbsim_template *const *templates,
+							unsigned n, tlbsim_gen **out,
+							struct tlbsim_error *err);
 
 /**
  * tlbsim_gen_next() - the next event

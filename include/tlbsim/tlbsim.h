@@ -16,6 +16,8 @@
 #include "tlbsim/cpumask.h"
 #include "tlbsim/event.h"
 #include "tlbsim/gen.h"
+#include "tlbsim/template.h"
+#include "tlbsim/trace.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -59,6 +59,7 @@ int cli_check_output(const char *path);
 struct cli_source {
 	tlbsim_trace_reader *trace;
 	tlbsim_gen *gen;
+	tlbsim_template *tpl; /* the generator's process template, if any */
 	const char *what; /* for messages */
 	uint64_t events;
 	bool progress;	  /* print progress on stderr (a terminal, long run) */
@@ -76,9 +77,10 @@ int cli_source_open_trace(struct cli_source *s, const char *path,
  * 0, or CLI_USAGE after printing why.
  */
 int cli_trace_opt(const char *cmd, const char *opt, const char *arg, struct tlbsim_trace_opts *o);
-/* Start generator @name with "k=v,..." @params; as above. */
+/* Start generator @name with "k=v,..." @params, and the process template
+ * loaded from @tpl if not NULL (--template); as above. */
 int cli_source_open_gen(struct cli_source *s, const char *name, const char *params,
-			enum tlbsim_isa isa);
+			enum tlbsim_isa isa, const char *tpl);
 /* A tlbsim_event_source_fn over a cli_source: cli_source_next_batch() of one. */
 int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err);
 /* A tlbsim_event_batch_fn over a cli_source (tlbsim_sim_run_batch()). */

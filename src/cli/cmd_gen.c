@@ -11,13 +11,14 @@
 #include "cli/cli.h"
 
 static const char gen_help[] =
-	"usage: tlbsim gen NAME [--param K=V,...] [--isa x86-64|arm64] [--format text|binary]\n"
-	"                  [--compress none|zstd|xz] -o FILE\n\n"
+	"usage: tlbsim gen NAME [--param K=V,...] [--template FILE] [--isa x86-64|arm64]\n"
+	"                  [--format text|binary] [--compress none|zstd|xz] -o FILE\n\n"
 	"Writes the events of generator NAME ('tlbsim list generators' shows them and\n"
 	"their parameters) to FILE, atomically.  The same parameters (seed included)\n"
 	"give the same file.  --compress: zstd (default for binary), xz, or none\n"
 	"(default for text).  -o - writes a text trace to standard output (no\n"
-	"compression), which 'tlbsim run ... -' reads from standard input.\n\n"
+	"compression), which 'tlbsim run ... -' reads from standard input.\n"
+	"--template FILE: the process template of a generator that runs one (spawn).\n\n"
 	"example: tlbsim gen mprotect-toggle --param procs=2,loops=10 -o t.tlbt\n";
 
 int cmd_gen(int argc, char **argv)
@@ -26,9 +27,9 @@ int cmd_gen(int argc, char **argv)
 		{"param", required_argument, NULL, 'k'}, {"isa", required_argument, NULL, 'i'},
 		{"format", required_argument, NULL, 'f'}, {"compress", required_argument, NULL, 'c'},
 		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		{"template", required_argument, NULL, 'T'}, {NULL, 0, NULL, 0},
 	};
-	const char *params = NULL, *out = NULL, *format = "binary", *compress = NULL;
+	const char *params = NULL, *out = NULL, *format = "binary", *compress = NULL, *tpl = NULL;
 	enum tlbsim_isa isa = TLBSIM_ISA_X86_64;
 	struct tlbsim_trace_info info;
 	tlbsim_trace_writer *w = NULL;
@@ -36,6 +37,7 @@ int cmd_gen(int argc, char **argv)
 	struct tlbsim_event ev;
 	enum tlbsim_trace_format fmt;
 	enum tlbsim_trace_compression comp;
+	struct cli_source src;
 	tlbsim_gen *g = NULL;
 	uint64_t n = 0;
 	int c;
@@ -46,6 +48,9 @@ int cmd_gen(int argc, char **argv)
 		switch (c) {
 		case 'k':
 			params = optarg;
+			break;
+		case 'T':
+			tpl = optarg;
 			break;
 		case 'i':
 			if (!strcmp(optarg, "x86-64"))
@@ -83,9 +88,9 @@ int cmd_gen(int argc, char **argv)
 		 * or a pipe into another tlbsim. */
 		if (fmt != TLBSIM_TRACE_TEXT && strcmp(format, "binary"))
 			return cli_fail("gen: -o - writes text");
-		tlbsim_error_clear(&err);
-		if (tlbsim_gen_create(argv[optind], params, isa, &g, &err))
-			return cli_fail_err(&err);
+		if (cli_source_open_gen(&src, argv[optind], params, isa, tpl))
+			return CLI_USAGE;
+		g = src.gen;
 		printf("tlbsim-trace %d isa=%s page_shift=12 threads=0 source=tlbsim gen %s%s%s\n",
 		       TLBSIM_TRACE_VERSION, tlbsim_isa_name(isa), argv[optind], params ? " " : "",
 		       params ? params : "");
@@ -95,30 +100,31 @@ int cmd_gen(int argc, char **argv)
 			tlbsim_event_format(&ev, line, sizeof(line));
 			puts(line);
 		}
-		tlbsim_gen_destroy(g);
+		cli_source_close(&src);
 		return CLI_OK;
 	}
-	tlbsim_error_clear(&err);
-	if (tlbsim_gen_create(argv[optind], params, isa, &g, &err))
-		return cli_fail_err(&err);
+	if (cli_source_open_gen(&src, argv[optind], params, isa, tpl))
+		return CLI_USAGE;
+	g = src.gen;
 	memset(&info, 0, sizeof(info));
 	info.isa = isa;
 	info.page_shift = 12;
 	snprintf(info.source, sizeof(info.source), "tlbsim gen %s %s", argv[optind],
 		 params ? params : "");
+	tlbsim_error_clear(&err);
 	if (tlbsim_trace_writer_open(out, fmt, comp, &info, &w, &err)) {
-		tlbsim_gen_destroy(g);
+		cli_source_close(&src);
 		return cli_fail_err(&err);
 	}
 	while (tlbsim_gen_next(g, &ev, NULL) > 0) {
 		if (tlbsim_trace_writer_write(w, &ev, &err)) {
 			tlbsim_trace_writer_abort(w);
-			tlbsim_gen_destroy(g);
+			cli_source_close(&src);
 			return cli_fail_err(&err);
 		}
 		n++;
 	}
-	tlbsim_gen_destroy(g);
+	cli_source_close(&src);
 	if (tlbsim_trace_writer_close(w, &err))
 		return cli_fail_err(&err);
 	fprintf(stderr, "%s: %llu events\n", out, (unsigned long long)n);

@@ -22,6 +22,7 @@ struct run_opts {
 	const char *json;
 	const char *gen;
 	const char *params;
+	const char *tpl;
 	const char *trace;
 	const char *plot;
 	int threads;
@@ -35,7 +36,7 @@ struct run_opts {
 static const char run_help[] =
 	"usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT] [--check] [--kernel]\n"
 	"                  [--max-events N] [--max-cycles N] [--quiet] TRACE | --gen NAME [--param K=V,...]\n"
-	"                  [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n\n"
+	"                  [--template FILE] [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n\n"
 	"Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
 	"events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
 	"flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
@@ -51,6 +52,9 @@ static const char run_help[] =
 	"--kernel replays TRACE's kernel-level events (PTE writes, TLBI, DSB, TTBR/CR3\n"
 	"writes, INVLPG(B), table frees...) on the cpus they name, without the OS model\n"
 	"(include/tlbsim/check.h); execlog and insn traces always replay so.\n"
+	"--template FILE gives a generator that runs a recorded process many times\n"
+	"(spawn) its process template: a binary trace of one process, as tlbsim record\n"
+	"writes it (docs/templates.md).\n"
 	"--format names TRACE's format when it has no magic (execlog, champsim);\n"
 	"--isa and --linear-map (kernel VA = PA + ADDR) are for instruction traces\n"
 	"(execlog: the ISA defaults to the machine's).\n\n"
@@ -60,7 +64,7 @@ static const char run_help[] =
 static const char compare_help[] =
 	"usage: tlbsim compare --machine M --policies P1,P2,... [--threads N] [--json OUT] [--check]\n"
 	"                      [--max-events N] [--max-cycles N] [--plot FILE.svg|FILE.png]\n"
-	"                      TRACE | --gen NAME [--param K=V,...]\n\n"
+	"                      TRACE | --gen NAME [--param K=V,...] [--template FILE]\n\n"
 	"Runs the same workload under each policy and prints the key figures side by\n"
 	"side, with the ratio of each to the first policy's.  --json writes every run's\n"
 	"statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
@@ -81,6 +85,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 		{"json", required_argument, NULL, 'j'},
 		{"gen", required_argument, NULL, 'g'},
 		{"param", required_argument, NULL, 'k'},
+		{"template", required_argument, NULL, 'T'},
 		{"plot", required_argument, NULL, 'o'},
 		{"max-events", required_argument, NULL, OPT_MAX_EVENTS},
 		{"max-cycles", required_argument, NULL, OPT_MAX_CYCLES},
@@ -126,6 +131,9 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 			break;
 		case 'k':
 			o->params = optarg;
+			break;
+		case 'T':
+			o->tpl = optarg;
 			break;
 		case 'o':
 			if (!compare)
@@ -176,6 +184,9 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 		return cli_fail("%s: give a TRACE or --gen NAME (one of them)", argv[0]);
 	if (o->params && !o->gen)
 		return cli_fail("%s: --param goes with --gen", argv[0]);
+	if (o->tpl && !o->gen)
+		return cli_fail("%s: --template goes with --gen (a generator that runs it: spawn)",
+				argv[0]);
 	return 0;
 }
 
@@ -226,7 +237,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 	if (!topts.isa)
 		topts.isa = m->isa;
 	rc = o->trace ? cli_source_open_trace(&src, o->trace, &topts)
-		      : cli_source_open_gen(&src, o->gen, o->params, m->isa);
+		      : cli_source_open_gen(&src, o->gen, o->params, m->isa, o->tpl);
 	if (rc)
 		return rc;
 	if (o->trace) {

@@ -240,14 +240,18 @@ int cli_source_open_trace(struct cli_source *s, const char *path,
 }
 
 int cli_source_open_gen(struct cli_source *s, const char *name, const char *params,
-			enum tlbsim_isa isa)
+			enum tlbsim_isa isa, const char *tpl)
 {
 	struct tlbsim_error err;
 
 	memset(s, 0, sizeof(*s));
 	tlbsim_error_clear(&err);
-	if (tlbsim_gen_create(name, params, isa, &s->gen, &err))
+	if ((tpl && tlbsim_template_load(tpl, &s->tpl, &err)) ||
+	    tlbsim_gen_create_with(name, params, isa, &s->tpl, s->tpl ? 1 : 0, &s->gen, &err)) {
+		tlbsim_template_destroy(s->tpl);
+		s->tpl = NULL;
 		return cli_fail_err(&err);
+	}
 	s->what = name;
 	s->started = cli_now();
 	s->progress = isatty(2);
@@ -311,6 +315,7 @@ void cli_source_close(struct cli_source *s)
 		fputc('\n', stderr);
 	tlbsim_trace_close(s->trace);
 	tlbsim_gen_destroy(s->gen);
+	tlbsim_template_destroy(s->tpl);
 	memset(s, 0, sizeof(*s));
 }
 

@@ -53,7 +53,7 @@ static const struct jr_key top_keys[] = {
     {NULL, NULL}};
 static const struct jr_key group_keys[] = {{"label", NULL}, GROUP_KEYS, {NULL, NULL}};
 static const struct jr_key gen_keys[] = {
-    {"gen", NULL}, {"params", NULL}, {"label", NULL}, {NULL, NULL}};
+    {"gen", NULL}, {"params", NULL}, {"template", NULL}, {"label", NULL}, {NULL, NULL}};
 static const struct jr_key trace_keys[] = {{"trace", NULL},	 {"format", NULL}, {"isa", NULL},
 					   {"linear_map", NULL}, {"kernel", NULL}, {"label", NULL},
 					   {NULL, NULL}};
@@ -373,6 +373,8 @@ struct workload {
 	const char *gen;   /* or NULL */
 	const char *trace; /* as written */
 	char trace_abs[4096];
+	const char *tpl; /* gen: a process template, as written, or NULL */
+	char tpl_abs[4096];
 	const char *label;
 	const json_t *params; /* gen: object of axes, may be NULL */
 	const char *format, *isa;
@@ -411,6 +413,7 @@ static int read_workload(struct expand *e, const json_t *v, struct workload *w)
 	}
 	w->gen = json_string_value(json_object_get(v, "gen"));
 	w->trace = json_string_value(json_object_get(v, "trace"));
+	w->tpl = json_string_value(json_object_get(v, "template"));
 	w->label = json_string_value(json_object_get(v, "label"));
 	if (!w->label)
 		w->label = w->gen ? w->gen : w->trace;
@@ -483,6 +486,25 @@ static int read_workload(struct expand *e, const json_t *v, struct workload *w)
 	if (w->isa && strcmp(w->isa, "x86-64") && strcmp(w->isa, "arm64"))
 		return jr_fail_at(&e->c, "isa", -TLBSIM_ERANGE,
 				  "expected \"x86-64\" or \"arm64\", found '%s'", w->isa);
+	if (w->tpl) {
+		tlbsim_template *t = NULL;
+		char rel[8192];
+
+		snprintf(rel, sizeof(rel), "%s%s%s", w->tpl[0] == '/' ? "" : e->spec_dir,
+			 w->tpl[0] == '/' ? "" : "/", w->tpl);
+		jpath_push_key(&e->c.path, "template");
+		if (!realpath(rel, w->tpl_abs))
+			return fail(e, "%s: %s", rel, strerror(errno));
+		tlbsim_error_clear(&e->lib);
+		if (tlbsim_template_load(w->tpl_abs, &t, &e->lib)) {
+			char msg[TLBSIM_ERROR_TEXT_LEN + 64];
+
+			tlbsim_error_format(&e->lib, msg, sizeof(msg));
+			return fail(e, "%s", msg);
+		}
+		tlbsim_template_destroy(t);
+		jpath_pop(&e->c.path);
+	}
 	if (w->trace) {
 		struct tlbsim_trace_opts o = {0};
 		tlbsim_trace_reader *r = NULL;
@@ -651,6 +673,10 @@ static json_t *run_args(const char *machine_file, const char *policy, const stru
 		if (params[0]) {
 			add_arg(a, "--param");
 			add_arg(a, params);
+		}
+		if (w->tpl) {
+			add_arg(a, "--template");
+			add_arg(a, w->tpl_abs);
 		}
 	} else {
 		if (w->format) {

@@ -232,5 +232,26 @@ for f in "$src"/traces/samples/gen-*.tlbt.zst; do
   check "sample $(basename "$f") runs" "$bin" run --machine $m --quiet "$f"
 done
 
+# A recorded process started many times (docs/templates.md): 2 shells x 2
+# copies of the shipped sort recording on the arm64 eMAG (an x86-64
+# recording: its user-level events replay on either ISA).  Address spaces:
+# the script, 2 subshells, and a fork copy and an exec'd image per copy:
+# 1 + 2 + 4 x 2 = 11; sort takes 306 faults in each image.
+sort_tpl="$src/traces/samples/sort.tlbt.xz"
+"$bin" run --machine emag-32 --gen spawn --template "$sort_tpl" \
+  --param shells=2,runs=2,shell_pages=8,shell_writes=2,child_writes=2 --quiet --json "$tmp/spawn.json"; rc=$?
+check "run --gen spawn --template: 2 x 2 copies of sort run" test $rc -eq 0
+check "... in 11 address spaces, no segv" python3 -c "import json,sys; s=json.load(open('$tmp/spawn.json')); sys.exit(not (s['os']['address_spaces'] == 11 and s['totals']['segv'] == 0 and s['totals']['faults'] >= 4 * 306))"
+"$bin" run --machine emag-32 --gen spawn --param shells=2 --quiet 2>"$tmp/notpl.err"; rc=$?
+check "run --gen spawn without --template exits 2" test $rc -eq 2
+check "... saying how to give one" grep -q "spawn runs 1 process template (tlbsim run --template FILE), 0 given" "$tmp/notpl.err"
+"$bin" run --machine emag-32 --gen spawn --template "$src/tests/data/traces/all_kinds.txt" --quiet 2>"$tmp/badtpl.err"; rc=$?
+check "a text trace as template exits 2" test $rc -eq 2
+check "... naming the conversion" grep -q "tlbsim convert --to binary" "$tmp/badtpl.err"
+"$bin" run --machine emag-32 --gen mprotect-toggle --template "$sort_tpl" --quiet 2>"$tmp/extratpl.err"; rc=$?
+check "a template for a generator that runs none exits 2" test $rc -eq 2
+"$bin" run --machine emag-32 --template "$sort_tpl" "$sort_tpl" --quiet 2>/dev/null; rc=$?
+check "--template without --gen exits 2" test $rc -eq 2
+
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]
