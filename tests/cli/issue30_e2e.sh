@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# End-to-end regressions of issue 30, what a new user trips on: each check
+# failed on the code before its fix (84c81f8).
+#   issue30_e2e.sh TLBSIM_BINARY SOURCE_DIR
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") src=$(cd "$2" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0 skips=0
+
+check() { # description, then a command that must succeed
+  local what=$1; shift
+  if "$@"; then passes=$((passes+1)); else echo "FAIL: $what"; fails=$((fails+1)); fi
+}
+# Only the file named is in directory $1 (nothing stray, no temporary file).
+only_file() { [ "$(ls -A "$1")" = "$2" ]; }
+# A private mount namespace with a tiny tmpfs at $tmp/full, for full-disk
+# checks; skipped where mount namespaces are not allowed.
+mkdir -p "$tmp/full"
+full_disk() { # kib, then a shell command run with $tmp/full mounted
+  local kib=$1; shift
+  unshare -m sh -c "mount -t tmpfs -o size=${kib}k none '$tmp/full' && $*"
+}
+can_mount=0
+full_disk 4 true 2>/dev/null && can_mount=1
+
+# 1. --plot: the path is never parsed as gnuplot script; only the target
+# is left.
+mkdir "$tmp/plot"
+inj="a'; system('touch pwned'); set output 'b.svg"
+(cd "$tmp/plot" && "$bin" compare --machine x86-16 --policies x86-stock --gen madvise-threads \
+  --param loops=1 --quiet --plot "$inj" >/dev/null 2>&1)
+check "1: --plot runs no command named in the path" test ! -e "$tmp/plot/pwned"
+check "1: --plot writes the file named, whatever its characters" grep -q '</svg>' "$tmp/plot/$inj"
+check "1: --plot leaves no other file" only_file "$tmp/plot" "$inj"
+rm -f "$tmp/plot/"*
+(cd "$tmp/plot" && "$bin" compare --machine x86-16 --policies x86-stock --gen madvise-threads \
+  --param loops=1 --quiet --plot "it's.svg" >/dev/null 2>&1)
+check "1: --plot \"it's.svg\" writes it's.svg" only_file "$tmp/plot" "it's.svg"
+# Misleading: --plot on a full disk fails and leaves nothing, whether the
+# target's disk or gnuplot's temporary directory is full.
+if [ $can_mount = 1 ]; then
+  full_disk 8 "cd '$tmp/full' && '$bin' compare --machine x86-16 --policies x86-stock --gen madvise-threads --param loops=1 --quiet --plot c.png >/dev/null 2>'$tmp/err'; echo \$? >'$tmp/rc'; ls -A >'$tmp/ls'"
+  check "misleading: --plot onto a full disk exits 2" test "$(cat "$tmp/rc")" = 2
+  check "... says why" grep -q "c.png: cannot write: No space left on device" "$tmp/err"
+  check "... and leaves no file" test ! -s "$tmp/ls"
+  full_disk 8 "TMPDIR='$tmp/full' '$bin' compare --machine x86-16 --policies x86-stock --gen madvise-threads --param loops=1 --quiet --plot '$tmp/plot/d.svg' >/dev/null 2>'$tmp/err'; echo \$? >'$tmp/rc'; ls -A '$tmp/full' >'$tmp/ls'"
+  check "misleading: gnuplot's truncated chart is refused (exit 2)" test "$(cat "$tmp/rc")" = 2
+  check "... saying so" grep -q "chart is incomplete" "$tmp/err"
+  check "... and nothing is left" bash -c "test ! -s '$tmp/ls' && test ! -e '$tmp/plot/d.svg'"
+else
+  skips=$((skips+1))
+fi
+
+echo "$passes passed, $fails failed, $skips skipped"
+[ $fails -eq 0 ]
