@@ -346,6 +346,10 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 		}
 		os->ord_thread[idx] = t;
 	}
+	if (os_is_mem_syscall(ev->kind) && os_hb_add(os, t, ev, idx) < 0) {
+		queue_failed(os, idx);
+		return;
+	}
 	queue(os, t, ev, idx);
 }
 
@@ -740,6 +744,39 @@ static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
 	c->state = ENG_RUNNING;
 }
 
+/*
+ * @t's memory syscall (at the head of its queue, trace index @idx) waits
+ * for an earlier one of thread @blk on an overlapping range (hb.c): when
+ * @blk waits in this cpu's runqueue, @t gives way to it, as if it
+ * blocked (else, without time slices, they would wait for ever);
+ * otherwise the cpu stalls, as for a held mmap_lock.  When no cpu can do
+ * anything else, the order cannot be kept: an input error.
+ */
+static void hb_wait(struct os *os, struct hw_cpu *cpu, struct os_thread *t, struct os_thread *blk,
+		    uint64_t idx)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	const struct os_thread *q;
+
+	t->hb_waiting = true;
+	for (q = oc->rq_head; q && q != blk; q = q->rq_next)
+		;
+	if (q) {
+		os_preempt(os, cpu);
+		return;
+	}
+	if (os_hb_stuck(os)) {
+		input_error(
+		    os, idx, os_evq_head(t),
+		    "thread %u's syscall waits for an earlier memory syscall (trace order) "
+		    "of thread %u on an overlapping range, which cannot return: every "
+		    "other thread sleeps or waits too (a trace whose order no run can keep)",
+		    t->tid, blk->tid);
+		return;
+	}
+	stall(os, cpu, true);
+}
+
 static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
@@ -788,15 +825,24 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_MPROTECT:
 	case TLBSIM_EV_MADVISE:
 	case TLBSIM_EV_MREMAP:
-	case TLBSIM_EV_BRK:
+	case TLBSIM_EV_BRK: {
+		uint64_t idx = os_evq_head_idx(t);
+		struct os_thread *blk = os_hb_blocker(os, t, &ev, idx);
+
+		if (blk) {
+			hb_wait(os, cpu, t, blk, idx);
+			return;
+		}
 		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
 			stall(os, cpu, true);
 			return;
 		}
+		os_hb_start(os, cpu, t, idx);
 		os_evq_pop(oc, t);
 		oc->st.events++;
 		os_syscall(os, cpu, &ev);
 		return;
+	}
 	case TLBSIM_EV_PROC_CREATE:
 	case TLBSIM_EV_THREAD_CREATE:
 	case TLBSIM_EV_FORK:
@@ -1080,13 +1126,16 @@ static void os_fini(struct os *os)
 	for (i = 0; i < os->threads_cap; i++)
 		if (os->threads && os->threads[i]) {
 			os_evq_free(&os->threads[i]->q);
+			free(os->threads[i]->hb);
 			free(os->threads[i]);
 		}
 	free(os->threads);
 	for (i = 0; i < os->nr_retired; i++) {
 		os_evq_free(&os->retired[i]->q);
+		free(os->retired[i]->hb);
 		free(os->retired[i]);
 	}
+	os_hb_fini(os);
 	free(os->retired);
 	os_spill_fini(&os->spill);
 	free(os->batch);

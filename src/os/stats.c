@@ -147,6 +147,7 @@ char *os_stats_json(const struct os *os)
 	rep_json_set_u64(osj, "address_spaces", os->nr_mms);
 	rep_json_set_u64(osj, "unknown_thread_events", os->st.unknown_thread_events);
 	rep_json_set_u64(osj, "switches_folded", os->st.switches_folded);
+	rep_json_set_u64(osj, "syscall_order_waits", os->st.syscall_order_waits);
 	rep_json_set_u64(osj, "asid_rollovers", os->st.asid_rollovers);
 	rep_json_set_u64(osj, "global_asid_resets", os->st.global_asid_resets);
 	rep_json_set_u64(osj, "rcu_batches", os->st.rcu_batches);
