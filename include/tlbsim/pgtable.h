@@ -138,6 +138,29 @@ TLBSIM_API uint32_t tlbsim_physmem_generation(const tlbsim_physmem *pm, uint64_t
 TLBSIM_API uint64_t tlbsim_physmem_nr_used(const tlbsim_physmem *pm, enum tlbsim_frame_kind kind);
 
 /**
+ * tlbsim_physmem_nr_peak() - the most frames ever in use at once
+ * @pm: the physmem (borrowed)
+ * @kind: TLBSIM_FRAME_DATA or TLBSIM_FRAME_TABLE, or TLBSIM_FRAME_FREE for
+ *        frames of either kind (the peak of their sum, not the sum of the
+ *        peaks)
+ *
+ * A run that ends with every address space torn down uses no frame at the
+ * end; the peak says how much memory it needed.
+ *
+ * Returns: the count in frames (4 KiB each); 0 for a NULL @pm or another @kind.
+ */
+TLBSIM_API uint64_t tlbsim_physmem_nr_peak(const tlbsim_physmem *pm, enum tlbsim_frame_kind kind);
+
+/**
+ * tlbsim_physmem_nr_frames() - the capacity
+ * @pm: the physmem (borrowed)
+ *
+ * Returns: the max_frames given to tlbsim_physmem_create() (4 KiB frames),
+ * or 0 for NULL.
+ */
+TLBSIM_API uint64_t tlbsim_physmem_nr_frames(const tlbsim_physmem *pm);
+
+/**
  * tlbsim_physmem_read_desc() - read one descriptor of a table frame
  * @pm: the physmem (borrowed)
  * @pfn: a table frame

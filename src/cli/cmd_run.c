@@ -31,6 +31,7 @@ struct run_opts {
 	const char *plot;
 	int threads;
 	uint64_t max_events, max_cycles;
+	uint64_t memory_frames; /* --memory, in 4 KiB frames (0: the default) */
 	bool quiet;
 	bool check;
 	bool kernel;
@@ -38,65 +39,107 @@ struct run_opts {
 };
 
 static const char run_help[] =
-	"usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT] [--check] [--kernel]\n"
-	"                  [--max-events N] [--max-cycles N] [--quiet] TRACE | --gen NAME [--param K=V,...]\n"
-	"                  [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n\n"
-	"Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
-	"events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
-	"flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
-	"default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
-	"writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
-	"--threads runs the cores on N host threads; results do not depend on N (on a\n"
-	"busy host, set OMP_WAIT_POLICY=passive so that waiting threads do not spin).\n"
-	"--max-events/--max-cycles stop early (0: no limit); the statistics are then marked\n"
-	"partial.\n"
-	"--check runs the hazard oracle (stale translations used, walks into freed page\n"
-	"tables, incomplete TLB maintenance, break-before-make skipped), lists what it\n"
-	"found and exits with status 1 if it found anything.\n"
-	"--kernel replays TRACE's kernel-level events (PTE writes, TLBI, DSB, TTBR/CR3\n"
-	"writes, INVLPG(B), table frees...) on the cpus they name, without the OS model\n"
-	"(include/tlbsim/check.h); execlog and insn traces always replay so.\n"
-	"--format names TRACE's format when it has no magic (execlog, champsim);\n"
-	"--isa and --linear-map (kernel VA = PA + ADDR) are for instruction traces\n"
-	"(execlog: the ISA defaults to the machine's).\n\n"
-	"example: tlbsim run --machine emag-32 --policy arm64-nr-active-mm \\\n"
-	"             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
+    "usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT] [--check]\n"
+    "                  [--memory SIZE] [--max-events N] [--max-cycles N] [--quiet]\n"
+    "                  [--kernel] [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n"
+    "                  (TRACE | --gen NAME [--param K=V,...])\n\n"
+    "Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
+    "events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
+    "flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
+    "default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
+    "writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
+    "--threads runs the cores on N host threads; results do not depend on N (on a\n"
+    "busy host, set OMP_WAIT_POLICY=passive so that waiting threads do not spin).\n"
+    "--memory is the simulated physical memory, bytes with K/M/G suffixes (default\n"
+    "64G); a run that needs more stops with an error naming the event.\n"
+    "--max-events/--max-cycles stop early (0: no limit); the statistics are then marked\n"
+    "partial.\n"
+    "--check runs the hazard oracle (stale translations used, walks into freed page\n"
+    "tables, incomplete TLB maintenance, break-before-make skipped), lists what it\n"
+    "found and exits with status 1 if it found anything.\n"
+    "--kernel replays TRACE's kernel-level events (PTE writes, TLBI, DSB, TTBR/CR3\n"
+    "writes, INVLPG(B), table frees...) on the cpus they name, without the OS model\n"
+    "(include/tlbsim/check.h); execlog and insn traces always replay so.\n"
+    "--format names TRACE's format when it has no magic (execlog, champsim);\n"
+    "--isa and --linear-map (kernel VA = PA + ADDR) are for instruction traces\n"
+    "(execlog: the ISA defaults to the machine's).\n\n"
+    "exit status: 0 success, 1 hazards found under --check, 2 usage or input error,\n"
+    "130 interrupted\n\n"
+    "example: tlbsim run --machine emag-32 --policy arm64-nr-active-mm \\\n"
+    "             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
 
 static const char compare_help[] =
-	"usage: tlbsim compare --machine M --policies P1,P2,... [--threads N] [--json OUT] [--check]\n"
-	"                      [--max-events N] [--max-cycles N] [--plot FILE.svg|FILE.png]\n"
-	"                      TRACE | --gen NAME [--param K=V,...]\n\n"
-	"Runs the same workload under each policy and prints the key figures side by\n"
-	"side, with the ratio of each to the first policy's.  --json writes every run's\n"
-	"statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
-	"with gnuplot.  Without --policies, every policy of the machine's ISA is run.\n\n"
-	"example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
-	"             traces/samples/zstd-threads.tlbt.xz\n";
+    "usage: tlbsim compare --machine M [--policies P1,P2,...] [--threads N] [--json OUT]\n"
+    "                      [--check] [--memory SIZE] [--max-events N] [--max-cycles N]\n"
+    "                      [--plot FILE.svg|FILE.png] [--quiet] [--format F]\n"
+    "                      [--isa x86-64|arm64] [--linear-map ADDR]\n"
+    "                      (TRACE | --gen NAME [--param K=V,...])\n\n"
+    "Runs the same workload under each policy and prints the key figures side by\n"
+    "side, with the ratio of each to the first policy's.  --json writes every run's\n"
+    "statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
+    "with gnuplot.  Without --policies, every policy of the machine's ISA is run\n"
+    "(x86-invlpgb only on a machine with INVLPGB); at most 16.  The other options\n"
+    "are run's (tlbsim run --help).\n\n"
+    "exit status: 0 success, 1 hazards found under --check, 2 usage or input error,\n"
+    "130 interrupted\n\n"
+    "example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
+    "             traces/samples/zstd-threads.tlbt.xz\n";
 
-enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET, OPT_CHECK, OPT_KERNEL, OPT_FORMAT, OPT_ISA,
-       OPT_LINEAR_MAP };
+enum {
+	OPT_MAX_EVENTS = 256,
+	OPT_MAX_CYCLES,
+	OPT_QUIET,
+	OPT_CHECK,
+	OPT_KERNEL,
+	OPT_FORMAT,
+	OPT_ISA,
+	OPT_LINEAR_MAP,
+	OPT_MEMORY
+};
+
+/* --memory bounds: 1 MiB (the kernel's and a process's first tables fit)
+ * to 2^52 bytes (the 2^40 frames of tlbsim_physmem_create(), x86-64's
+ * 52-bit MAXPHYADDR). */
+#define MEMORY_MIN (1ull << 20)
+#define MEMORY_MAX (1ull << 52)
+
+/* --memory SIZE: bytes, K/M/G suffixes as generator parameters take them. */
+static int parse_memory(const char *cmd, const char *arg, uint64_t *frames)
+{
+	uint64_t bytes;
+
+	if (tlbsim_size_parse(arg, &bytes) || bytes % 4096 || bytes < MEMORY_MIN ||
+	    bytes > MEMORY_MAX)
+		return cli_fail(
+		    "%s: --memory expects bytes of simulated physical memory, a multiple of "
+		    "4 KiB from 1M to 4194304G (K/M/G suffixes: 128G), found '%s'",
+		    cmd, arg);
+	*frames = bytes / 4096;
+	return 0;
+}
 
 static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 {
 	static const struct option longopts[] = {
-		{"machine", required_argument, NULL, 'm'},
-		{"policy", required_argument, NULL, 'p'},
-		{"policies", required_argument, NULL, 'P'},
-		{"threads", required_argument, NULL, 't'},
-		{"json", required_argument, NULL, 'j'},
-		{"gen", required_argument, NULL, 'g'},
-		{"param", required_argument, NULL, 'k'},
-		{"plot", required_argument, NULL, 'o'},
-		{"max-events", required_argument, NULL, OPT_MAX_EVENTS},
-		{"max-cycles", required_argument, NULL, OPT_MAX_CYCLES},
-		{"quiet", no_argument, NULL, OPT_QUIET},
-		{"check", no_argument, NULL, OPT_CHECK},
-		{"kernel", no_argument, NULL, OPT_KERNEL},
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"isa", required_argument, NULL, OPT_ISA},
-		{"linear-map", required_argument, NULL, OPT_LINEAR_MAP},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"machine", required_argument, NULL, 'm'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"policies", required_argument, NULL, 'P'},
+	    {"threads", required_argument, NULL, 't'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"gen", required_argument, NULL, 'g'},
+	    {"param", required_argument, NULL, 'k'},
+	    {"plot", required_argument, NULL, 'o'},
+	    {"max-events", required_argument, NULL, OPT_MAX_EVENTS},
+	    {"max-cycles", required_argument, NULL, OPT_MAX_CYCLES},
+	    {"quiet", no_argument, NULL, OPT_QUIET},
+	    {"check", no_argument, NULL, OPT_CHECK},
+	    {"kernel", no_argument, NULL, OPT_KERNEL},
+	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"isa", required_argument, NULL, OPT_ISA},
+	    {"linear-map", required_argument, NULL, OPT_LINEAR_MAP},
+	    {"memory", required_argument, NULL, OPT_MEMORY},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -146,6 +189,10 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 				return cli_fail("%s: %s expects a whole number, found '%s'", argv[0],
 						c == OPT_MAX_EVENTS ? "--max-events" : "--max-cycles",
 						optarg);
+			break;
+		case OPT_MEMORY:
+			if (parse_memory(argv[0], optarg, &o->memory_frames))
+				return CLI_USAGE;
 			break;
 		case OPT_QUIET:
 			o->quiet = true;
@@ -250,6 +297,13 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		struct tlbsim_replay_config rcfg = {.machine = m, .ordered = 1, .check = o->check,
 						    .max_events = o->max_events, .name = o->trace};
 
+		if (o->memory_frames) {
+			cli_source_close(&src);
+			return cli_fail(
+			    "%s: --memory sizes the OS model's memory; a kernel-level replay "
+			    "uses the frames its trace names",
+			    o->trace);
+		}
 		tlbsim_error_clear(&err);
 		rc = tlbsim_replay_run(&rcfg, cli_source_next, &src, &text, &err);
 		if (!rc)
@@ -264,6 +318,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 	cfg.threads = o->threads;
 	cfg.max_events = o->max_events;
 	cfg.max_cycles = o->max_cycles;
+	cfg.memory_frames = o->memory_frames;
 	cfg.check = o->check;
 	cfg.name = o->trace ? o->trace : o->gen;
 	tlbsim_error_clear(&err);

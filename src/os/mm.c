@@ -712,6 +712,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 {
 	unsigned shift = 12;
 	uint64_t pfn;
+	int err;
 
 	if (v->flags & (OS_VMA_HUGE_2M | OS_VMA_HUGE_1G)) {
 		unsigned s = (v->flags & OS_VMA_HUGE_1G) ? 30 : 21;
@@ -731,11 +732,15 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 				BUG_ON(tlbsim_physmem_free(os->pm, pfn + i), "free an unused block");
 		}
 	}
-	if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn))
+	if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn)) {
+		os_out_of_memory(os, "a page fault", va);
 		return -TLBSIM_ENOMEM;
-	if (map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot)) {
+	}
+	if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot))) {
 		BUG_ON(tlbsim_physmem_free(os->pm, pfn), "free an unused frame");
-		return -TLBSIM_ENOMEM;
+		if (err == -TLBSIM_ENOMEM)
+			os_out_of_memory(os, "a page fault's page table", va);
+		return err;
 	}
 	charge(cpu, os->m->costs.page_copy);
 	/* do_anonymous_page() -> folio_add_lru_vma() */
@@ -790,8 +795,10 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 			uint64_t pfn;
 
 			if (order ? tlbsim_physmem_alloc_block(os->pm, order, &pfn)
-				  : tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn))
+				  : tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn)) {
+				os_out_of_memory(os, "a copy-on-write fault", va);
 				return false;
+			}
 			BUG_ON(tlbsim_pgtable_unmap(mm->pgt, page, NULL), "unmap the shared page");
 			for (i = 0; i < (1ull << order); i++)
 				os->mapcount[cur.pfn + i]--;
@@ -855,8 +862,12 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 				prot &= ~TLBSIM_PROT_WRITE;
 				BUG_ON(tlbsim_pgtable_protect(parent->pgt, va, prot), "write-protect");
 			}
-			if (!map_page(os, child, pstart, cur.pfn, cur.size_shift, prot))
+			int e = map_page(os, child, pstart, cur.pfn, cur.size_shift, prot);
+
+			if (!e)
 				copied++;
+			else if (e == -TLBSIM_ENOMEM)
+				os_out_of_memory(os, "fork's copy of the page tables", pstart);
 			va = page_end(pstart, &cur);
 		}
 	}

@@ -532,6 +532,7 @@ struct os {
 
 	uint64_t max_events;
 	uint64_t max_cycles;
+	long long serving; /* the event os_serve() serves (trace index), or -1 */
 	bool stopped_early;
 	struct os_stats st;
 
@@ -752,6 +753,11 @@ void os_rcu_fini(struct os *os);
 int os_policy_resolve(struct os_policy *pol, const char *spec, enum tlbsim_isa isa,
 		      struct tlbsim_error *err);
 void os_policy_fini(struct os_policy *pol);
+
+/* sim.c: the run stops with an error: @what (a page fault, fork's copy of
+ * the page tables ...) at @va needs a frame that simulated memory (or the
+ * host) cannot give; the message names the event served (os->serving). */
+void os_out_of_memory(struct os *os, const char *what, uint64_t va);
 
 /* sim.c: the OS inside a simulation (tests inspect it) */
 struct os *os_of_sim(tlbsim_sim *sim);

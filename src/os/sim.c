@@ -138,6 +138,36 @@ static void input_error(struct os *os, uint64_t idx, const struct tlbsim_event *
 	atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
 }
 
+void os_out_of_memory(struct os *os, const char *what, uint64_t va)
+{
+	uint64_t data = tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_DATA);
+	uint64_t tables = tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_TABLE);
+	uint64_t frames = tlbsim_physmem_nr_frames(os->pm);
+	char at[48] = "";
+
+	if (os->source_error)
+		return;
+	if (os->serving >= 0)
+		snprintf(at, sizeof(at), "event %lld: ", os->serving);
+	if (data + tables < frames)
+		os->source_error =
+		    err_set_event(os->err, -TLBSIM_ENOMEM, os->source_name, os->serving,
+				  "%sthe host is out of memory (%s at va 0x%llx)", at, what,
+				  (unsigned long long)va);
+	else
+		os->source_error = err_set_event(
+		    os->err, -TLBSIM_ENOMEM, os->source_name, os->serving,
+		    "%sout of simulated memory: %s at va 0x%llx needs a frame, and all %llu "
+		    "(%.1f %s) are in use (%llu data, %llu page tables): more memory expected "
+		    "(tlbsim run --memory SIZE, tlbsim_sim_config.memory_frames)",
+		    at, what, (unsigned long long)va, (unsigned long long)frames,
+		    frames >= 1u << 18 ? (double)frames / (1u << 18) : (double)frames / (1u << 8),
+		    frames >= 1u << 18 ? "GiB" : "MiB", (unsigned long long)data,
+		    (unsigned long long)tables);
+	os->source_ended = true;
+	atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
+}
+
 /* Spilled events could not be read back (the file failed, or memory
  * ran out): @what (about event @idx of the trace, or -1), and why. */
 static int spill_error(struct os *os, long long idx, const char *fmt, ...)
@@ -973,7 +1003,10 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 		os_preempt(os, cpu);
 		break;
 	case OS_PARK_EVENT:
+		/* The event served, for errors found on its way (os_out_of_memory()). */
+		os->serving = (long long)os_evq_head_idx(oc->curr);
 		serve_event(os, cpu, oc->curr);
+		os->serving = -1;
 		break;
 	default:
 		BUG_ON(1, "a parked cpu has a reason");
@@ -1042,6 +1075,7 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 	int rc;
 
 	os->m = m;
+	os->serving = -1;
 	os_spill_init(&os->spill);
 	os->batch = malloc(SOURCE_BATCH * sizeof(*os->batch));
 	if (!os->batch)

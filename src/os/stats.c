@@ -155,8 +155,14 @@ char *os_stats_json(const struct os *os)
 	rep_json_set_u64(osj, "lru_lock_acquisitions", lru_served);
 	rep_json_set_u64(osj, "lru_lock_queued_cycles", lru_queued);
 	json_object_set_new(root, "os", osj);
+	rep_json_set_u64(mem, "frames", tlbsim_physmem_nr_frames(os->pm));
 	rep_json_set_u64(mem, "data_frames_used", tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_DATA));
 	rep_json_set_u64(mem, "table_frames_used", tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_TABLE));
+	rep_json_set_u64(mem, "frames_peak", tlbsim_physmem_nr_peak(os->pm, TLBSIM_FRAME_FREE));
+	rep_json_set_u64(mem, "data_frames_peak",
+			 tlbsim_physmem_nr_peak(os->pm, TLBSIM_FRAME_DATA));
+	rep_json_set_u64(mem, "table_frames_peak",
+			 tlbsim_physmem_nr_peak(os->pm, TLBSIM_FRAME_TABLE));
 	json_object_set_new(root, "memory", mem);
 	json_object_set_new(root, "hazards", chk_json(os->oracle));
 	json_object_set_new(root, "per_cpu", cpus);

@@ -69,5 +69,22 @@ check "3: a recorded program that never faulted has no segv, under any policy" \
 check "3: its page faults do not depend on the policy or on --threads" \
   bash -c "[ \$(sort -u '$tmp/rec.txt' | wc -l) = 1 ] && [ \$(wc -l <'$tmp/rec.txt') = 8 ]"
 
+# 4. Out of simulated memory is an error naming the event and the option,
+# never accesses silently dropped; --memory sizes it.  page-faults with 2
+# threads of 64 MiB needs 32768 data frames, more than --memory 64M's 16384.
+"$bin" run --machine x86-16 --gen page-faults --param threads=2,size=64M,loops=1 --memory 64M \
+  --quiet --json "$tmp/oom.json" 2>"$tmp/err"; rc=$?
+check "4: running out of simulated memory exits 2" test $rc = 2
+check "... naming the event, the frames and --memory" \
+  grep -q "page-faults: event [0-9]*: out of simulated memory: a page fault at va 0x[0-9a-f]* needs a frame, and all 16384 (64.0 MiB) are in use .*--memory SIZE" "$tmp/err"
+check "... and writes no JSON" test ! -e "$tmp/oom.json"
+check "4: --memory 256M is enough" "$bin" run --machine x86-16 --gen page-faults \
+  --param threads=2,size=64M,loops=1 --memory 256M --quiet --json "$tmp/mem.json"
+check "... and the JSON says so, with the peak" \
+  bash -c "jq -e '.memory.frames == 65536 and .memory.data_frames_peak == 32768' '$tmp/mem.json' >/dev/null"
+"$bin" run --machine x86-16 --gen ctx-switch --memory 4097 2>"$tmp/err"; rc=$?
+check "4: a malformed --memory exits 2 and says what it expects" \
+  bash -c "test $rc = 2 && grep -q -- '--memory expects bytes of simulated physical memory' '$tmp/err'"
+
 echo "$passes passed, $fails failed, $skips skipped"
 [ $fails -eq 0 ]
