@@ -3,6 +3,7 @@
  * tlbsim gen: write a generator's events to a trace file (or standard
  * output as text).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,9 +94,15 @@ int cmd_gen(int argc, char **argv)
 			char line[TLBSIM_EVENT_LINE_MAX];
 
 			tlbsim_event_format(&ev, line, sizeof(line));
-			puts(line);
+			/* A full disk or a closed pipe: stop at once, not
+			 * after generating the rest for nothing. */
+			if (puts(line) == EOF)
+				break;
 		}
 		tlbsim_gen_destroy(g);
+		if (fflush(stdout) == EOF || ferror(stdout))
+			return cli_fail("gen: -: cannot write to standard output: %s",
+					errno ? strerror(errno) : "a write failed");
 		return CLI_OK;
 	}
 	tlbsim_error_clear(&err);

@@ -118,6 +118,9 @@ static int parse_memory(const char *cmd, const char *arg, uint64_t *frames)
 	return 0;
 }
 
+/* parse() printed the help: the command exits 0. */
+#define PARSE_HELP (-1)
+
 static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 {
 	static const struct option longopts[] = {
@@ -212,7 +215,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 			break;
 		case 'h':
 			fputs(compare ? compare_help : run_help, stdout);
-			exit(CLI_OK);
+			return PARSE_HELP;
 		default:
 			return cli_fail("%s: unknown or incomplete option '%s' (see --help)", argv[0],
 					argv[optind - 1]);
@@ -498,6 +501,8 @@ int cmd_run(int argc, char **argv)
 	json_t *st = NULL;
 	int rc = parse(argc, argv, &o, false);
 
+	if (rc == PARSE_HELP)
+		return CLI_OK;
 	if (rc || (rc = cli_check_output(o.json)) || (rc = load_machine(o.machine, &m)))
 		return rc;
 	rc = simulate(&o, m, o.policy, &st);
@@ -753,6 +758,10 @@ int cmd_compare(int argc, char **argv)
 	int hazard_rc = 0;
 	int rc = parse(argc, argv, &o, true);
 
+	if (rc == PARSE_HELP) {
+		rc = CLI_OK;
+		goto out;
+	}
 	if (rc || (rc = cli_check_output(o.json)) || (rc = cli_check_output(o.plot)) ||
 	    (rc = load_machine(o.machine, &m)))
 		goto out;

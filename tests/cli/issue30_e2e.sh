@@ -86,5 +86,22 @@ check "... and the JSON says so, with the peak" \
 check "4: a malformed --memory exits 2 and says what it expects" \
   bash -c "test $rc = 2 && grep -q -- '--memory expects bytes of simulated physical memory' '$tmp/err'"
 
+# 5. Standard output that cannot be written is an error (exit 2), as -o
+# FILE is: a trace on "-", tables, listings, help.
+"$bin" gen madvise-threads --format text -o - >/dev/full 2>"$tmp/err"; rc=$?
+check "5: gen -o - onto /dev/full exits 2" test $rc = 2
+check "... saying why" grep -q "gen: -: cannot write to standard output: No space left on device" "$tmp/err"
+for c in "run --machine x86-16 --gen ctx-switch --param loops=3" "list machines" "run --help" \
+  "compare --machine x86-16 --policies x86-stock --gen ctx-switch --param loops=3 --quiet"; do
+  "$bin" $c >/dev/full 2>"$tmp/err"; rc=$?
+  check "5: tlbsim $c onto /dev/full exits 2" bash -c "test $rc = 2 && grep -q 'standard output: cannot write' '$tmp/err'"
+done
+if [ $can_mount = 1 ]; then
+  full_disk 16 "'$bin' gen madvise-threads --format text -o - >'$tmp/full/t.txt' 2>'$tmp/err'; echo \$? >'$tmp/rc'"
+  check "5: gen -o - onto a full file system exits 2" test "$(cat "$tmp/rc")" = 2
+else
+  skips=$((skips+1))
+fi
+
 echo "$passes passed, $fails failed, $skips skipped"
 [ $fails -eq 0 ]
