@@ -356,47 +356,205 @@ static uint64_t u(json_t *o, const char *key)
 	return (uint64_t)json_integer_value(json_object_get(o, key));
 }
 
-static double pct(uint64_t hit, uint64_t miss)
+/*
+ * A counter of @o (a per_cpu element or "totals"), when it has it: the
+ * kernel-level replay's JSON has fewer keys (docs/stats-schema.md), and
+ * its MMU counters only under "mmu", from which the TLB columns are read.
+ * Returns false when @o has no such counter: the table prints "-", never
+ * a zero the run did not count.
+ */
+static bool cell(json_t *o, const char *key, uint64_t *v)
 {
-	return hit + miss ? 100.0 * hit / (hit + miss) : 0.0;
+	static const struct {
+		const char *key, *level, *what;
+	} from_mmu[] = {
+	    {"tlb_l1i_hits", "l1i", "hits"}, {"tlb_l1i_misses", "l1i", "misses"},
+	    {"tlb_l1d_hits", "l1d", "hits"}, {"tlb_l1d_misses", "l1d", "misses"},
+	    {"tlb_l2_hits", "l2", "hits"},   {"tlb_l2_misses", "l2", "misses"},
+	    {"walks", NULL, "walks"},	     {"walk_cycles", NULL, "walk_cycles"},
+	};
+	json_t *x = json_object_get(o, key), *mmu = json_object_get(o, "mmu");
+
+	if (json_is_integer(x)) {
+		*v = (uint64_t)json_integer_value(x);
+		return true;
+	}
+	for (size_t i = 0; mmu && i < sizeof(from_mmu) / sizeof(from_mmu[0]); i++)
+		if (!strcmp(key, from_mmu[i].key)) {
+			json_t *l =
+			    from_mmu[i].level ? json_object_get(mmu, from_mmu[i].level) : mmu;
+
+			x = json_object_get(l, from_mmu[i].what);
+			*v = (uint64_t)json_integer_value(x);
+			return json_is_integer(x);
+		}
+	return false;
 }
 
-static double pwc_rate(json_t *mmu)
+/* The total of @key: "totals"' own, else the sum of every cpu's cell(). */
+static bool total_cell(json_t *st, const char *key, uint64_t *v)
 {
-	json_t *pwc = json_object_get(mmu, "pwc"), *l;
-	uint64_t h = 0, m = 0;
+	json_t *c;
+	uint64_t x;
 	size_t i;
 
-	json_array_foreach(pwc, i, l) {
-		h += u(l, "hits");
-		m += u(l, "misses");
+	if (cell(json_object_get(st, "totals"), key, v))
+		return true;
+	*v = 0;
+	json_array_foreach(json_object_get(st, "per_cpu"), i, c)
+	{
+		if (!cell(c, key, &x))
+			return false;
+		*v += x;
 	}
-	return pct(h, m);
+	return i > 0;
 }
 
-static void row(json_t *c, const char *label, json_t *mmu_src, const char *haz)
+/* A whole-number cell, @w wide, or "-". */
+static void print_count(int w, bool have, uint64_t v)
 {
-	json_t *mmu = mmu_src ? json_object_get(mmu_src, "mmu") : NULL;
-	double l1 = pct(u(c, "tlb_l1d_hits") + u(c, "tlb_l1i_hits"),
-			u(c, "tlb_l1d_misses") + u(c, "tlb_l1i_misses"));
-	double l2 = pct(u(c, "tlb_l2_hits"), u(c, "tlb_l2_misses"));
-
-	printf("%-5s %14llu %11llu %6.2f %6.2f ", label, (unsigned long long)u(c, "cycles"),
-	       (unsigned long long)u(c, "events"), l1, l2);
-	if (mmu)
-		printf("%6.2f ", pwc_rate(mmu));
+	if (have)
+		printf(" %*llu", w, (unsigned long long)v);
 	else
-		printf("%6s ", "-");
-	printf("%9llu %7llu %6llu/%llu/%llu/%llu/%llu %8llu %8llu %8llu %12llu %12llu %3s\n",
-	       (unsigned long long)u(c, "walks"), (unsigned long long)u(c, "faults"),
-	       (unsigned long long)u(c, "flushes_local"), (unsigned long long)u(c, "flushes_ipi"),
-	       (unsigned long long)u(c, "flushes_broadcast"),
-	       (unsigned long long)u(c, "flushes_invlpgb"),
-	       (unsigned long long)u(c, "flushes_skipped"), (unsigned long long)u(c, "ipis_sent"),
-	       (unsigned long long)u(c, "ipis_received"),
-	       (unsigned long long)u(c, "tlbi_broadcasts_received"),
-	       (unsigned long long)u(c, "stolen_cycles"), (unsigned long long)u(c, "waiting_cycles"),
-	       haz);
+		printf(" %*s", w, "-");
+}
+
+/* A hit rate, percent, or "-" when nothing was looked up (or not counted). */
+static void print_rate(bool have, uint64_t hits, uint64_t misses)
+{
+	if (have && hits + misses)
+		printf(" %6.2f", 100.0 * (double)hits / (double)(hits + misses));
+	else
+		printf(" %6s", "-");
+}
+
+/* A table column: a counter (@key), or one of the composite cells. */
+enum col_kind { COL_COUNT, COL_L1, COL_L2, COL_PWC, COL_FLUSH };
+struct col {
+	const char *head;
+	enum col_kind kind;
+	const char *key;
+	int width;
+};
+
+/* The OS model's columns, and the kernel-level replay's (no OS: no
+ * faults, flush requests or IPIs; its own DSB and INVLPGB counts). */
+static const struct col os_cols[] = {
+    {"cycles", COL_COUNT, "cycles", 14},
+    {"events", COL_COUNT, "events", 11},
+    {"L1%", COL_L1, NULL, 6},
+    {"L2%", COL_L2, NULL, 6},
+    {"PWC%", COL_PWC, NULL, 6},
+    {"walks", COL_COUNT, "walks", 9},
+    {"faults", COL_COUNT, "faults", 7},
+    {"flush l/i/b/g/s", COL_FLUSH, NULL, 18},
+    {"IPIs-out", COL_COUNT, "ipis_sent", 8},
+    {"IPIs-in", COL_COUNT, "ipis_received", 8},
+    {"bcast-in", COL_COUNT, "tlbi_broadcasts_received", 8},
+    {"stolen", COL_COUNT, "stolen_cycles", 12},
+    {"waiting", COL_COUNT, "waiting_cycles", 12},
+    {NULL, 0, NULL, 0},
+};
+static const struct col replay_cols[] = {
+    {"cycles", COL_COUNT, "cycles", 14},
+    {"events", COL_COUNT, "events", 11},
+    {"L1%", COL_L1, NULL, 6},
+    {"L2%", COL_L2, NULL, 6},
+    {"PWC%", COL_PWC, NULL, 6},
+    {"walks", COL_COUNT, "walks", 9},
+    {"DSBs", COL_COUNT, "dsbs", 7},
+    {"bcast-out", COL_COUNT, "tlbi_broadcasts_sent", 9},
+    {"bcast-in", COL_COUNT, "tlbi_broadcasts_received", 8},
+    {"INVLPGB-out", COL_COUNT, "invlpgb_sent", 11},
+    {"stolen", COL_COUNT, "stolen_cycles", 12},
+    {"waiting", COL_COUNT, "waiting_cycles", 12},
+    {NULL, 0, NULL, 0},
+};
+
+/* @key of the row: a cpu's (@st NULL) or the total of @st. */
+static bool get(json_t *c, json_t *st, const char *key, uint64_t *v)
+{
+	return st ? total_cell(st, key, v) : cell(c, key, v);
+}
+
+/* The PWC hit rate over every level: a cpu's @c, or every cpu of @st. */
+static void print_pwc(json_t *c, json_t *st)
+{
+	uint64_t h = 0, m = 0;
+	bool have = false;
+	json_t *l, *cpu;
+	size_t i, k;
+
+	json_array_foreach(st ? json_object_get(st, "per_cpu") : NULL, k, cpu)
+	{
+		json_array_foreach(json_object_get(json_object_get(cpu, "mmu"), "pwc"), i, l)
+		{
+			h += u(l, "hits");
+			m += u(l, "misses");
+			have = true;
+		}
+	}
+	json_array_foreach(st ? NULL : json_object_get(json_object_get(c, "mmu"), "pwc"), i, l)
+	{
+		h += u(l, "hits");
+		m += u(l, "misses");
+		have = true;
+	}
+	print_rate(have, h, m);
+}
+
+/* One row: cpu @c, or the total of @st (with @c NULL). */
+static void row(const struct col *cols, json_t *c, json_t *st, const char *label, const char *haz)
+{
+	static const char *const flush_keys[] = {"flushes_local", "flushes_ipi",
+						 "flushes_broadcast", "flushes_invlpgb",
+						 "flushes_skipped"};
+	uint64_t v, h1, h2, m1, m2;
+	bool have;
+
+	printf("%-5s", label);
+	for (; cols->head; cols++) {
+		switch (cols->kind) {
+		case COL_COUNT:
+			/* The total's cycles are the simulated time. */
+			if (st && !strcmp(cols->key, "cycles"))
+				have = cell(st, "cycles", &v);
+			else
+				have = get(c, st, cols->key, &v);
+			print_count(cols->width, have, v);
+			break;
+		case COL_L1:
+			have = get(c, st, "tlb_l1d_hits", &h1) && get(c, st, "tlb_l1i_hits", &h2) &&
+			       get(c, st, "tlb_l1d_misses", &m1) &&
+			       get(c, st, "tlb_l1i_misses", &m2);
+			print_rate(have, have ? h1 + h2 : 0, have ? m1 + m2 : 0);
+			break;
+		case COL_L2:
+			have = get(c, st, "tlb_l2_hits", &h1) && get(c, st, "tlb_l2_misses", &m1);
+			print_rate(have, have ? h1 : 0, have ? m1 : 0);
+			break;
+		case COL_PWC:
+			print_pwc(c, st);
+			break;
+		case COL_FLUSH: {
+			char buf[96];
+			size_t n = 0;
+
+			for (unsigned k = 0; k < 5; k++) {
+				have = get(c, st, flush_keys[k], &v);
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s", k ? "/" : "");
+				if (have)
+					n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%llu",
+							      (unsigned long long)v);
+				else
+					n += (size_t)snprintf(buf + n, sizeof(buf) - n, "-");
+			}
+			printf(" %*s", cols->width, buf);
+			break;
+		}
+		}
+	}
+	printf(" %3s\n", haz);
 }
 
 /* Hazards found, or -1 when the run was not checked. */
@@ -409,8 +567,9 @@ static long long hazards(json_t *st)
 	return (long long)u(h, "total");
 }
 
-/* The oracle's findings: counts by kind and the first reports. */
-static void print_hazards(json_t *st)
+/* The oracle's findings: counts by kind and the first reports; where the
+ * rest are (the JSON at @json, or nowhere without --json). */
+static void print_hazards(json_t *st, const char *json)
 {
 	json_t *h = json_object_get(st, "hazards"), *r;
 	const char *k;
@@ -426,7 +585,18 @@ static void print_hazards(json_t *st)
 	printf("\n");
 	json_array_foreach(json_object_get(h, "reports"), i, r) {
 		if (i == 10) {
-			printf("  ... (all in the JSON's \"hazards\".\"reports\")\n");
+			size_t more = json_array_size(json_object_get(h, "reports")) - 10;
+
+			if (json)
+				printf("  ... %zu more%s in %s (\"hazards\".\"reports\")\n", more,
+				       json_is_true(json_object_get(h, "reports_truncated"))
+					   ? " (the first 1000 kept)"
+					   : "",
+				       json);
+			else
+				printf("  ... %zu more not shown (--json OUT keeps them, up to "
+				       "1000)\n",
+				       more);
 			break;
 		}
 		printf("  %s: event %lld, cpu %lld, cycle %lld, mm %lld asid %lld, va %s, frame %s: %s\n",
@@ -443,33 +613,35 @@ static void print_hazards(json_t *st)
 
 static void print_run_table(json_t *st)
 {
-	json_t *cpus = json_object_get(st, "per_cpu"), *c, *tot = json_object_get(st, "totals");
+	bool replay = json_object_get(st, "mode") != NULL;
+	const struct col *cols = replay ? replay_cols : os_cols, *k;
+	json_t *c;
 	size_t i;
 	char label[24];
 
 	printf("%s on %s (%s, %llu cpus), policy %s%s\n", "tlbsim run",
 	       json_string_value(json_object_get(st, "machine")),
-	       json_string_value(json_object_get(st, "isa")),
-	       (unsigned long long)u(st, "cpus"), json_string_value(json_object_get(st, "policy")),
+	       json_string_value(json_object_get(st, "isa")), (unsigned long long)u(st, "cpus"),
+	       json_string_value(json_object_get(st, "policy")),
 	       json_is_true(json_object_get(st, "partial")) ? " [partial]" : "");
-	printf("%-5s %14s %11s %6s %6s %6s %9s %7s %18s %8s %8s %8s %12s %12s %3s\n", "cpu",
-	       "cycles", "events", "L1%", "L2%", "PWC%", "walks", "faults", "flush l/i/b/g/s",
-	       "IPIs-out", "IPIs-in", "bcast-in", "stolen", "waiting", "haz");
-	json_array_foreach(cpus, i, c) {
+	printf("%-5s", "cpu");
+	for (k = cols; k->head; k++)
+		printf(" %*s", k->width, k->head);
+	printf(" %3s\n", "haz");
+	json_array_foreach(json_object_get(st, "per_cpu"), i, c)
+	{
 		snprintf(label, sizeof(label), "%zu", i);
-		row(c, label, c, "");
+		row(cols, c, NULL, label, "");
 	}
-	json_object_set_new(tot, "cycles", json_integer((json_int_t)u(st, "cycles")));
 	if (hazards(st) >= 0)
 		snprintf(label, sizeof(label), "%lld", hazards(st));
 	else
 		snprintf(label, sizeof(label), "-");
-	row(tot, "total", NULL, label);
+	row(cols, NULL, st, "total", label);
 	printf("simulated time %.6f s (%llu cycles at %.2f GHz), %llu events\n",
 	       json_real_value(json_object_get(st, "seconds")), (unsigned long long)u(st, "cycles"),
 	       json_real_value(json_object_get(st, "freq_ghz")),
 	       (unsigned long long)u(st, "events_read"));
-	print_hazards(st);
 }
 
 static int load_machine(const char *name, struct tlbsim_machine **m)
@@ -509,8 +681,10 @@ int cmd_run(int argc, char **argv)
 	tlbsim_machine_free(m);
 	if (rc)
 		return rc;
-	if (!o.quiet)
+	if (!o.quiet) {
 		print_run_table(st);
+		print_hazards(st, o.json);
+	}
 	if (o.json)
 		rc = write_json(o.json, st);
 	if (!rc && o.check && hazards(st) > 0)

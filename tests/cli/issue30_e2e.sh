@@ -103,5 +103,43 @@ else
   skips=$((skips+1))
 fi
 
+# 6. One JSON for a run, whatever is printed: --quiet or not, and compare's
+# element for a policy is run's JSON for it (totals.cycles appeared only
+# when the table was printed).
+g="--machine x86-16 --gen madvise-threads --param loops=2"
+"$bin" run $g --json "$tmp/j-table.json" >/dev/null 2>&1
+"$bin" run $g --quiet --json "$tmp/j-quiet.json" 2>/dev/null
+"$bin" compare $g --policies x86-stock --quiet --json "$tmp/j-cmp.json" >/dev/null 2>&1
+check "6: the JSON is the same with and without --quiet" cmp -s "$tmp/j-table.json" "$tmp/j-quiet.json"
+check "6: compare's JSON holds run's JSON" \
+  cmp -s <(jq . "$tmp/j-quiet.json") <(jq '.[0]' "$tmp/j-cmp.json")
+k="--machine generic-arm64 --check --format insn $src/tests/data/traces/execlog/oracle-arm64-nodsb.insn"
+"$bin" run $k --json "$tmp/k-table.json" >/dev/null 2>&1
+"$bin" run $k --quiet --json "$tmp/k-quiet.json" 2>/dev/null
+check "6: ... and for a kernel-level replay" cmp -s "$tmp/k-table.json" "$tmp/k-quiet.json"
+
+# 7. Kernel-level replay tables read what the mode counts: in
+# oracle-arm64-nodsb.insn, cpu 1 walks once (an L1 miss and L2 miss, then
+# an L1 hit: 50.00% and 0.00%), cpu 0's TLBI VAE1IS reaches cpus 1, 2 and
+# 3 (3 broadcasts in), and there are no OS flush requests or faults to
+# print as zeros; the x86 replay sends one INVLPGB.
+"$bin" run $k >"$tmp/k.txt" 2>/dev/null
+check "7: the kernel replay's total row has the walk, the hit rates and 3 broadcasts in" \
+  grep -Eq '^total +17025 +24 +50\.00 +0\.00 +0\.00 +1 +0 +1 +3 +0 +18900 +0 +2$' "$tmp/k.txt"
+check "... and cpu 1's row the same walk" grep -Eq '^1 +17025 +6 +50\.00 +0\.00 +0\.00 +1 ' "$tmp/k.txt"
+"$bin" run --machine milan-36 --check --format insn \
+  "$src/tests/data/traces/execlog/oracle-x86-notlbsync.insn" >"$tmp/kx.txt" 2>/dev/null
+check "7: the x86 replay shows its INVLPGB sent" \
+  bash -c "awk '\$1 == \"total\" { print \$11 }' '$tmp/kx.txt' | grep -qx 1"
+check "7: no column the replay does not count" bash -c "! grep -q 'faults' '$tmp/k.txt'"
+
+# Misleading: where the hazard reports beyond the first 10 are.
+h="--machine emag-32 --policy arm64-nr-active-mm --check --gen stencil-noise --param grid=256,sweeps=1"
+"$bin" run $h >"$tmp/h.txt" 2>/dev/null
+check "misleading: without --json the table does not send the reader to a JSON" \
+  bash -c "grep -q '^  \.\.\. [0-9]* more not shown (--json OUT keeps them, up to 1000)$' '$tmp/h.txt' && ! grep -q 'in the JSON' '$tmp/h.txt'"
+"$bin" run $h --json "$tmp/h.json" >"$tmp/h.txt" 2>/dev/null
+check "... with --json it names the file" grep -q "more in $tmp/h.json (\"hazards\".\"reports\")" "$tmp/h.txt"
+
 echo "$passes passed, $fails failed, $skips skipped"
 [ $fails -eq 0 ]
