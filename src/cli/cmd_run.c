@@ -118,6 +118,9 @@ static int parse_memory(const char *cmd, const char *arg, uint64_t *frames)
 	return 0;
 }
 
+/* Policies compare runs at most (a table wider than that is unreadable). */
+#define MAX_POLICIES 16
+
 /* parse() printed the help: the command exits 0. */
 #define PARSE_HELP (-1)
 
@@ -155,6 +158,10 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 
 		switch (c) {
 		case 'm':
+			if (o->machine)
+				return cli_fail("%s: --machine given twice ('%s', then '%s'): one "
+						"machine a run",
+						argv[0], o->machine, optarg);
 			o->machine = optarg;
 			break;
 		case 'p':
@@ -162,6 +169,11 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 			if ((c == 'P') != compare)
 				return cli_fail("%s: unknown option '%s' (see --help)", argv[0],
 						argv[optind - 1]);
+			if (o->policy)
+				return cli_fail(
+				    "%s: %s given twice ('%s', then '%s'): %s", argv[0],
+				    compare ? "--policies" : "--policy", o->policy, optarg,
+				    compare ? "one list, P1,P2,..." : "one policy a run");
 			o->policy = optarg;
 			break;
 		case 't':
@@ -611,6 +623,46 @@ static void print_hazards(json_t *st, const char *json)
 	}
 }
 
+/* What a run did that the trace did not ask for, or could not do: each
+ * is shown in the tables and warned about on stderr when not 0. */
+struct anomaly {
+	const char *label;
+	const char *obj, *key; /* the counter: @obj (NULL: the top level) . @key */
+	const char *what;
+};
+
+static const struct anomaly anomalies[] = {
+    {"segv", "totals", "segv", "accesses outside any mapping or not permitted, skipped"},
+    {"bad syscalls", "totals", "bad_syscalls",
+     "syscalls with a range outside the user address space, failed"},
+    {"unknown-thread events", "os", "unknown_thread_events",
+     "events of threads no event created, not run"},
+    {"ignored events", "totals", "ignored_events",
+     "kernel-level events in thread streams, not applied by the OS model"},
+    {"switches folded", "os", "switches_folded",
+     "switch events naming cpus the machine lacks, run on cpu % cpus"},
+    {"ignored operands", "totals", "ignored_operands",
+     "TLBI/DC/system-register operands the trace did not show"},
+    {"unknown instructions", "trace", "unknown_insns",
+     "instructions that became no event (trace.unknown_by_mnemonic)"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static uint64_t anomaly(json_t *st, const struct anomaly *a)
+{
+	return u(a->obj ? json_object_get(st, a->obj) : st, a->key);
+}
+
+/* One warning on stderr per anomaly of run @st (of @what: the policy). */
+static void warn_anomalies(json_t *st, const char *what)
+{
+	for (const struct anomaly *a = anomalies; a->key; a++)
+		if (anomaly(st, a))
+			fprintf(stderr, "tlbsim: warning: %s: %llu %s (%s; %s.%s in the JSON)\n",
+				what, (unsigned long long)anomaly(st, a), a->label, a->what,
+				a->obj ? a->obj : "", a->key);
+}
+
 static void print_run_table(json_t *st)
 {
 	bool replay = json_object_get(st, "mode") != NULL;
@@ -638,10 +690,18 @@ static void print_run_table(json_t *st)
 	else
 		snprintf(label, sizeof(label), "-");
 	row(cols, NULL, st, "total", label);
-	printf("simulated time %.6f s (%llu cycles at %.2f GHz), %llu events\n",
+	/* Events run, not those read ahead (a capped run reads past them). */
+	printf("simulated time %.6f s (%llu cycles at %.2f GHz), %llu events run",
 	       json_real_value(json_object_get(st, "seconds")), (unsigned long long)u(st, "cycles"),
 	       json_real_value(json_object_get(st, "freq_ghz")),
-	       (unsigned long long)u(st, "events_read"));
+	       (unsigned long long)u(json_object_get(st, "totals"), "events"));
+	if (u(st, "events_read") != u(json_object_get(st, "totals"), "events"))
+		printf(" (%llu read)", (unsigned long long)u(st, "events_read"));
+	printf("\n");
+	for (const struct anomaly *a = anomalies; a->key; a++)
+		if (anomaly(st, a))
+			printf("%s: %llu (%s)\n", a->label, (unsigned long long)anomaly(st, a),
+			       a->what);
 }
 
 static int load_machine(const char *name, struct tlbsim_machine **m)
@@ -685,6 +745,7 @@ int cmd_run(int argc, char **argv)
 		print_run_table(st);
 		print_hazards(st, o.json);
 	}
+	warn_anomalies(st, json_string_value(json_object_get(st, "policy")));
 	if (o.json)
 		rc = write_json(o.json, st);
 	if (!rc && o.check && hazards(st) > 0)
@@ -925,7 +986,7 @@ out:
 int cmd_compare(int argc, char **argv)
 {
 	struct tlbsim_machine *m = NULL;
-	char *names[16], *list = NULL, *save = NULL, *tok;
+	char *names[MAX_POLICIES], *list = NULL, *save = NULL, *tok;
 	json_t *runs = json_array();
 	unsigned n = 0, i, k;
 	struct run_opts o;
@@ -957,8 +1018,14 @@ int cmd_compare(int argc, char **argv)
 				len += (size_t)snprintf(list + len, 1024 - len, "%s%s", len ? "," : "",
 							p->name);
 	}
-	for (tok = strtok_r(list, ",", &save); tok && n < 16; tok = strtok_r(NULL, ",", &save))
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_POLICIES) {
+			rc = cli_fail("compare: at most %d policies at a time, found more in '%s'",
+				      MAX_POLICIES, o.policy);
+			goto out;
+		}
 		names[n++] = tok;
+	}
 	if (!n) {
 		rc = cli_fail("compare: --policies names no policy");
 		goto out;
@@ -970,18 +1037,32 @@ int cmd_compare(int argc, char **argv)
 				      names[i]);
 			goto out;
 		}
-	/* Every policy must resolve before the first long run starts. */
-	for (i = 0; i < n; i++) {
+	/* Every policy must resolve before the first long run starts; of the
+	 * default list, those the machine cannot run (x86-invlpgb without
+	 * INVLPGB) are left out, saying so. */
+	for (i = k = 0; i < n; i++) {
 		struct tlbsim_sim_config cfg = {.machine = m, .policy = names[i], .threads = 1};
 		struct tlbsim_error err;
 		tlbsim_sim *probe = NULL;
 
 		tlbsim_error_clear(&err);
 		if (tlbsim_sim_create(&cfg, &probe, &err)) {
+			if (!o.policy && err.code == -TLBSIM_ENOTSUP) {
+				fprintf(stderr, "tlbsim: compare: %s left out: %s\n", names[i],
+					err.text);
+				continue;
+			}
 			rc = cli_fail_err(&err);
 			goto out;
 		}
 		tlbsim_sim_destroy(probe);
+		names[k++] = names[i];
+	}
+	n = k;
+	/* The trace must open before anything runs, too. */
+	if (o.trace && strcmp(o.trace, "-") && access(o.trace, R_OK)) {
+		rc = cli_fail("%s: cannot read: %s", o.trace, strerror(errno));
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
 		json_t *st;
@@ -991,6 +1072,7 @@ int cmd_compare(int argc, char **argv)
 		rc = simulate(&o, m, names[i], &st);
 		if (rc)
 			goto out;
+		warn_anomalies(st, names[i]);
 		json_array_append_new(runs, st);
 		if (cli_interrupted())
 			break;
@@ -1020,6 +1102,18 @@ int cmd_compare(int argc, char **argv)
 			else
 				printf(" %7s", i ? "-" : "");
 		}
+		printf("\n");
+	}
+	/* The anomalies, where any run has one. */
+	for (const struct anomaly *a = anomalies; a->key; a++) {
+		for (i = 0; i < n && !anomaly(json_array_get(runs, i), a); i++)
+			;
+		if (i == n)
+			continue;
+		printf("%-26s", a->label);
+		for (i = 0; i < n; i++)
+			printf(" %18llu %7s",
+			       (unsigned long long)anomaly(json_array_get(runs, i), a), "");
 		printf("\n");
 	}
 	printf("%-26s", "simulated seconds");

@@ -753,6 +753,9 @@ void os_rcu_fini(struct os *os);
 int os_policy_resolve(struct os_policy *pol, const char *spec, enum tlbsim_isa isa,
 		      struct tlbsim_error *err);
 void os_policy_fini(struct os_policy *pol);
+/* -TLBSIM_ENOTSUP when @pol needs a feature machine @m lacks (INVLPGB). */
+int os_policy_check_machine(const struct os_policy *pol, const struct tlbsim_machine *m,
+			    struct tlbsim_error *err);
 
 /* sim.c: the run stops with an error: @what (a page fault, fork's copy of
  * the page tables ...) at @va needs a frame that simulated memory (or the

@@ -1084,6 +1084,8 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 	if (rc)
 		return rc;
 	rc = os_policy_resolve(&os->pol, cfg->policy, m->isa, err);
+	if (!rc)
+		rc = os_policy_check_machine(&os->pol, m, err);
 	if (rc)
 		return rc;
 	os_ops_init(&os->ops);

@@ -141,5 +141,45 @@ check "misleading: without --json the table does not send the reader to a JSON" 
 "$bin" run $h --json "$tmp/h.json" >"$tmp/h.txt" 2>/dev/null
 check "... with --json it names the file" grep -q "more in $tmp/h.json (\"hazards\".\"reports\")" "$tmp/h.txt"
 
+# Misleading: stencil-noise's 64 cpus on the 32 of emag-32 are folded with
+# a warning; the README's example says cpus=32 and folds nothing.
+"$bin" run --machine emag-32 --gen stencil-noise --param grid=256,sweeps=1 --quiet 2>"$tmp/err"
+check "misleading: folded switches are warned about" \
+  grep -q "warning: arm64-stock: 32 switches folded" "$tmp/err"
+"$bin" run --machine emag-32 --gen stencil-noise --param cpus=32,grid=256,sweeps=1 --quiet 2>"$tmp/err"
+check "... and the README's cpus=32 folds none" test ! -s "$tmp/err"
+check "... which the README says" grep -q -- "--check --gen stencil-noise --param cpus=32" "$src/README.md"
+# Friction: segv is in the table and on stderr.
+printf 'tlbsim-trace 1 isa=x86-64 page_shift=12\nproc_create 1 1\nT1 load 0x1000 8\nT1 exit\n' >"$tmp/segv.txt"
+"$bin" run --machine x86-16 "$tmp/segv.txt" >"$tmp/out" 2>"$tmp/err"
+check "friction: a segv is in the run table" grep -q "^segv: 1 (accesses outside any mapping" "$tmp/out"
+check "... and warned about on stderr" grep -q "warning: x86-stock: 1 segv" "$tmp/err"
+"$bin" compare --machine x86-16 --policies x86-stock,flush-all --quiet "$tmp/segv.txt" >"$tmp/out" 2>/dev/null
+check "... and in the compare table" grep -Eq "^segv +1 +1" "$tmp/out"
+# Misleading: the footer of a capped run counts the events run, not those read ahead.
+"$bin" run --machine x86-16 --gen ctx-switch --param loops=1000 --max-cycles 100000 >"$tmp/out"
+check "misleading: a capped run's footer counts events run, and read" \
+  grep -Eq "cycles at 3.00 GHz\), [0-9]+ events run \(4006 read\)$" "$tmp/out"
+# Misleading: x86-invlpgb is refused on a machine without INVLPGB, and left
+# out of compare's default list, saying so.
+"$bin" run --machine x86-16 --policy x86-invlpgb --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "misleading: x86-invlpgb without INVLPGB exits 2" \
+  bash -c "test $rc = 2 && grep -q 'policy x86-invlpgb needs INVLPGB, which machine x86-16 lacks' '$tmp/err'"
+"$bin" compare --machine x86-16 --gen ctx-switch --param loops=3 --quiet >"$tmp/out" 2>"$tmp/err"
+check "... and left out of compare's default list, saying so" \
+  bash -c "grep -q 'x86-invlpgb left out' '$tmp/err' && ! grep -q invlpgb '$tmp/out'"
+# Misleading: more than 16 --policies is an error, not a silent cut.
+"$bin" compare --machine x86-16 --policies "$(printf 'x86-stock,%.0s' $(seq 17))" --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "misleading: 17 policies exit 2" bash -c "test $rc = 2 && grep -q 'at most 16 policies' '$tmp/err'"
+# Friction: --machine or --policies twice is an error; compare checks the
+# trace before it runs anything.
+"$bin" run --machine x86-16 --machine milan-36 --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "friction: --machine twice exits 2" bash -c "test $rc = 2 && grep -q -- '--machine given twice' '$tmp/err'"
+"$bin" compare --machine x86-16 --policies x86-stock --policies flush-all --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "friction: --policies twice exits 2" bash -c "test $rc = 2 && grep -q -- '--policies given twice' '$tmp/err'"
+"$bin" compare --machine x86-16 --policies x86-stock "$tmp/nosuch.tlbt" 2>"$tmp/err"; rc=$?
+check "friction: compare checks the trace before running" \
+  bash -c "test $rc = 2 && ! grep -q running '$tmp/err' && grep -q 'nosuch.tlbt: cannot read' '$tmp/err'"
+
 echo "$passes passed, $fails failed, $skips skipped"
 [ $fails -eq 0 ]
