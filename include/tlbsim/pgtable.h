@@ -250,7 +250,7 @@ TLBSIM_API uint64_t tlbsim_pgtable_root(const tlbsim_pgtable *pt);
  *
  * Allocates intermediate tables as needed; a table descriptor is written
  * only after the table below it is complete (Arm ARM D8.2, break-free
- * publication of a new table; HAZARD-RULES test 5).
+ * publication of a new table; docs/hazard-rules.md test 5).
  *
  * Returns: 0; -TLBSIM_EINVAL for a misaligned @va/@pfn, a bad @size_shift or
  * a @va outside the canonical user range; -TLBSIM_EEXIST if any part of the

@@ -74,12 +74,12 @@ typedef int (*tlbsim_event_batch_fn)(void *arg, struct tlbsim_event *ev, size_t 
  *        in use
  * @check: non-zero: run the hazard oracle (stale uses, walks into freed
  *        tables, incomplete maintenance, break-before-make; the "hazards"
- *        object of the statistics; ../shared/HAZARD-RULES.md)
+ *        object of the statistics; docs/hazard-rules.md)
  * @ordered: non-zero: replay in trace order: an event starts only once
  *        every earlier event of the trace has started (scenarios give
  *        cross-cpu interleavings this way); the trace is read whole, at
  *        most 2^20 events
- * @ets2: Arm cpus that implement FEAT_ETS2 (HAZARD-RULES rule 7), or NULL
+ * @ets2: Arm cpus that implement FEAT_ETS2 (docs/hazard-rules.md rule 7), or NULL
  *        for none (borrowed for tlbsim_sim_create() only)
  * @os_flags: TLBSIM_OS_* bits: OS-model behaviours of older kernels
  * @name: the event source's name for error reports, e.g. the trace file
