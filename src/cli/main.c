@@ -331,7 +331,11 @@ static int cmd_list(int argc, char **argv)
 		return argc == 2 ? CLI_OK : CLI_USAGE;
 	}
 	if (!strcmp(what, "machines")) {
-		tlbsim_machine_list(print_machine, NULL);
+		if (!tlbsim_machine_list(print_machine, NULL))
+			return cli_fail("list machines: no machine description found (looked in "
+					"$TLBSIM_MODELS, the install's share/tlbsim/models and the "
+					"source tree's models/): set TLBSIM_MODELS to a models "
+					"directory, or name a machine's JSON file");
 	} else if (!strcmp(what, "policies")) {
 		const struct tlbsim_policy *p;
 
