@@ -93,7 +93,8 @@ extern "C" {
 	X(SERIALIZE, 33, "serialize")                                                              \
 	X(DC, 34, "dc")                                                                            \
 	X(PHYS_STORE, 35, "phys_store")                                                            \
-	X(TLBI_RANGE, 36, "tlbi_range")
+	X(TLBI_RANGE, 36, "tlbi_range")                                                            \
+	X(DMB, 37, "dmb")
 
 enum tlbsim_event_kind {
 	TLBSIM_EV_NONE = 0, /* never a valid event */
@@ -241,6 +242,8 @@ enum tlbsim_dc_op {
  *     @asid for VAE1/VALE1/ASIDE1, else 0; @operand_unknown = 1 when the trace saw
  *     the instruction but not its register operand (then @va = @asid = 0).
  * DSB - @dsb: @domain is enum tlbsim_dsb_domain.
+ * DMB - @dsb: @domain as for DSB (the same CRm encoding, Arm ARM C6.2 DMB);
+ *     it orders explicit accesses only, never TLB maintenance or walks.
  * ISB - no payload.
  * CR3_WRITE - @cr3_write: MOV to CR3 with root table @root_pfn, @pcid
  *     (0..4095) and @noflush (0/1, bit 63 of the operand).

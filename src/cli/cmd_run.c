@@ -6,20 +6,15 @@
  * drawn by gnuplot.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
 #include "tlbsim/check.h"
-
-extern char **environ; /* POSIX: the environment, for posix_spawnp() */
 
 struct run_opts {
 	const char *machine;
@@ -758,228 +753,91 @@ int cmd_run(int argc, char **argv)
 
 /* ---- compare ---------------------------------------------------------------------- */
 
-struct metric {
-	const char *label;
-	const char *key; /* in "totals", or NULL for the top level */
-	bool top;
+/* The figures compare prints, and merge's default statistics (the key
+ * as cli_stat() takes it). */
+const struct cli_metric cli_metrics[] = {
+    {"simulated cycles", "cycles"},
+    {"busy cycles", "busy_cycles"},
+    {"waiting cycles", "waiting_cycles"},
+    {"stolen cycles", "stolen_cycles"},
+    {"idle cycles", "idle_cycles"},
+    {"flushes, local", "flushes_local"},
+    {"flushes, IPI", "flushes_ipi"},
+    {"flushes, broadcast", "flushes_broadcast"},
+    {"flushes, INVLPGB", "flushes_invlpgb"},
+    {"flushes, skipped", "flushes_skipped"},
+    {"IPIs sent", "ipis_sent"},
+    {"TLBI broadcasts received", "tlbi_broadcasts_received"},
+    {"INVLPGB received", "invlpgb_received"},
+    {"page walks", "walks"},
+    {"walk cycles", "walk_cycles"},
+    {"page faults", "faults"},
+    {"context switches", "context_switches"},
+    {NULL, NULL},
 };
 
-static const struct metric metrics[] = {
-	{"simulated cycles", "cycles", true},
-	{"busy cycles", "busy_cycles", false},
-	{"waiting cycles", "waiting_cycles", false},
-	{"stolen cycles", "stolen_cycles", false},
-	{"idle cycles", "idle_cycles", false},
-	{"flushes, local", "flushes_local", false},
-	{"flushes, IPI", "flushes_ipi", false},
-	{"flushes, broadcast", "flushes_broadcast", false},
-	{"flushes, INVLPGB", "flushes_invlpgb", false},
-	{"flushes, skipped", "flushes_skipped", false},
-	{"IPIs sent", "ipis_sent", false},
-	{"TLBI broadcasts received", "tlbi_broadcasts_received", false},
-	{"INVLPGB received", "invlpgb_received", false},
-	{"page walks", "walks", false},
-	{"walk cycles", "walk_cycles", false},
-	{"page faults", "faults", false},
-	{"context switches", "context_switches", false},
-};
-
-static uint64_t metric(json_t *st, const struct metric *mt)
+const json_t *cli_stat(const json_t *st, const char *name)
 {
-	return mt->top ? u(st, mt->key) : u(json_object_get(st, "totals"), mt->key);
-}
+	const json_t *v = st;
+	char part[128];
+	const char *p = name, *dot;
 
-/* A chart is drawn as SVG or PNG, chosen by the file's extension. */
-static bool plot_ext_ok(const char *path)
-{
-	const char *ext = strrchr(path, '.');
-
-	return ext && (!strcmp(ext, ".svg") || !strcmp(ext, ".png"));
-}
-
-/*
- * The gnuplot script of the chart.  Paths reach it only as ARG1 (the
- * output) and ARG2 (the data), string variables set by "gnuplot -c"
- * (gnuplot 5 "call" arguments): no character of a path is ever parsed as
- * script, whatever the file names contain.  noenhanced: a policy name's
- * '_' or '^' is text, not markup.
- */
-static const char plot_script[] =
-    "set terminal %s size 900,500 noenhanced\n"
-    "set output ARG1\n"
-    "set title 'Where the cycles went (all cpus)'\nset ylabel 'cycles'\n"
-    "set style data histograms\nset style histogram rowstacked\n"
-    "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key outside\n"
-    "set format y '%%.1s%%c'\n"
-    "plot ARG2 using 2:xtic(1) title columnheader, '' using 3 title columnheader, "
-    "'' using 4 title columnheader, '' using 5 title columnheader\n";
-
-/* Run "gnuplot -c @script @out @data", its output to /dev/null; 0 if it
- * exited 0, else -1 (errno set when it could not be started). */
-static int run_gnuplot(const char *script, const char *out, const char *data)
-{
-	char *const argv[] = {"gnuplot", "-c", (char *)script, (char *)out, (char *)data, NULL};
-	posix_spawn_file_actions_t fa;
-	int rc, status;
-	pid_t pid;
-
-	if (posix_spawn_file_actions_init(&fa))
-		return -1;
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc) {
-		errno = rc;
-		return -1;
+	if (!strchr(name, '.')) {
+		v = json_object_get(st, name);
+		if (json_is_number(v))
+			return v;
+		v = json_object_get(json_object_get(st, "totals"), name);
+		return json_is_number(v) ? v : NULL;
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	errno = 0;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
-/*
- * Is @buf (@len bytes) a whole chart?  gnuplot ignores write errors (a
- * full disk leaves a truncated file and exit status 0), so the file is
- * checked: an SVG ends with its closing tag, a PNG with its IEND chunk
- * (PNG specification, 5.6: the last chunk, length 0, CRC AE 42 60 82).
- */
-static bool plot_complete(const char *buf, size_t len, bool png)
-{
-	static const char iend[] = "\0\0\0\0IEND\xae\x42\x60\x82";
-	const char *end;
-	size_t tail;
-
-	if (png)
-		return len >= 8 + 12 && !memcmp(buf, "\x89PNG\r\n\x1a\n", 8) &&
-		       !memcmp(buf + len - 12, iend, 12);
-	tail = len < 64 ? len : 64;
-	for (end = buf + len - tail; end + 6 <= buf + len; end++)
-		if (!memcmp(end, "</svg>", 6))
-			return true;
-	return false;
-}
-
-/* The whole of file @path into *@buf (malloc'd) and *@len; 0 or an errno. */
-static int read_whole(const char *path, char **buf, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	size_t cap = 1 << 16, n = 0, got;
-	char *b = NULL, *nb;
-	int e = 0;
-
-	if (!f)
-		return errno;
-	for (;;) {
-		if (!(nb = realloc(b, cap))) {
-			e = ENOMEM;
-			break;
-		}
-		b = nb;
-		got = fread(b + n, 1, cap - n, f);
-		n += got;
-		if (n < cap) {
-			if (ferror(f))
-				e = EIO;
-			break;
-		}
-		cap *= 2;
+	while ((dot = strchr(p, '.')) && v) {
+		snprintf(part, sizeof(part), "%.*s", (int)(dot - p), p);
+		v = json_object_get(v, part);
+		p = dot + 1;
 	}
-	fclose(f);
-	if (e) {
-		free(b);
-		return e;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
+	v = v ? json_object_get(v, p) : NULL;
+	return json_is_number(v) ? v : NULL;
 }
 
-/*
- * Where the cycles went, one bar per policy (gnuplot, stacked histogram).
- * gnuplot draws into a private temporary directory (with the data and the
- * script); the chart is checked whole, then written to @path as the JSON
- * is (cli_write_file(): a temporary name in @path's directory, fsync,
- * rename), and the directory is removed: nothing is left but @path.
- */
+static uint64_t metric(json_t *st, const struct cli_metric *mt)
+{
+	return (uint64_t)json_integer_value(cli_stat(st, mt->key));
+}
+
+/* Where the cycles went, one bar per policy (gnuplot, stacked histogram). */
 static int plot(const char *path, json_t *runs, char **names, unsigned n)
 {
-	const char *ext = strrchr(path, '.'), *tmpdir = getenv("TMPDIR");
-	char dir[4096], data[4200], script[4200], out[4200];
-	bool png = ext && !strcmp(ext, ".png");
-	char *chart = NULL;
-	size_t len = 0;
-	FILE *f;
+	static const char script[] =
+	    "set title 'Where the cycles went (all cpus)'\nset ylabel 'cycles'\n"
+	    "set style data histograms\nset style histogram rowstacked\n"
+	    "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key outside\n"
+	    "set format y '%.1s%c'\nset datafile separator '\t'\n"
+	    "plot ARG2 using 2:xtic(1) title columnheader, '' using 3 title columnheader, "
+	    "'' using 4 title columnheader, '' using 5 title columnheader\n";
+	const char *args[1];
+	char data[4096], label[256];
 	unsigned i;
-	int rc, e;
+	FILE *f;
+	int rc;
 
 	/* The extension was checked before the runs (cmd_compare). */
-	if (snprintf(dir, sizeof(dir), "%s/tlbsim-plot-XXXXXX",
-		     tmpdir && *tmpdir ? tmpdir : "/tmp") >= (int)sizeof(dir) ||
-	    !mkdtemp(dir))
-		return cli_fail("--plot: cannot create a temporary directory in %s: %s",
-				tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-	snprintf(data, sizeof(data), "%s/data", dir);
-	snprintf(script, sizeof(script), "%s/chart.gp", dir);
-	snprintf(out, sizeof(out), "%s/chart", dir);
-	rc = CLI_OK;
-	if (!(f = fopen(data, "w"))) {
-		rc = cli_fail("--plot: cannot create a data file in %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	fprintf(f, "policy busy waiting stolen idle\n");
+	if (!(f = cli_plot_data(data, sizeof(data))))
+		return CLI_USAGE;
+	fprintf(f, "policy\tbusy\twaiting\tstolen\tidle\n");
 	for (i = 0; i < n; i++) {
 		json_t *t = json_object_get(json_array_get(runs, i), "totals");
 
-		/* Quoted: a policy's parameters may hold any character but '"'
-		 * and white space, which cmd_compare() refuses. */
-		fprintf(f, "\"%s\" %llu %llu %llu %llu\n", names[i],
+		cli_plot_label(names[i], label, sizeof(label));
+		fprintf(f, "%s\t%llu\t%llu\t%llu\t%llu\n", label,
 			(unsigned long long)u(t, "busy_cycles"),
 			(unsigned long long)u(t, "waiting_cycles"),
 			(unsigned long long)u(t, "stolen_cycles"),
 			(unsigned long long)u(t, "idle_cycles"));
 	}
-	e = ferror(f);
-	if (fclose(f) || e) {
-		rc = cli_fail("--plot: cannot write %s: %s", data, strerror(errno));
-		goto out;
-	}
-	if (!(f = fopen(script, "w"))) {
-		rc = cli_fail("--plot: cannot create %s: %s", script, strerror(errno));
-		goto out;
-	}
-	fprintf(f, plot_script, png ? "pngcairo" : "svg");
-	e = ferror(f);
-	if (fclose(f) || e) {
-		rc = cli_fail("--plot: cannot write %s: %s", script, strerror(errno));
-		goto out;
-	}
-	if (run_gnuplot(script, out, data)) {
-		rc = errno ? cli_fail("--plot: cannot run gnuplot: %s (scripts/install-deps "
-				      "installs it)",
-				      strerror(errno))
-			   : cli_fail("--plot: gnuplot could not draw %s", path);
-		goto out;
-	}
-	if ((e = read_whole(out, &chart, &len))) {
-		rc = cli_fail("--plot: gnuplot wrote no chart (%s): %s", out, strerror(e));
-		goto out;
-	}
-	if (!plot_complete(chart, len, png)) {
-		rc = cli_fail("--plot: gnuplot's chart is incomplete (%zu bytes; is %s full?): "
-			      "%s not written",
-			      len, dir, path);
-		goto out;
-	}
-	rc = cli_write_file(path, chart, len);
-out:
-	free(chart);
-	unlink(out);
-	unlink(script);
+	rc = fclose(f) ? cli_fail("--plot: cannot write the data file %s", data) : 0;
+	args[0] = data;
+	if (!rc)
+		rc = cli_gnuplot(script, path, args, 1);
 	unlink(data);
-	rmdir(dir);
 	return rc;
 }
 
@@ -1000,7 +858,7 @@ int cmd_compare(int argc, char **argv)
 	if (rc || (rc = cli_check_output(o.json)) || (rc = cli_check_output(o.plot)) ||
 	    (rc = load_machine(o.machine, &m)))
 		goto out;
-	if (o.plot && !plot_ext_ok(o.plot)) {
+	if (o.plot && !cli_plot_ext_ok(o.plot)) {
 		rc = cli_fail("--plot: the file must end in .svg or .png: '%s'", o.plot);
 		goto out;
 	}
@@ -1030,13 +888,6 @@ int cmd_compare(int argc, char **argv)
 		rc = cli_fail("compare: --policies names no policy");
 		goto out;
 	}
-	for (i = 0; i < n; i++)
-		if (strpbrk(names[i], "\" \t\n\r\v\f")) {
-			rc = cli_fail("compare: policy '%s': a name without quotes or white space "
-				      "expected",
-				      names[i]);
-			goto out;
-		}
 	/* Every policy must resolve before the first long run starts; of the
 	 * default list, those the machine cannot run (x86-invlpgb without
 	 * INVLPGB) are left out, saying so. */
@@ -1089,12 +940,12 @@ int cmd_compare(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		printf(" %18s %7s", names[i], i ? "ratio" : "");
 	printf("\n");
-	for (k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
-		uint64_t base = metric(json_array_get(runs, 0), &metrics[k]);
+	for (k = 0; cli_metrics[k].key; k++) {
+		uint64_t base = metric(json_array_get(runs, 0), &cli_metrics[k]);
 
-		printf("%-26s", metrics[k].label);
+		printf("%-26s", cli_metrics[k].label);
 		for (i = 0; i < n; i++) {
-			uint64_t v = metric(json_array_get(runs, i), &metrics[k]);
+			uint64_t v = metric(json_array_get(runs, i), &cli_metrics[k]);
 
 			printf(" %18llu", (unsigned long long)v);
 			if (i && base)

@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/oracle.h"
 #include "hw/mmu_internal.h"
+#include "hw/observe.h"
 #include "hw/physmem.h"
 #include "hw/pte.h"
 #include "hw/tlb.h"
@@ -58,15 +58,13 @@ struct tlbsim_mmu {
 	struct tlbsim_mmu_stats st;
 };
 
-/* An entry the hazard oracle poisoned is used: tell it (rare, never inlined
- * into the hit path). */
+/* An entry an observer (the hazard oracle) poisoned is used: tell it (rare,
+ * never inlined into the hit path). */
 static __attribute__((noinline)) void poisoned_use(tlbsim_mmu *mmu, const struct hw_tlb_entry *e,
 						   uint64_t va, bool walk_cache)
 {
-	struct chk_oracle *o = hw_physmem_oracle(mmu->pm);
-
-	if (o)
-		chk_poisoned_use_local(o, mmu->cpu_id, e, va, walk_cache);
+	HW_OBSERVE(hw_physmem_observer(mmu->pm), poisoned_use_local, mmu->cpu_id, e, va,
+		   walk_cache);
 }
 
 _Static_assert(TLBSIM_PROT_READ == 1u << TLBSIM_ACCESS_LOAD &&

@@ -19,7 +19,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "check/oracle.h"
+#include "hw/observe.h"
 #include "hw/physmem.h"
 #include "hw/pgtable_internal.h"
 #include "hw/pte.h"
@@ -126,8 +126,8 @@ tlbsim_pgtable *tlbsim_pgtable_create(tlbsim_physmem *pm, enum tlbsim_isa isa, u
 	pt->pm = pm;
 	pt->isa = isa;
 	pt->levels = levels;
-	if (hw_physmem_oracle(pm))
-		chk_table_new(hw_physmem_oracle(pm), hw_physmem_table(pm, pt->root), levels - 1, true);
+	HW_OBSERVE(hw_physmem_observer(pm), table_new, hw_physmem_table(pm, pt->root), levels - 1,
+		   true);
 	/* x86: the lower half of a 48- or 57-bit canonical space; arm64: T0SZ = 16. */
 	if (isa == TLBSIM_ISA_X86_64)
 		pt->va_limit = levels == 5 ? 1ull << 56 : 1ull << 47;
