@@ -117,7 +117,15 @@ int cmd_gen(int argc, char **argv)
 		tlbsim_gen_destroy(g);
 		return cli_fail_err(&err);
 	}
+	/* Ctrl-C or SIGTERM: the temporary file goes, FILE stays as it was. */
+	cli_catch_sigint(NULL);
 	while (tlbsim_gen_next(g, &ev, NULL) > 0) {
+		if ((n & 0xfff) == 0 && cli_interrupted()) {
+			tlbsim_trace_writer_abort(w);
+			tlbsim_gen_destroy(g);
+			fprintf(stderr, "tlbsim: gen interrupted: %s left as it was\n", out);
+			return CLI_INTERRUPTED;
+		}
 		if (tlbsim_trace_writer_write(w, &ev, &err)) {
 			tlbsim_trace_writer_abort(w);
 			tlbsim_gen_destroy(g);

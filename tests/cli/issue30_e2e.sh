@@ -180,5 +180,13 @@ check "friction: --policies twice exits 2" bash -c "test $rc = 2 && grep -q -- '
 check "friction: compare checks the trace before running" \
   bash -c "test $rc = 2 && ! grep -q running '$tmp/err' && grep -q 'nosuch.tlbt: cannot read' '$tmp/err'"
 
+# Friction: gen stops at SIGINT and leaves no FILE.tmp.XXXXXX (a trace
+# of 4e8 events would take minutes; 1 s is ample to start writing).
+mkdir "$tmp/sig"
+"$bin" gen mprotect-toggle --param procs=1,loops=100000000 -o "$tmp/sig/t.tlbt" 2>"$tmp/err" &
+pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
+check "friction: gen exits 130 at SIGINT" test $rc = 130
+check "... and leaves nothing behind" test -z "$(ls -A "$tmp/sig")"
+
 echo "$passes passed, $fails failed, $skips skipped"
 [ $fails -eq 0 ]
