@@ -188,5 +188,9 @@ pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
 check "friction: gen exits 130 at SIGINT" test $rc = 130
 check "... and leaves nothing behind" test -z "$(ls -A "$tmp/sig")"
 
+# Friction: tlbsim.h is the whole public API (trace.h and check.h were missing).
+printf '#include <tlbsim/tlbsim.h>\nint main(void) { tlbsim_trace_reader *r = 0; struct tlbsim_replay_config c = {0}; (void)r; (void)c; return 0; }\n' >"$tmp/all.c"
+check "friction: tlbsim.h declares the trace and replay APIs" cc -std=c11 -fsyntax-only -I "$src/include" "$tmp/all.c"
+
 echo "$passes passed, $fails failed, $skips skipped"
 [ $fails -eq 0 ]
