@@ -18,6 +18,7 @@
 #include "tlbsim/gen.h"
 #include "tlbsim/template.h"
 #include "tlbsim/trace.h"
+#include "tlbsim/check.h"
 
 #ifdef __cplusplus
 extern "C" {
