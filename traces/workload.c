@@ -161,6 +161,19 @@ void trace_ev_brk(struct tlbsim_event *ev, const struct trace_actor *a, uint64_t
 	ev->brk.end = end;
 }
 
+void trace_ev_yield(struct tlbsim_event *ev, const struct trace_actor *a)
+{
+	base(ev, TLBSIM_EV_YIELD, a->tid);
+}
+
+void trace_ev_affinity(struct tlbsim_event *ev, const struct trace_actor *a, unsigned first,
+		       unsigned count)
+{
+	base(ev, TLBSIM_EV_AFFINITY, a->tid);
+	ev->affinity.first = (uint16_t)first;
+	ev->affinity.count = (uint16_t)count;
+}
+
 void trace_ev_pin(struct tlbsim_event *ev, const struct trace_actor *a, unsigned cpu)
 {
 	base(ev, TLBSIM_EV_SWITCH, a->tid);

@@ -127,6 +127,11 @@ void trace_ev_mprotect(struct tlbsim_event *ev, const struct trace_actor *a, uin
 void trace_ev_madvise(struct tlbsim_event *ev, const struct trace_actor *a, uint64_t addr,
 		      uint64_t len, unsigned advice);
 void trace_ev_brk(struct tlbsim_event *ev, const struct trace_actor *a, uint64_t end);
+/* YIELD: @a gives its cpu to the next runnable thread (sched_yield()). */
+void trace_ev_yield(struct tlbsim_event *ev, const struct trace_actor *a);
+/* AFFINITY: @a may run on cpus [@first, @first + @count) (taskset). */
+void trace_ev_affinity(struct tlbsim_event *ev, const struct trace_actor *a, unsigned first,
+		       unsigned count);
 /* SWITCH: @a runs on @cpu from now on (pinned). */
 void trace_ev_pin(struct tlbsim_event *ev, const struct trace_actor *a, unsigned cpu);
 /* PROC_CREATE of @a's process, performed by no thread. */

@@ -110,14 +110,14 @@ check "--max-cycles runs" "$bin" run --machine generic-x86-64 --gen ctx-switch -
 check "--max-cycles marks the statistics partial" grep -q '"partial": true' "$tmp/capc.json"
 top_cycles() { sed -n 's/^  "cycles": \([0-9]*\),$/\1/p' "$1"; }
 check "--max-cycles stops before the uncapped run's end" test "$(top_cycles "$tmp/capc.json")" -lt "$(top_cycles "$tmp/full.json")"
-# Reading is bounded (flat memory): munmap-churn with one worker and
+# Reading is bounded (flat memory): munmap-churn with one worker, touch=1 and
 # loops=80 emits about 2.6 M events (32,770 a loop), and its main thread's
 # last event, its exit, is the very last.  prime() reads the proc_create
 # (1); the main thread's refill has its thread_create and sleep after 3
 # events and stops at the budget, 256 x 4096 = 1,048,576 events; within
 # 100,000 cycles the worker, whose first touches each fault (>= 3000
 # cycles), never runs dry: 1,048,577 read, not the whole stream.
-check "a main thread's far exit does not pull the whole stream in" "$bin" run --machine x86-16 --gen munmap-churn --param threads=1,loops=80 --quiet --max-cycles 100000 --json "$tmp/far.json"
+check "a main thread's far exit does not pull the whole stream in" "$bin" run --machine x86-16 --gen munmap-churn --param threads=1,loops=80,touch=1 --quiet --max-cycles 100000 --json "$tmp/far.json"
 check "... it reads 1 + 256 x 4096 events" grep -q '"events_read": 1048577,' "$tmp/far.json"
 check "compare marks a capped run partial" bash -c "'$bin' compare --machine generic-x86-64 --policies x86-stock,flush-all --gen ctx-switch --param loops=1000 --max-events 100 2>/dev/null | grep -q '^\[partial\] x86-stock'"
 

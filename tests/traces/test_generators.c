@@ -712,8 +712,8 @@ static void every_generator_is_listed_with_sane_parameters(void **unused)
 	assert_int_equal(i, 10);
 }
 
-/* With all defaults each generator starts (its streams are long; only the
- * first events are read). */
+/* With all defaults each generator starts (only the first events are
+ * read; a stream may end before 1000, after 100 at least). */
 static void every_generator_starts_with_its_defaults(void **unused)
 {
 	const struct tlbsim_generator *g;
@@ -729,8 +729,14 @@ static void every_generator_starts_with_its_defaults(void **unused)
 		if (g->nr_templates)
 			continue;
 		assert_int_equal(tlbsim_gen_create(g->name, NULL, TLBSIM_ISA_ARM64, &gen, NULL), 0);
+		/* Up to 1000 events, or to the end of a short default run
+		 * (munmap-churn's 4 threads x 10 rounds of 3). */
 		for (k = 0; k < 1000; k++) {
-			assert_int_equal(tlbsim_gen_next(gen, &ev, NULL), 1);
+			int rc = tlbsim_gen_next(gen, &ev, NULL);
+
+			assert_true(rc == 1 || (rc == 0 && k >= 100));
+			if (!rc)
+				break;
 			check_event(&ev);
 		}
 		tlbsim_gen_destroy(gen);
