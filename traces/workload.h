@@ -107,6 +107,17 @@ void trace_sched_fini(struct trace_sched *s);
 int trace_sched_next(struct trace_sched *s, struct tlbsim_event *ev);
 
 /*
+ * The event a step just emitted costs about @cycles more than its kind's
+ * estimate (a syscall over a large populated range): the turn paces by
+ * it, so that a thread of costly events does not run ahead of the others
+ * in the stream.
+ */
+static inline void trace_turn_charge(struct trace_sched *s, uint64_t cycles)
+{
+	s->turn_cycles += cycles;
+}
+
+/*
  * The .next and .fini of a generator whose state begins with its struct
  * trace_sched (every generator's does).
  */

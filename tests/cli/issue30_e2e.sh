@@ -133,21 +133,21 @@ check "7: the x86 replay shows its INVLPGB sent" \
 check "7: no column the replay does not count" bash -c "! grep -q 'faults' '$tmp/k.txt'"
 
 # Misleading: where the hazard reports beyond the first 10 are.
-h="--machine emag-32 --policy arm64-nr-active-mm --check --gen stencil-noise --param grid=256,sweeps=1"
+h="--machine emag-32 --policy arm64-nr-active-mm --check --gen stencil-noise --param ni=64,nj=32,nk=32,iters=2"
 "$bin" run $h >"$tmp/h.txt" 2>/dev/null
 check "misleading: without --json the table does not send the reader to a JSON" \
   bash -c "grep -q '^  \.\.\. [0-9]* more not shown (--json OUT keeps them, up to 1000)$' '$tmp/h.txt' && ! grep -q 'in the JSON' '$tmp/h.txt'"
 "$bin" run $h --json "$tmp/h.json" >"$tmp/h.txt" 2>/dev/null
 check "... with --json it names the file" grep -q "more in $tmp/h.json (\"hazards\".\"reports\")" "$tmp/h.txt"
 
-# Misleading: stencil-noise's 64 cpus on the 32 of emag-32 are folded with
-# a warning; the README's example says cpus=32 and folds nothing.
-"$bin" run --machine emag-32 --gen stencil-noise --param grid=256,sweeps=1 --quiet 2>"$tmp/err"
+# Misleading: stencil-noise's timed cpu 40 on the 32 of emag-32 is folded
+# with a warning; the README's example names cpus the machine has.
+"$bin" run --machine emag-32 --gen stencil-noise --param ni=64,nj=32,nk=32,iters=2,cpu=40 --quiet 2>"$tmp/err"
 check "misleading: folded switches are warned about" \
-  grep -q "warning: arm64-stock: 32 switches folded" "$tmp/err"
-"$bin" run --machine emag-32 --gen stencil-noise --param cpus=32,grid=256,sweeps=1 --quiet 2>"$tmp/err"
-check "... and the README's cpus=32 folds none" test ! -s "$tmp/err"
-check "... which the README says" grep -q -- "--check --gen stencil-noise --param cpus=32" "$src/README.md"
+  grep -q "warning: arm64-stock: 1 switches folded" "$tmp/err"
+"$bin" run --machine emag-32 --gen stencil-noise --param ni=64,nj=32,nk=32,iters=2 --quiet 2>"$tmp/err"
+check "... and the README's parameters fold none" test ! -s "$tmp/err"
+check "... which the README says" grep -q -- "--check --gen stencil-noise --param ni=64,nj=32,nk=32,iters=2" "$src/README.md"
 # Friction: segv is in the table and on stderr.
 printf 'tlbsim-trace 1 isa=x86-64 page_shift=12\nproc_create 1 1\nT1 load 0x1000 8\nT1 exit\n' >"$tmp/segv.txt"
 "$bin" run --machine x86-16 "$tmp/segv.txt" >"$tmp/out" 2>"$tmp/err"

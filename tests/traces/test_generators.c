@@ -38,13 +38,14 @@ enum { T_UNSEEN = 0, T_CREATED, T_EXITED };
 
 /*
  * The rules of include/tlbsim/event.h for the kinds generators emit:
- * user-level kinds only, performed by a thread (PROC_CREATE by none), cpu
+ * user-level kinds only (LOAD..BRK, EXEC, AFFINITY), performed by a thread (PROC_CREATE by none), cpu
  * given for SWITCH only, non-empty accesses and ranges below 2^64, known
  * flags.
  */
 static void check_event(const struct tlbsim_event *ev)
 {
-	assert_true(ev->kind >= TLBSIM_EV_LOAD && ev->kind <= TLBSIM_EV_BRK);
+	assert_true((ev->kind >= TLBSIM_EV_LOAD && ev->kind <= TLBSIM_EV_BRK) ||
+		    ev->kind == TLBSIM_EV_EXEC || ev->kind == TLBSIM_EV_AFFINITY);
 	if (ev->kind == TLBSIM_EV_PROC_CREATE) {
 		assert_int_equal(ev->tid, TLBSIM_TID_NONE);
 		assert_true(ev->proc_create.pid >= 1 && ev->proc_create.tid >= 1);
@@ -520,96 +521,138 @@ static void page_faults_counts_by_kind(void **unused)
 }
 
 /*
- * cpus=3 noise_cpu=0 noise_cpus=1: 2 workers (cpus 1, 2); grid=8 (rows of
- * 64 bytes, one 8-point segment), rows 0-3 and 4-7; sweeps=2,
- * point_cycles=2; noise_threads=2 noise_size=4K noise_loops=3.
- *   main: PROC_CREATE, 2 MMAP, 2 THREAD_CREATE, 2 x 2 SLEEP, 1 x 2 WAKE,
- *         EXIT (= 12)
- *   workers: 2 SWITCH; init: each a page of A and of B: 4 STORE; a sweep:
- *         8 rows x (3 LOAD, STORE, COMPUTE); two: 48 LOAD, 16 STORE,
- *         16 COMPUTE; WAKE main 2 x 2 = 4; SLEEP 2 x 1 = 2; EXIT 2 (= 94)
- *   noise: PROC_CREATE, 2 SWITCH, MMAP 8K, 2 STORE, THREAD_CREATE,
- *         2 x 3 x 2 = 12 MPROTECT, 2 EXIT (= 21)
- * Totals: PROC_CREATE 2, MMAP 3, THREAD_CREATE 3, SWITCH 4, STORE 22,
- * LOAD 48, COMPUTE 16, SLEEP 6, WAKE 6, MPROTECT 12, EXIT 5: 127.
+ * Himeno ni=nj=nk=2 iters=2 point_cycles=5 copy_cycles=2, no noise: arrays
+ * of 5 x 5 x 5 points, a plane 5 x 5 x 4 = 100 bytes, a component 500
+ * bytes rounded up to one page: p, bnd, wrk1, wrk2 one page each, a 4, b
+ * 3, c 3 (14 pages), each matrix 2 MiB apart from TRACE_VA_BASE (p +0,
+ * bnd +2M, wrk1 +4M, wrk2 +6M, a +8M, b +10M, c +12M).  A plane is one
+ * page with its 4 interior points.
+ *   PROC_CREATE, AFFINITY init_cpu, 7 MMAP, 14 STORE (initmt()),
+ *   AFFINITY cpu (= 24); an iteration: 2 planes x (15 LOAD, STORE,
+ *   COMPUTE 4 x 5) then 2 planes x (LOAD wrk2, STORE p, COMPUTE 4 x 2):
+ *   32 LOAD, 4 STORE, 4 COMPUTE; two: 64, 8, 8; EXIT.  105 events.
  */
-static void stencil_noise_counts_by_kind(void **unused)
+static void stencil_noise_himeno_alone(void **unused)
 {
-	const char *p = "cpus=3,grid=8,sweeps=2,point_cycles=2,noise_cpu=0,noise_cpus=1,"
-			"noise_threads=2,noise_size=4K,noise_loops=3";
+	const char *p = "ni=2,nj=2,nk=2,iters=2,point_cycles=5,copy_cycles=2,noise=0,cpu=3,"
+			"init_cpu=1";
 	struct tlbsim_event ev[128];
 	struct counts c;
 
 	(void)unused;
 	run_gen("stencil-noise", p, &c);
-	assert_int_equal(N(PROC_CREATE), 2);
-	assert_int_equal(N(MMAP), 3);
-	assert_int_equal(N(THREAD_CREATE), 3);
-	assert_int_equal(N(SWITCH), 4);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(AFFINITY), 2);
+	assert_int_equal(N(MMAP), 7);
 	assert_int_equal(N(STORE), 22);
-	assert_int_equal(N(LOAD), 48);
-	assert_int_equal(N(COMPUTE), 16);
-	assert_int_equal(N(SLEEP), 6);
-	assert_int_equal(N(WAKE), 6);
-	assert_int_equal(N(MPROTECT), 12);
-	assert_int_equal(N(EXIT), 5);
-	assert_int_equal(c.total, 127);
-	/* Worker 0 (tid 2) on cpu 1: SWITCH, STORE A, STORE B, then row 0:
-	 * LOAD A row 0 (its own row for the one above), LOAD A row 0, LOAD A
-	 * row 1, STORE B row 0 (B = A + 2 MiB), COMPUTE 8 x 2 = 16. */
-	assert_int_equal(events_of("stencil-noise", p, 2, ev, 128), 47);
-	assert_int_equal(ev[0].cpu, 1);
-	assert_int_equal(ev[3].kind, TLBSIM_EV_LOAD);
-	assert_int_equal(ev[3].access.va, TRACE_VA_BASE);
-	assert_int_equal(ev[4].access.va, TRACE_VA_BASE);
-	assert_int_equal(ev[5].access.va, TRACE_VA_BASE + 64);
-	assert_int_equal(ev[6].kind, TLBSIM_EV_STORE);
-	assert_int_equal(ev[6].access.va, TRACE_VA_BASE + 2 * 1024 * KB);
-	assert_int_equal(ev[7].compute.count, 16);
-	/* Events 3-22 are the first sweep's 4 rows, 23 the WAKE of main, 24
-	 * the SLEEP; the second sweep reads B and writes A. */
-	assert_int_equal(ev[23].kind, TLBSIM_EV_WAKE);
-	assert_int_equal(ev[24].kind, TLBSIM_EV_SLEEP);
-	assert_int_equal(ev[25].access.va, TRACE_VA_BASE + 2 * 1024 * KB);
-	assert_int_equal(ev[28].kind, TLBSIM_EV_STORE);
-	assert_int_equal(ev[28].access.va, TRACE_VA_BASE);
-	assert_int_equal(ev[46].kind, TLBSIM_EV_EXIT);
-	/* Noise thread 1 (tid 5) is pinned to cpu 0 too. */
-	events_of("stencil-noise", p, 5, ev, 128);
-	assert_int_equal(ev[0].kind, TLBSIM_EV_SWITCH);
-	assert_int_equal(ev[0].cpu, 0);
+	assert_int_equal(N(LOAD), 64);
+	assert_int_equal(N(COMPUTE), 8);
+	assert_int_equal(N(EXIT), 1);
+	assert_int_equal(c.total, 105);
+	assert_int_equal(events_of("stencil-noise", p, 1, ev, 128), 105);
+	assert_int_equal(ev[1].kind, TLBSIM_EV_AFFINITY);
+	assert_int_equal(ev[1].affinity.first, 1);
+	assert_int_equal(ev[1].affinity.count, 1);
+	/* a: 4 components of one page at +8M */
+	assert_int_equal(ev[6].kind, TLBSIM_EV_MMAP);
+	assert_int_equal(ev[6].mmap.addr, TRACE_VA_BASE + 8 * 1024 * KB);
+	assert_int_equal(ev[6].mmap.len, 4 * 4 * KB);
+	assert_int_equal(ev[23].kind, TLBSIM_EV_AFFINITY);
+	assert_int_equal(ev[23].affinity.first, 3);
+	/* Plane 1 (100 bytes into each component): p of planes 0, 1, 2 (at
+	 * +0, +100, +200), a0 at +8M, a3 at +8M + 12K, b0 +10M, c0 +12M, bnd
+	 * +2M, wrk1 +4M, then the store to wrk2 +6M and 4 points x 5 cycles. */
+	assert_int_equal(ev[24].access.va, TRACE_VA_BASE);
+	assert_int_equal(ev[25].access.va, TRACE_VA_BASE + 100);
+	assert_int_equal(ev[26].access.va, TRACE_VA_BASE + 200);
+	assert_int_equal(ev[27].access.va, TRACE_VA_BASE + 8 * 1024 * KB + 100);
+	assert_int_equal(ev[30].access.va, TRACE_VA_BASE + 8 * 1024 * KB + 12 * KB + 100);
+	assert_int_equal(ev[31].access.va, TRACE_VA_BASE + 10 * 1024 * KB + 100);
+	assert_int_equal(ev[34].access.va, TRACE_VA_BASE + 12 * 1024 * KB + 100);
+	assert_int_equal(ev[37].access.va, TRACE_VA_BASE + 2 * 1024 * KB + 100);
+	assert_int_equal(ev[38].access.va, TRACE_VA_BASE + 4 * 1024 * KB + 100);
+	assert_int_equal(ev[39].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[39].access.va, TRACE_VA_BASE + 6 * 1024 * KB + 100);
+	assert_int_equal(ev[40].compute.count, 20);
+	/* After plane 2 (41-57) the copy: LOAD wrk2, STORE p, 4 x 2. */
+	assert_int_equal(ev[58].access.va, TRACE_VA_BASE + 6 * 1024 * KB + 100);
+	assert_int_equal(ev[59].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[59].access.va, TRACE_VA_BASE + 100);
+	assert_int_equal(ev[60].compute.count, 8);
+	assert_int_equal(ev[104].kind, TLBSIM_EV_EXIT);
 }
 
 /*
- * cpus=4 noise_cpu=3 workers=3 grid=2 noise_threads=0 sweeps=2
- * point_cycles=1: worker 0 has rows [0, 0) (none), 1 row 0, 2 row 1;
- * workers on cpus 0, 1, 2.
- *   main: PROC_CREATE, 2 MMAP, 3 THREAD_CREATE, 2 x 3 SLEEP, 3 WAKE,
- *         EXIT (= 16)
- *   workers: 3 SWITCH; STORE A and B page 0 by workers 1 and 2: 4; a
- *         sweep: 2 rows x (3 LOAD, STORE, COMPUTE); two sweeps: 12 LOAD,
- *         4 STORE, 4 COMPUTE; WAKE 3 x 2; SLEEP 3 x 1; EXIT 3 (= 39)
- * Totals: PROC_CREATE 1, MMAP 2, THREAD_CREATE 3, SWITCH 3, STORE 8,
- * LOAD 12, COMPUTE 4, SLEEP 9, WAKE 9, EXIT 4: 55.
+ * A plane of several pages: nj=nk=62 gives planes of 65 x 65 x 4 = 16,900
+ * bytes, 5 pages' worth; the 3,844 interior points of a plane are split
+ * 768, 768, 768, 768 and the rest, 772.  Whatever the split, an iteration
+ * computes ni x nj x nk x (point_cycles + copy_cycles) cycles in all:
+ * 1 x 62 x 62 x (7 + 3) = 38,440.
  */
-static void stencil_noise_more_workers_than_rows(void **unused)
+static void stencil_noise_plane_of_pages(void **unused)
 {
-	struct counts c;
+	const char *p = "ni=1,nj=62,nk=62,iters=1,point_cycles=7,copy_cycles=3,noise=0";
+	struct tlbsim_event ev[512];
+	uint64_t sum = 0, first = 0, last = 0;
+	size_t n, i, k = 0;
 
 	(void)unused;
-	run_gen("stencil-noise",
-		"cpus=4,noise_cpu=3,workers=3,grid=2,noise_threads=0,sweeps=2,point_cycles=1", &c);
-	assert_int_equal(N(PROC_CREATE), 1);
-	assert_int_equal(N(MMAP), 2);
-	assert_int_equal(N(THREAD_CREATE), 3);
-	assert_int_equal(N(SWITCH), 3);
-	assert_int_equal(N(STORE), 8);
-	assert_int_equal(N(LOAD), 12);
-	assert_int_equal(N(COMPUTE), 4);
-	assert_int_equal(N(SLEEP), 9);
-	assert_int_equal(N(WAKE), 9);
-	assert_int_equal(N(EXIT), 4);
-	assert_int_equal(c.total, 55);
+	/* 1 + 1 + 7 + 14 x 17 pages (4 x 16,900 = 67,600 bytes a component)
+	 * + 1 + 5 x 17 + 5 x 3 + 1 */
+	n = events_of("stencil-noise", p, 1, ev, 512);
+	assert_int_equal(n, 349);
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind != TLBSIM_EV_COMPUTE)
+			continue;
+		sum += ev[i].compute.count;
+		if (k == 0)
+			first = ev[i].compute.count;
+		if (k == 4)
+			last = ev[i].compute.count;
+		k++;
+	}
+	assert_int_equal(sum, 38440);
+	assert_int_equal(first, 768 * 7);
+	assert_int_equal(last, 772 * 7);
+}
+
+/*
+ * The noise beside a tiny Himeno: one page toggled.  Its events are
+ * PROC_CREATE, AFFINITY noise_cpu noise_cpus, MMAP, STORE, THREAD_CREATE
+ * (the sleeper), T toggles of two MPROTECTs, WAKE, EXIT; the sleeper's
+ * SLEEP, EXIT.  T depends on the interleaving: at least one toggle, and
+ * with noise_tail=100 exactly twice the toggles done by Himeno's end, so
+ * an even T (MPROTECTs a multiple of 4).
+ */
+static void stencil_noise_toggler_and_sleeper(void **unused)
+{
+	const char *p = "ni=2,nj=2,nk=2,iters=2,noise_cpu=4,noise_cpus=3,noise_size=4K";
+	struct tlbsim_event ev[4096];
+	struct counts c;
+	size_t n;
+
+	(void)unused;
+	run_gen("stencil-noise", p, &c);
+	assert_int_equal(N(PROC_CREATE), 2);
+	assert_int_equal(N(THREAD_CREATE), 1);
+	assert_int_equal(N(SLEEP), 1);
+	assert_int_equal(N(WAKE), 1);
+	assert_int_equal(N(EXIT), 3);
+	assert_int_equal(N(MMAP), 8);
+	assert_int_equal(N(AFFINITY), 3);
+	assert_true(N(MPROTECT) >= 4);
+	assert_int_equal(N(MPROTECT) % 4, 0);
+	assert_int_equal(c.total, 105 + 9 + N(MPROTECT));
+	n = events_of("stencil-noise", p, 2, ev, 4096);
+	assert_int_equal(ev[1].kind, TLBSIM_EV_AFFINITY);
+	assert_int_equal(ev[1].affinity.first, 4);
+	assert_int_equal(ev[1].affinity.count, 3);
+	assert_int_equal(ev[4].kind, TLBSIM_EV_THREAD_CREATE);
+	assert_int_equal(ev[5].kind, TLBSIM_EV_MPROTECT);
+	assert_int_equal(ev[5].mprotect.prot, TLBSIM_PROT_READ);
+	assert_int_equal(ev[6].mprotect.prot, TLBSIM_PROT_READ | TLBSIM_PROT_WRITE);
+	assert_int_equal(ev[n - 2].kind, TLBSIM_EV_WAKE);
+	assert_int_equal(ev[n - 1].kind, TLBSIM_EV_EXIT);
 }
 
 /*
@@ -678,8 +721,8 @@ static const struct {
     {"hackbench", "groups=2,senders=3,receivers=3,loops=5,threads=1", false},
     {"short-procs", "loops=3,procs=4,accesses=200,heap=32K", true},
     {"page-faults", "threads=4,size=256K,loops=2", true},
-    {"stencil-noise", "cpus=8,grid=1024,sweeps=2,noise_cpu=7", true},
-    {"stencil-noise", "cpus=8,grid=512,sweeps=2,noise_cpus=2,noise_threads=3", true},
+    {"stencil-noise", "ni=30,nj=30,nk=30,iters=2,noise_cpu=7", true},
+    {"stencil-noise", "ni=16,nj=16,nk=16,iters=2,noise_cpus=3,noise_size=64K", true},
     {"small-free", "threads=4,ops=50,live=4,max=32K", true},
 };
 
@@ -863,21 +906,20 @@ static void inconsistent_parameters_are_named_with_their_values(void **unused)
 			 0);
 	tlbsim_gen_destroy(g);
 
-	/* stencil-noise's noise cpus are cpus of the machine, and leave the
-	 * stencil at least one. */
+	/* stencil-noise's timed cpu is neither the noise's nor the one
+	 * Himeno initialises on. */
 	tlbsim_error_clear(&err);
-	assert_int_equal(
-	    tlbsim_gen_create("stencil-noise", "cpus=8,noise_cpu=8", TLBSIM_ISA_ARM64, &g, &err),
-	    -TLBSIM_ERANGE);
+	assert_int_equal(tlbsim_gen_create("stencil-noise", "cpu=3,noise_cpu=2,noise_cpus=2",
+					   TLBSIM_ISA_ARM64, &g, &err),
+			 -TLBSIM_ERANGE);
 	assert_string_equal(err.source, "<gen:stencil-noise>");
-	assert_non_null(strstr(err.text, "noise_cpu (8) must be below cpus (8)"));
+	assert_non_null(strstr(err.text, "cpu (3) is one of the noise's cpus"));
 	tlbsim_error_clear(&err);
 	assert_int_equal(
-	    tlbsim_gen_create("stencil-noise", "cpus=4,noise_cpus=4", TLBSIM_ISA_ARM64, &g, &err),
+	    tlbsim_gen_create("stencil-noise", "cpu=0,init_cpu=0", TLBSIM_ISA_ARM64, &g, &err),
 	    -TLBSIM_ERANGE);
-	assert_non_null(strstr(err.text, "noise_cpus (4) must be below cpus (4)"));
-	assert_int_equal(tlbsim_gen_create("stencil-noise",
-					   "cpus=4,noise_cpu=3,noise_cpus=3,grid=64,sweeps=1",
+	assert_non_null(strstr(err.text, "cpu and init_cpu (0) must differ"));
+	assert_int_equal(tlbsim_gen_create("stencil-noise", "cpu=1,noise_cpu=2,noise_cpus=4",
 					   TLBSIM_ISA_ARM64, &g, NULL),
 			 0);
 	tlbsim_gen_destroy(g);
@@ -1017,8 +1059,9 @@ int main(void)
 	    cmocka_unit_test(short_procs_counts_by_kind),
 	    cmocka_unit_test(short_procs_child_sequence),
 	    cmocka_unit_test(page_faults_counts_by_kind),
-	    cmocka_unit_test(stencil_noise_counts_by_kind),
-	    cmocka_unit_test(stencil_noise_more_workers_than_rows),
+	    cmocka_unit_test(stencil_noise_himeno_alone),
+	    cmocka_unit_test(stencil_noise_plane_of_pages),
+	    cmocka_unit_test(stencil_noise_toggler_and_sleeper),
 	    cmocka_unit_test(small_free_counts_by_kind),
 	    cmocka_unit_test(every_generator_is_listed_with_sane_parameters),
 	    cmocka_unit_test(every_generator_starts_with_its_defaults),
