@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The interconnect: core-to-core latency from the topology, and the
+ * The interconnect: core-to-core latency from the topology, the
  * serialising broadcast engines (arm64 DVM, AMD INVLPGB) that make
- * simultaneous broadcasts wait for each other.
+ * simultaneous broadcasts wait for each other, and the cache lines the
+ * kernel shares between cpus (struct fab_line, line.c).
  *
  * Broadcast contention follows the measurement that TLBI-broadcast latency
  * grows about linearly with the number of cpus broadcasting at once, which
@@ -13,17 +14,26 @@
 #ifndef TLBSIM_FABRIC_H
 #define TLBSIM_FABRIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
+#include "tlbsim/cpumask.h"
 #include "tlbsim/machine.h"
 
 /* The smallest one-way latency between two distinct cores, cycles
  * (UINT64_MAX for a one-core machine): the engine's window bound. */
 uint64_t fab_min_latency(const struct tlbsim_machine *m);
 
+/* The NUMA node of @cpu: cores are numbered cluster-major (machine.h). */
+unsigned fab_node_of(const struct tlbsim_machine *m, unsigned cpu);
+
+/* What a shared line takes from core @from to core @to, cycles (the
+ * machine's topology.line_* levels; 0 for @from == @to). */
+uint64_t fab_line_latency(const struct tlbsim_machine *m, unsigned from, unsigned to);
+
 /**
- * struct fab_server - a FIFO broadcast engine (also a FIFO lock: the OS
- * model's lru_lock, src/os/lru.c)
+ * struct fab_server - a FIFO broadcast engine (also what serialises the
+ * atomics on a shared line and the holders of a lock: struct fab_line)
  * @service: cycles it is busy per broadcast (fab_server_accept())
  * @busy_until: time it becomes free, cycles
  * @served: broadcasts (requests) served so far
@@ -60,5 +70,75 @@ static inline uint64_t fab_server_accept(struct fab_server *s, uint64_t arrive)
 {
 	return fab_server_hold(s, arrive, s->service);
 }
+
+/* ---- shared cache lines (line.c) ------------------------------------------ */
+
+/* fab_line.owner of a line no cpu has written yet. */
+#define FAB_NO_CPU UINT32_MAX
+
+/* How a cpu touches a line. */
+enum fab_op {
+	FAB_READ = 0, /* a load: the line is fetched, then shared */
+	FAB_WRITE,    /* a plain store: the line is fetched exclusive */
+	FAB_RMW,      /* an atomic read-modify-write, or a lock taken */
+};
+
+/**
+ * struct fab_line - a cache line the kernel shares between cpus (a lock,
+ * an atomic counter, an mm_cpumask word), as a MESI-like directory sees it
+ * @srv: the accesses that need the line exclusive (writes, atomics, lock
+ *        holds) in FIFO order: each keeps it from the start of its transfer
+ *        until its @busy cycles are over (fab_line_access()); a read waits
+ *        for the one in progress but does not queue others
+ * @owner: the cpu that wrote it last and still holds it, or FAB_NO_CPU (in
+ *        memory: no transfer is charged for its first use)
+ * @sharers: cpus that read it since that write and hold a copy; NULL until
+ *        one does
+ *
+ * Cost of an access by cpu c at time t: it starts at s = max(t, the end of
+ * the exclusive access in progress); a read costs the transfer from @owner
+ * unless c holds the line; a write or atomic costs the longest transfer
+ * from any other holder (the last writer's copy, or the invalidation of
+ * the readers' copies), then keeps the line @busy more cycles.  The same
+ * cpu twice in a row pays no transfer; cpus arriving together queue.
+ * Transfers are fab_line_latency() by the cores' distance in the topology.
+ */
+struct fab_line {
+	struct fab_server srv;
+	uint32_t owner;
+	struct tlbsim_cpumask *sharers;
+};
+
+/**
+ * struct fab_cost - one access, as fab_line_cost() works it out
+ * @start: when the access starts (after waiting), cycles
+ * @transfer: cycles the line took to arrive (0 when the cpu held it)
+ * @done: when the cpu has finished with it: @start + @transfer (+ @busy for
+ *        a write or atomic)
+ */
+struct fab_cost {
+	uint64_t start, transfer, done;
+};
+
+void fab_line_init(struct fab_line *l);
+void fab_line_fini(struct fab_line *l);
+
+/*
+ * What cpu @cpu's access @op at time @now costs on @l as the line stands;
+ * @busy: cycles it keeps the line after the transfer (the atomic itself,
+ * a lock's hold); ignored for FAB_READ.  Changes nothing: reading @l is
+ * all it does, so it may run in the parallel phase while no one writes @l.
+ */
+void fab_line_cost(const struct tlbsim_machine *m, const struct fab_line *l, unsigned cpu,
+		   uint64_t now, enum fab_op op, uint64_t busy, struct fab_cost *c);
+
+/*
+ * fab_line_cost(), then the access happens: @l's holders and FIFO change.
+ * Serial phase only.  A reader that cannot be recorded (out of memory for
+ * the sharer set) is charged as usual and not remembered, so its next read
+ * pays again.
+ */
+void fab_line_access(const struct tlbsim_machine *m, struct fab_line *l, unsigned cpu,
+		     uint64_t now, enum fab_op op, uint64_t busy, struct fab_cost *c);
 
 #endif

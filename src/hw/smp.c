@@ -133,6 +133,35 @@ static void take_ipi(struct hw_smp *smp, struct hw_cpu *cpu, const struct eng_ms
 	cpu->st.ipi_stolen_cycles += cpu->core->now - start;
 }
 
+/* ---- shared lines ------------------------------------------------------ */
+
+void hw_line_access(struct hw_smp *smp, struct hw_cpu *cpu, struct fab_line *l, enum fab_op op,
+		    uint64_t busy, struct fab_cost *c)
+{
+	struct eng_core *core = cpu->core;
+	uint64_t now = core->now;
+
+	if (cpu->in_irq) {
+		struct eng_msg m = {0};
+
+		fab_line_cost(smp->m, l, cpu->id, now, op, busy, c);
+		m.time = now;
+		m.dst = ENG_FABRIC;
+		m.kind = HW_MSG_LINE;
+		m.arg[0] = op;
+		m.arg[1] = busy;
+		m.ptr = l;
+		eng_send(smp->eng, core, &m);
+		/* Spinning in the handler is the handler's time: stolen. */
+		hw_charge(cpu, c->done - now);
+		return;
+	}
+	fab_line_access(smp->m, l, cpu->id, now, op, busy, c);
+	core->now = c->start;
+	core->st.waiting += c->start - now;
+	hw_charge(cpu, c->done - c->start);
+}
+
 /* ---- local maintenance ------------------------------------------------ */
 
 /* Results of the MMU calls below are 0 by construction: each is called
@@ -295,6 +324,15 @@ void hw_smp_fabric(struct hw_smp *smp, const struct eng_msg *m)
 		spread(smp, &smp->invlpgb, m, HW_MSG_INVLPGB_PERFORM, HW_MSG_INVLPGB_DONE,
 		       k->invlpgb_perform);
 		break;
+	case HW_MSG_LINE: {
+		/* An IPI handler's access (hw_line_access()), already
+		 * charged: only the line's state changes. */
+		struct fab_cost c;
+
+		fab_line_access(smp->m, m->ptr, m->src, m->time, (enum fab_op)m->arg[0], m->arg[1],
+				&c);
+		break;
+	}
 	default:
 		BUG_ON(1, "only broadcasts travel through the fabric");
 	}

@@ -1029,7 +1029,13 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 		for (i = 0; i < m->nr_cpus; i++)
 			chk_set_ets2(os->oracle, i, cfg->ets2 && tlbsim_cpumask_test(cfg->ets2, i));
 	}
+	os->os_flags = cfg->os_flags;
 	os->no_nested_flush = cfg->os_flags & TLBSIM_OS_NO_NESTED_FLUSH;
+	os->lru_add_drain = cfg->os_flags & TLBSIM_OS_LRU_ADD_DRAIN;
+	os->fault_lock = cfg->os_flags & TLBSIM_OS_FAULT_LOCK_MM    ? OS_FAULT_LOCK_MM
+			 : cfg->os_flags & TLBSIM_OS_FAULT_LOCKLESS ? OS_FAULT_LOCKLESS
+								    : OS_FAULT_LOCK_SPLIT;
+	os_lines_init(os);
 	if (cfg->ordered) {
 		os->ordered = true;
 		os->ord_cap = ORDERED_MAX_EVENTS;
@@ -1103,6 +1109,7 @@ static void os_fini(struct os *os)
 		}
 	free(os->cpu);
 	os_lru_fini(os);
+	os_lines_fini(os);
 	tlbsim_pgtable_destroy(os->init_pgt);
 	chk_destroy(os->oracle);
 	free(os->ord_started);
@@ -1131,6 +1138,10 @@ int tlbsim_sim_create(const struct tlbsim_sim_config *cfg, tlbsim_sim **out, str
 	rc = tlbsim_machine_validate(cfg->machine, err);
 	if (rc)
 		return rc;
+	if ((cfg->os_flags & TLBSIM_OS_FAULT_LOCK_MM) && (cfg->os_flags & TLBSIM_OS_FAULT_LOCKLESS))
+		return err_set(err, -TLBSIM_EINVAL, "<config>", -1, -1, -1, NULL,
+			       "os_flags: one page-fault locking mode expected, found both "
+			       "TLBSIM_OS_FAULT_LOCK_MM and TLBSIM_OS_FAULT_LOCKLESS");
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)
 		return -TLBSIM_ENOMEM;

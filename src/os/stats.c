@@ -63,7 +63,53 @@ enum { NR_COUNTERS = 0
 #undef COUNT_ONE
 };
 
-static json_t *cpu_json(const struct os *os, unsigned i, uint64_t *totals)
+/* The counters of one kind of line (struct os_line_stats), in order. */
+#define LINE_COUNTERS(X)                                                                           \
+	X("accesses", accesses)                                                                    \
+	X("transfers", transfers)                                                                  \
+	X("transfer_cycles", transfer_cycles)                                                      \
+	X("wait_cycles", wait_cycles)                                                              \
+	X("hold_cycles", hold_cycles)
+
+static json_t *line_stats_json(const struct os_line_stats *st)
+{
+	json_t *o = json_object();
+
+#define LINE_EMIT(name, field) rep_json_set_u64(o, name, st->field);
+	LINE_COUNTERS(LINE_EMIT)
+#undef LINE_EMIT
+	return o;
+}
+
+/* {"mm_cpumask": {...}, ...}: every kind, in enum order; @sum (may be
+ * NULL) adds them up. */
+static json_t *lines_json(const struct os_line_stats *st, struct os_line_stats *sum)
+{
+	json_t *o = json_object();
+
+	for (unsigned k = 0; k < TLBSIM_LINE_NR_KINDS; k++) {
+		json_object_set_new(o, tlbsim_line_kind_name(k), line_stats_json(&st[k]));
+		if (!sum)
+			continue;
+#define LINE_ADD(name, field) sum[k].field += st[k].field;
+		LINE_COUNTERS(LINE_ADD)
+#undef LINE_ADD
+	}
+	return o;
+}
+
+/* One lock (a FIFO line): times taken and cycles its takers queued. */
+static json_t *lock_json(const struct fab_line *l)
+{
+	json_t *o = json_object();
+
+	rep_json_set_u64(o, "acquisitions", l->srv.served);
+	rep_json_set_u64(o, "queued_cycles", l->srv.queued_cycles);
+	return o;
+}
+
+static json_t *cpu_json(const struct os *os, unsigned i, uint64_t *totals,
+			struct os_line_stats *line_totals)
 {
 	const struct hw_cpu *hw = &os->smp.cpu[i];
 	const struct os_cpu *oc = &os->cpu[i];
@@ -79,6 +125,7 @@ static json_t *cpu_json(const struct os *os, unsigned i, uint64_t *totals)
 	totals[k++] += (expr);
 	CPU_COUNTERS(EMIT)
 #undef EMIT
+	json_object_set_new(o, "lines", lines_json(oc->st.line, line_totals));
 	json_object_set_new(o, "mmu", rep_mmu_stats_json(mmu));
 	return o;
 }
@@ -97,6 +144,8 @@ static json_t *mm_json(const struct os_mm *mm)
 	rep_json_set_u64(o, "faults", mm->st.faults);
 	rep_json_set_u64(o, "cow_copies", mm->st.cow_copies);
 	json_object_set_new(o, "global_asid", json_integer(mm->pub.global_asid));
+	json_object_set_new(o, "page_table_lock", lock_json(&mm->ptl_line));
+	json_object_set_new(o, "mmap_lock", lock_json(&mm->mmap_line));
 	return o;
 }
 
@@ -108,22 +157,25 @@ char *os_stats_json(const struct os *os)
 #undef NAME_ONE
 	};
 	uint64_t totals[NR_COUNTERS] = {0}, end = 0, lru_served = 0, lru_queued = 0;
+	struct os_line_stats line_totals[TLBSIM_LINE_NR_KINDS] = {{0}};
 	json_t *root = json_object(), *cpus = json_array(), *mms = json_array(), *tot = json_object();
-	json_t *fab = json_object(), *osj = json_object(), *mem = json_object();
+	json_t *fab = json_object(), *osj = json_object(), *mem = json_object(), *nodes = json_array();
 	unsigned i;
-	char *text;
+	char *text, opts[128];
 
 	for (i = 0; i < os->m->nr_cpus; i++) {
-		json_array_append_new(cpus, cpu_json(os, i, totals));
+		json_array_append_new(cpus, cpu_json(os, i, totals, line_totals));
 		if (os->smp.cpu[i].core->now > end)
 			end = os->smp.cpu[i].core->now;
 	}
 	for (i = 0; i < os->nr_mms; i++)
 		json_array_append_new(mms, mm_json(os->mms[i]));
 	for (i = 0; i < os->nr_lru; i++) {
-		lru_served += os->lru[i].served;
-		lru_queued += os->lru[i].queued_cycles;
+		lru_served += os->lru[i].srv.served;
+		lru_queued += os->lru[i].srv.queued_cycles;
+		json_array_append_new(nodes, lock_json(&os->lru[i]));
 	}
+	(void)tlbsim_os_options_format(os->os_flags, opts, sizeof(opts));
 	json_object_set_new(root, "schema", json_string(SCHEMA));
 	json_object_set_new(root, "partial", json_boolean(os->stopped_early));
 	json_object_set_new(root, "machine", json_string(os->m->name));
@@ -131,6 +183,7 @@ char *os_stats_json(const struct os *os)
 	json_object_set_new(root, "cpus", json_integer(os->m->nr_cpus));
 	json_object_set_new(root, "freq_ghz", json_real(os->m->freq_ghz));
 	json_object_set_new(root, "policy", json_string(os->pol.name));
+	json_object_set_new(root, "os_options", json_string(opts));
 	rep_json_set_u64(root, "events_read", os->st.events_read);
 	rep_json_set_u64(root, "cycles", end);
 	json_object_set_new(root, "seconds", json_real((double)end / (os->m->freq_ghz * 1e9)));
@@ -138,6 +191,7 @@ char *os_stats_json(const struct os *os)
 	for (i = 0; i < NR_COUNTERS; i++)
 		rep_json_set_u64(tot, names[i], totals[i]);
 	json_object_set_new(root, "totals", tot);
+	json_object_set_new(root, "lines", lines_json(line_totals, NULL));
 	rep_json_set_u64(fab, "dvm_broadcasts", os->smp.dvm.served);
 	rep_json_set_u64(fab, "dvm_queued_cycles", os->smp.dvm.queued_cycles);
 	rep_json_set_u64(fab, "invlpgb_broadcasts", os->smp.invlpgb.served);
@@ -153,6 +207,7 @@ char *os_stats_json(const struct os *os)
 	rep_json_set_u64(osj, "rcu_tables_freed", os->st.rcu_tables_freed);
 	rep_json_set_u64(osj, "lru_lock_acquisitions", lru_served);
 	rep_json_set_u64(osj, "lru_lock_queued_cycles", lru_queued);
+	json_object_set_new(osj, "lruvec_locks", nodes);
 	json_object_set_new(root, "os", osj);
 	rep_json_set_u64(mem, "data_frames_used", tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_DATA));
 	rep_json_set_u64(mem, "table_frames_used", tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_TABLE));

@@ -78,8 +78,8 @@ static void second_cpu_freeing_at_the_same_cycle_waits_n_times_lru_page(void **s
 	assert_int_equal(core(&b, 1)->st.waiting, 800);
 	assert_int_equal(b.os->cpu[1].st.lru_wait_cycles, 800);
 	assert_int_equal(b.os->nr_lru, 1);
-	assert_int_equal(b.os->lru[0].served, 2);
-	assert_int_equal(b.os->lru[0].queued_cycles, 800);
+	assert_int_equal(b.os->lru[0].srv.served, 2);
+	assert_int_equal(b.os->lru[0].srv.queued_cycles, 800);
 	lab_close(&b);
 }
 
@@ -119,7 +119,7 @@ static void lru_page_zero_changes_nothing(void **state)
 		assert_int_equal(core(&b, i)->st.busy, 0);
 		assert_int_equal(core(&b, i)->st.waiting, 0);
 	}
-	assert_int_equal(b.os->lru[0].served, 0);
+	assert_int_equal(b.os->lru[0].srv.served, 0);
 	lab_close(&b);
 }
 
@@ -139,8 +139,8 @@ static void cpus_of_different_nodes_do_not_wait_for_each_other(void **state)
 	assert_int_equal(core(&b, 0)->now, 1800);
 	assert_int_equal(core(&b, 1)->now, 1800);
 	assert_int_equal(core(&b, 1)->st.waiting, 0);
-	assert_int_equal(b.os->lru[0].served, 1);
-	assert_int_equal(b.os->lru[1].served, 1);
+	assert_int_equal(b.os->lru[0].srv.served, 1);
+	assert_int_equal(b.os->lru[1].srv.served, 1);
 	lab_close(&b);
 }
 
@@ -159,7 +159,7 @@ static void faults_take_the_lock_once_per_15_pages_per_cpu(void **state)
 	for (unsigned i = 0; i < 14; i++)
 		os_lru_add(b.os, os_hw(b.os, 0));
 	assert_int_equal(core(&b, 0)->now, T0);
-	assert_int_equal(b.os->lru[0].served, 0);
+	assert_int_equal(b.os->lru[0].srv.served, 0);
 	os_lru_add(b.os, os_hw(b.os, 0));
 	assert_int_equal(core(&b, 0)->now, 2500);
 	assert_int_equal(core(&b, 0)->st.busy, 1500);
@@ -167,7 +167,7 @@ static void faults_take_the_lock_once_per_15_pages_per_cpu(void **state)
 		os_lru_add(b.os, os_hw(b.os, 1));
 	assert_int_equal(core(&b, 1)->now, 4000);
 	assert_int_equal(b.os->cpu[1].st.lru_wait_cycles, 1500);
-	assert_int_equal(b.os->lru[0].served, 2);
+	assert_int_equal(b.os->lru[0].srv.served, 2);
 	lab_close(&b);
 }
 
@@ -202,7 +202,7 @@ static uint64_t busy_of_fault_and_unmap(unsigned lru_page, uint64_t *lock_taken)
 	assert_true(os->mms[0]->st.tables_freed > 0);
 	assert_int_equal(os->mms[0]->st.pages_freed, 16);
 	busy = os_hw(os, 0)->core->st.busy;
-	*lock_taken = os->lru[0].served;
+	*lock_taken = os->lru[0].srv.served;
 	tlbsim_sim_destroy(sim);
 	tlbsim_machine_free(m);
 	evlist_free(&l);
@@ -271,7 +271,7 @@ static uint64_t lru_waits(int threads)
 		w += os->cpu[i].st.lru_wait_cycles;
 		assert_true(os_hw(os, i)->core->st.waiting >= os->cpu[i].st.lru_wait_cycles);
 	}
-	assert_int_equal(w, os->lru[0].queued_cycles);
+	assert_int_equal(w, os->lru[0].srv.queued_cycles);
 	tlbsim_sim_destroy(sim);
 	tlbsim_machine_free(m);
 	evlist_free(&l);
