@@ -200,9 +200,10 @@ static int load_all(const struct opts *o, char **files, unsigned n, struct repro
 
 /* One simulation: the run's statistics, or NULL with a message printed. */
 static json_t *simulate(const struct opts *o, const char *file, const struct tlbsim_machine *m,
-			const char *gen, const char *params, const char *policy)
+			const char *gen, const char *params, const char *policy, unsigned os_flags)
 {
-	struct tlbsim_sim_config cfg = {.machine = m, .policy = policy, .threads = o->threads};
+	struct tlbsim_sim_config cfg = {
+	    .machine = m, .policy = policy, .threads = o->threads, .os_flags = os_flags};
 	struct tlbsim_error err;
 	tlbsim_sim *sim = NULL;
 	tlbsim_gen *g = NULL;
@@ -235,8 +236,8 @@ static json_t *simulate(const struct opts *o, const char *file, const struct tlb
 static json_t *run_summary(json_t *st, const char *policy, double wall)
 {
 	json_t *r = json_object();
-	static const char *const keys[] = {"cycles", "seconds", "events_read", "partial",
-					   "totals", "fabric",	"os"};
+	static const char *const keys[] = {"cycles", "seconds", "events_read", "partial", "os_options",
+					   "totals", "lines",	"fabric",      "os"};
 
 	json_object_set_new(r, "policy", json_string(policy));
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -304,6 +305,7 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 		json_object_set_new(vj, "machine", json_string(v->machine));
 		json_object_set_new(vj, "generator", json_string(v->generator));
 		json_object_set_new(vj, "params", json_string(params));
+		json_object_set_new(vj, "os", json_string(v->os));
 		for (unsigned p = 0; ok && p < e->nr_policies; p++) {
 			double t0 = bench_now(), wall;
 			json_t *st;
@@ -312,7 +314,7 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 				fprintf(stderr, "[%s%s%s] %s on %s (%s) under %s...", e->id,
 					v->label[0] ? " " : "", v->label, v->generator, v->machine,
 					params, e->policies[p]);
-			st = simulate(o, e->file, m, v->generator, params, e->policies[p]);
+			st = simulate(o, e->file, m, v->generator, params, e->policies[p], v->os_flags);
 			wall = bench_now() - t0;
 			if (!o->quiet)
 				fprintf(stderr, " %.1f s\n", wall);

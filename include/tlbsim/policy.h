@@ -91,6 +91,7 @@ struct tlbsim_mm {
 	X(PTE_LOCK, "pte_lock")			/* per page-table page: its split lock */           \
 	X(PTE, "pte")				/* per 8 PTEs: lockless faults' cmpxchg */          \
 	X(LRUVEC_LOCK, "lruvec_lock")		/* per NUMA node: the LRU lists' lock */            \
+	X(VMA_LOCK, "vma_lock")			/* per VMA: its lock (Linux 6.4 per-VMA locks) */   \
 	X(ASID_LOCK, "asid_lock")		/* system: x86 global_asid_lock, arm64 cpu_asid_lock */
 
 enum tlbsim_line_kind {
@@ -243,7 +244,8 @@ struct tlbsim_pctx {
  *      the transfer from the cpu that last wrote the line and the wait
  *      behind other cpus' atomics on it (the line model, src/fabric/line.c;
  *      costs from the machine's topology.line and costs.atomic_rmw).  The
- *      OS model's own kinds (PTE_LOCK, PTE, LRUVEC_LOCK) are ignored here.
+ *      OS model's own kinds (PTE_LOCK, PTE, LRUVEC_LOCK, VMA_LOCK) are
+ *      ignored here.
  *      In an ipi_handler the line's new state takes effect at the window's
  *      end (hw_line_access(), src/hw/smp.h).
  */

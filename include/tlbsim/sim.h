@@ -120,13 +120,17 @@ enum tlbsim_os_flags {
 	 * kernels of the 2025 INVLPGB measurements; a separate patch removed
 	 * the call).  WORKLOADS.md 2. */
 	TLBSIM_OS_LRU_ADD_DRAIN = 1u << 3,
+	/* Page faults take their VMA's lock, not the mmap_lock (Linux 6.4
+	 * per-VMA locks: lock_vma_under_rcu(), vma_start_read()); syscalls
+	 * keep taking the mmap_lock. */
+	TLBSIM_OS_PER_VMA_LOCK = 1u << 4,
 };
 
 /**
  * tlbsim_os_options_parse() - OS-model options from text
  * @spec: "key=value,..." (commas or blanks between items): fault_lock=
- *        mm|split|lockless, lru_add_drain=0|1, no_nested_flush=0|1; a
- *        bare "no_nested_flush" or "lru_add_drain" means =1 (borrowed)
+ *        mm|split|lockless, lru_add_drain=0|1, per_vma_lock=0|1,
+ *        no_nested_flush=0|1; a bare 0/1 key means =1 (borrowed)
  * @flags: receives the TLBSIM_OS_* bits (those of later items win)
  * @why: receives, on failure, what was expected and found; may be NULL
  * @size: bytes of @why
@@ -145,10 +149,10 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_os_options_parse(const char *spec, unsig
  * reads them
  * @flags: TLBSIM_OS_* bits
  * @buf: destination, always NUL-terminated when @size > 0
- * @size: bytes of @buf; 96 always suffice
+ * @size: bytes of @buf; 128 always suffice
  *
  * Every option is written, e.g. "fault_lock=split,lru_add_drain=0,
- * no_nested_flush=0" (no blanks).
+ * per_vma_lock=0,no_nested_flush=0" (no blanks).
  *
  * Returns: the characters the text needs, excluding the NUL (as snprintf).
  */

@@ -29,18 +29,32 @@ struct run_opts {
 	bool quiet;
 	bool check;
 	bool kernel;
+	unsigned os_flags;
 	struct tlbsim_trace_opts topts;
 };
 
 static const char run_help[] =
-	"usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT] [--check] [--kernel]\n"
-	"                  [--max-events N] [--max-cycles N] [--quiet] TRACE | --gen NAME [--param K=V,...]\n"
+	"usage: tlbsim run --machine M [--policy P] [--os K=V,...] [--threads N] [--json OUT] [--check]\n"
+	"                  [--kernel] [--max-events N] [--max-cycles N] [--quiet]\n"
+	"                  TRACE | --gen NAME [--param K=V,...]\n"
 	"                  [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n\n"
 	"Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
 	"events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
 	"flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
 	"default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
 	"writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
+	"--os sets OS-model options, as older or newer kernels behave:\n"
+	"  fault_lock=split|mm|lockless  how faults and PTE changes lock: a lock per\n"
+	"                                PTE-table page (default), the mm-wide\n"
+	"                                page_table_lock (Linux 2.6.8), or faults by\n"
+	"                                cmpxchg on their PTE (the 2004 fast path)\n"
+	"  lru_add_drain=0|1             drain the cpu's LRU add batch under the\n"
+	"                                lruvec lock on every madvise/munmap zap\n"
+	"  per_vma_lock=0|1              faults take their VMA's lock, not mmap_lock\n"
+	"                                (Linux 6.4)\n"
+	"  no_nested_flush=0|1           no mm_tlb_flush_nested() (Linux < 4.15)\n"
+	"The table after the per-cpu one says where the shared kernel lines (locks,\n"
+	"mm_cpumask, tlb_gen, ...) cost transfers and waiting.\n"
 	"--threads runs the cores on N host threads; results do not depend on N (on a\n"
 	"busy host, set OMP_WAIT_POLICY=passive so that waiting threads do not spin).\n"
 	"--max-events/--max-cycles stop early (0: no limit); the statistics are then marked\n"
@@ -58,18 +72,20 @@ static const char run_help[] =
 	"             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
 
 static const char compare_help[] =
-	"usage: tlbsim compare --machine M --policies P1,P2,... [--threads N] [--json OUT] [--check]\n"
+	"usage: tlbsim compare --machine M --policies P1,P2,... [--os K=V,...] [--threads N]\n"
+	"                      [--json OUT] [--check]\n"
 	"                      [--max-events N] [--max-cycles N] [--plot FILE.svg|FILE.png]\n"
 	"                      TRACE | --gen NAME [--param K=V,...]\n\n"
 	"Runs the same workload under each policy and prints the key figures side by\n"
 	"side, with the ratio of each to the first policy's.  --json writes every run's\n"
 	"statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
-	"with gnuplot.  Without --policies, every policy of the machine's ISA is run.\n\n"
+	"with gnuplot.  Without --policies, every policy of the machine's ISA is run.\n"
+	"--os sets OS-model options for every run (see 'tlbsim run --help').\n\n"
 	"example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
 	"             traces/samples/zstd-threads.tlbt.xz\n";
 
 enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET, OPT_CHECK, OPT_KERNEL, OPT_FORMAT, OPT_ISA,
-       OPT_LINEAR_MAP };
+       OPT_LINEAR_MAP, OPT_OS };
 
 static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 {
@@ -90,6 +106,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"isa", required_argument, NULL, OPT_ISA},
 		{"linear-map", required_argument, NULL, OPT_LINEAR_MAP},
+		{"os", required_argument, NULL, OPT_OS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -145,6 +162,13 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 		case OPT_QUIET:
 			o->quiet = true;
 			break;
+		case OPT_OS: {
+			char why[256];
+
+			if (tlbsim_os_options_parse(optarg, &o->os_flags, why, sizeof(why), NULL))
+				return cli_fail("%s: --os: %s", argv[0], why);
+			break;
+		}
 		case OPT_CHECK:
 			o->check = true;
 			break;
@@ -260,6 +284,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 	cfg.max_events = o->max_events;
 	cfg.max_cycles = o->max_cycles;
 	cfg.check = o->check;
+	cfg.os_flags = o->os_flags;
 	cfg.name = o->trace ? o->trace : o->gen;
 	tlbsim_error_clear(&err);
 	if (tlbsim_sim_create(&cfg, &sim, &err)) {
@@ -378,6 +403,30 @@ static void print_hazards(json_t *st)
 	}
 }
 
+/* Where the shared kernel lines cost (the "lines" totals), kinds touched
+ * only; "wait%" is each kind's share of all cpus' waiting cycles. */
+static void print_lines(json_t *st)
+{
+	json_t *lines = json_object_get(st, "lines"), *l;
+	uint64_t waiting = u(json_object_get(st, "totals"), "waiting_cycles");
+	const char *kind;
+	bool any = false;
+
+	json_object_foreach(lines, kind, l) {
+		if (!u(l, "accesses"))
+			continue;
+		if (!any)
+			printf("%-16s %12s %12s %16s %16s %16s %6s\n", "shared line", "accesses",
+			       "transfers", "transfer cycles", "wait cycles", "held cycles", "wait%");
+		any = true;
+		printf("%-16s %12llu %12llu %16llu %16llu %16llu %6.2f\n", kind,
+		       (unsigned long long)u(l, "accesses"), (unsigned long long)u(l, "transfers"),
+		       (unsigned long long)u(l, "transfer_cycles"),
+		       (unsigned long long)u(l, "wait_cycles"), (unsigned long long)u(l, "hold_cycles"),
+		       waiting ? 100.0 * (double)u(l, "wait_cycles") / (double)waiting : 0.0);
+	}
+}
+
 static void print_run_table(json_t *st)
 {
 	json_t *cpus = json_object_get(st, "per_cpu"), *c, *tot = json_object_get(st, "totals");
@@ -406,6 +455,7 @@ static void print_run_table(json_t *st)
 	       json_real_value(json_object_get(st, "seconds")), (unsigned long long)u(st, "cycles"),
 	       json_real_value(json_object_get(st, "freq_ghz")),
 	       (unsigned long long)u(st, "events_read"));
+	print_lines(st);
 	print_hazards(st);
 }
 
@@ -482,6 +532,8 @@ static const struct metric metrics[] = {
 	{"walk cycles", "walk_cycles", false},
 	{"page faults", "faults", false},
 	{"context switches", "context_switches", false},
+	{"line transfer cycles", "line_transfer_cycles", false},
+	{"line wait cycles", "line_wait_cycles", false},
 };
 
 static uint64_t metric(json_t *st, const struct metric *mt)
@@ -583,7 +635,8 @@ int cmd_compare(int argc, char **argv)
 	}
 	/* Every policy must resolve before the first long run starts. */
 	for (i = 0; i < n; i++) {
-		struct tlbsim_sim_config cfg = {.machine = m, .policy = names[i], .threads = 1};
+		struct tlbsim_sim_config cfg = {
+		    .machine = m, .policy = names[i], .threads = 1, .os_flags = o.os_flags};
 		struct tlbsim_error err;
 		tlbsim_sim *probe = NULL;
 

@@ -10,6 +10,10 @@
  *   per table page its split PTE lock (Linux ptlock_ptr(), in the page's
  *                  struct ptdesc, so a reused frame keeps its line), and
  *                  for lockless faults the PTE's own line (8 PTEs a line)
+ *   per VMA        its lock, which faults take instead of the mmap_lock
+ *                  with per-VMA locks (os->per_vma_lock, Linux 6.4), by
+ *                  the VMA's start (a split VMA's right part gets a new
+ *                  line; the model does not merge VMAs)
  *   per NUMA node  the lruvec lock (lru.c)
  *   system         the ASID allocator's lock
  *
@@ -39,7 +43,7 @@
 #include "bug.h"
 #include "os/os.h"
 
-/* Lines a chunk of os->tline_chunk holds. */
+/* Lines a chunk of os->line_chunk holds. */
 #define TLINE_CHUNK 256u
 /* Sub-lines of a table page's key: 0 its split lock, 1 + i/8 the line of
  * PTEs 8i..8i+7 (64-byte lines of 8-byte PTEs). */
@@ -65,13 +69,13 @@ void os_lines_fini(struct os *os)
 {
 	uint64_t i;
 
-	for (i = 0; i < os->nr_tlines; i++)
-		fab_line_fini(&os->tline_chunk[i / TLINE_CHUNK][i % TLINE_CHUNK]);
-	for (i = 0; i < (os->nr_tlines + TLINE_CHUNK - 1) / TLINE_CHUNK; i++)
-		free(os->tline_chunk[i]);
-	free(os->tline_chunk);
-	os->tline_chunk = NULL;
-	os->nr_tlines = os->cap_chunks = 0;
+	for (i = 0; i < os->nr_lines; i++)
+		fab_line_fini(&os->line_chunk[i / TLINE_CHUNK][i % TLINE_CHUNK]);
+	for (i = 0; i < (os->nr_lines + TLINE_CHUNK - 1) / TLINE_CHUNK; i++)
+		free(os->line_chunk[i]);
+	free(os->line_chunk);
+	os->line_chunk = NULL;
+	os->nr_lines = os->cap_chunks = 0;
 	chk_map_fini(&os->tline_index);
 	fab_line_fini(&os->asid_line);
 }
@@ -133,38 +137,54 @@ struct fab_line *os_mm_line(struct os_mm *mm, enum tlbsim_line_kind kind, unsign
 	}
 }
 
-/* The line @sub of the page-table page in frame @pfn, made on first use;
- * NULL when out of memory (the access is then not charged). */
-static struct fab_line *table_line(struct os *os, uint64_t pfn, unsigned sub)
+/* The line of @key in @index, made on first use (keys never 0); NULL
+ * when out of memory (the access is then not charged). */
+static struct fab_line *keyed_line(struct os *os, struct chk_map *index, uint64_t key)
 {
-	uint64_t key = ((pfn + 1) * TLINE_SUBS) | sub, i;
 	struct fab_line *l;
+	uint64_t i;
 
-	if (chk_map_get(&os->tline_index, key, &i))
-		return &os->tline_chunk[i / TLINE_CHUNK][i % TLINE_CHUNK];
-	i = os->nr_tlines;
+	if (chk_map_get(index, key, &i))
+		return &os->line_chunk[i / TLINE_CHUNK][i % TLINE_CHUNK];
+	i = os->nr_lines;
 	if (i % TLINE_CHUNK == 0) {
 		uint64_t c = i / TLINE_CHUNK;
 
 		if (c == os->cap_chunks) {
 			uint64_t cap = os->cap_chunks ? 2 * os->cap_chunks : 16;
-			struct fab_line **n = realloc(os->tline_chunk, cap * sizeof(*n));
+			struct fab_line **n = realloc(os->line_chunk, cap * sizeof(*n));
 
 			if (!n)
 				return NULL;
-			os->tline_chunk = n;
+			os->line_chunk = n;
 			os->cap_chunks = cap;
 		}
-		os->tline_chunk[c] = malloc(TLINE_CHUNK * sizeof(struct fab_line));
-		if (!os->tline_chunk[c])
+		os->line_chunk[c] = malloc(TLINE_CHUNK * sizeof(struct fab_line));
+		if (!os->line_chunk[c])
 			return NULL;
 	}
-	if (chk_map_put(&os->tline_index, key, i))
+	if (chk_map_put(index, key, i)) {
+		if (i % TLINE_CHUNK == 0) {
+			free(os->line_chunk[i / TLINE_CHUNK]);
+			os->line_chunk[i / TLINE_CHUNK] = NULL;
+		}
 		return NULL;
-	os->nr_tlines++;
-	l = &os->tline_chunk[i / TLINE_CHUNK][i % TLINE_CHUNK];
+	}
+	os->nr_lines++;
+	l = &os->line_chunk[i / TLINE_CHUNK][i % TLINE_CHUNK];
 	fab_line_init(l);
 	return l;
+}
+
+/* The line @sub of the page-table page in frame @pfn. */
+static struct fab_line *table_line(struct os *os, uint64_t pfn, unsigned sub)
+{
+	return keyed_line(os, &os->tline_index, ((pfn + 1) * TLINE_SUBS) | sub);
+}
+
+struct fab_line *os_vma_line(struct os *os, struct os_mm *mm, uint64_t start)
+{
+	return keyed_line(os, &mm->vma_line_index, (start >> 12) + 1);
 }
 
 void os_ptl_flush(struct os *os, struct hw_cpu *cpu)

@@ -639,19 +639,24 @@ bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const str
 	struct os_cpu *oc = os_cpu_of(cpu);
 	bool write = ev && ev->kind != TLBSIM_EV_MADVISE;
 
-	if (!mm || oc->locked || oc->fault_locked)
+	if (!mm || oc->locked || oc->fault_line)
 		return true;
 	if (mm->lock_writer || (write && mm->lock_readers)) {
 		os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_READ, 0);
 		return false;
 	}
-	os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_RMW, 0);
 	if (!ev) {
 		/* A fault reads the lock for its own length: it does not wait,
-		 * so no writer can come in meanwhile; up_read() at its return. */
-		oc->fault_locked = mm;
+		 * so no writer can come in meanwhile; up_read() at its return.
+		 * With per-VMA locks it takes its VMA's instead (os_fault()). */
+		if (!os->per_vma_lock) {
+			os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_RMW, 0);
+			oc->fault_line = &mm->mmap_line;
+			oc->fault_kind = TLBSIM_LINE_MMAP_LOCK;
+		}
 		return true;
 	}
+	os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_RMW, 0);
 	if (write)
 		mm->lock_writer = cpu->id + 1;
 	else
@@ -676,9 +681,9 @@ void os_kernel_exit(struct os *os, struct hw_cpu *cpu)
 			oc->locked->lock_readers--;
 		oc->locked = NULL;
 	}
-	if (oc->fault_locked) {
-		os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &oc->fault_locked->mmap_line, FAB_RMW, 0);
-		oc->fault_locked = NULL;
+	if (oc->fault_line) {
+		os_line(os, cpu, oc->fault_kind, oc->fault_line, FAB_RMW, 0);
+		oc->fault_line = NULL;
 	}
 	if (!os->oracle || !oc->ret.n)
 		return;
@@ -817,6 +822,14 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	charge(cpu, os->m->costs.page_fault - pte);
 	oc->st.faults++;
 	mm->st.faults++;
+	if (v && os->per_vma_lock && !oc->fault_line) {
+		/* lock_vma_under_rcu(): vma_start_read(), an atomic on the
+		 * VMA's lock; vma_end_read() at the fault's return. */
+		oc->fault_line = os_vma_line(os, mm, v->start);
+		oc->fault_kind = TLBSIM_LINE_VMA_LOCK;
+		if (oc->fault_line)
+			os_line(os, cpu, TLBSIM_LINE_VMA_LOCK, oc->fault_line, FAB_RMW, 0);
+	}
 	if (!v || (v->prot & need) != need) {
 		charge(cpu, pte);
 		oc->st.segv++;
@@ -1024,6 +1037,7 @@ void os_mm_destroy(struct os *os, struct os_mm *mm)
 		return;
 	tlbsim_pgtable_destroy(mm->pgt);
 	os_mm_lines_fini(mm);
+	chk_map_fini(&mm->vma_line_index);
 	for (s = 0; s < TLBSIM_POLICY_SLOTS; s++)
 		free(mm->pub.priv[s]);
 	free(mm->vma);

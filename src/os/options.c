@@ -18,6 +18,7 @@ static const struct {
 	unsigned bit;
 } bool_opts[] = {
     {"lru_add_drain", TLBSIM_OS_LRU_ADD_DRAIN},
+    {"per_vma_lock", TLBSIM_OS_PER_VMA_LOCK},
     {"no_nested_flush", TLBSIM_OS_NO_NESTED_FLUSH},
 };
 
@@ -77,7 +78,7 @@ static int parse_item(const char *item, int len, unsigned *flags, char *why, siz
 	}
 	return bad(why, size, at, off,
 		   "an OS option expected (fault_lock=mm|split|lockless, lru_add_drain=0|1, "
-		   "no_nested_flush=0|1), found '%.*s'",
+		   "per_vma_lock=0|1, no_nested_flush=0|1), found '%.*s'",
 		   item, len);
 }
 
@@ -110,6 +111,7 @@ int tlbsim_os_options_format(unsigned flags, char *buf, size_t size)
 			   : flags & TLBSIM_OS_FAULT_LOCKLESS ? "lockless"
 							      : "split";
 
-	return snprintf(buf, size, "fault_lock=%s,lru_add_drain=%d,no_nested_flush=%d", lock,
-			!!(flags & TLBSIM_OS_LRU_ADD_DRAIN), !!(flags & TLBSIM_OS_NO_NESTED_FLUSH));
+	return snprintf(buf, size, "fault_lock=%s,lru_add_drain=%d,per_vma_lock=%d,no_nested_flush=%d",
+			lock, !!(flags & TLBSIM_OS_LRU_ADD_DRAIN), !!(flags & TLBSIM_OS_PER_VMA_LOCK),
+			!!(flags & TLBSIM_OS_NO_NESTED_FLUSH));
 }

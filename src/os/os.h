@@ -92,6 +92,8 @@ struct os_mm_stats {
  *        mm's shared lines (the line model, os/lines.c): mm_cpumask, one
  *        line per 512 cpus; nr_active_mm; mm->context.tlb_gen;
  *        mm->page_table_lock; the mmap_lock's count
+ * @vma_line_index: VMA start (>> 12, + 1) -> the index of its per-VMA
+ *        lock's line in os->line_chunk (os/lines.c)
  * @st: counters
  */
 struct os_mm {
@@ -108,6 +110,7 @@ struct os_mm {
 	unsigned tlb_flush_pending;
 	struct fab_line cpumask_line[OS_CPUMASK_LINES];
 	struct fab_line nr_active_line, tlb_gen_line, ptl_line, mmap_line;
+	struct chk_map vma_line_index;
 	struct os_mm_stats st;
 };
 
@@ -395,8 +398,9 @@ struct os_cow {
  *        holds, and how
  * @lru_batch: faulted-in pages in this cpu's LRU add batch, not yet on the
  *        LRU (Linux's per-cpu cpu_fbatches.lru_add)
- * @fault_locked: the mm whose mmap_lock the fault in progress holds for
- *        reading (released at its return)
+ * @fault_line/@fault_kind: the lock the fault in progress holds for
+ *        reading, the mm's mmap_lock or its VMA's lock (released, an
+ *        atomic, at its return); NULL: none
  * @ptl: the page-table lock of the PTE changes being gathered: the lock's
  *        line and kind, and PTEs changed under it so far (os_ptl_add())
  * @st: counters
@@ -421,7 +425,8 @@ struct os_cpu {
 	struct os_mm *locked;
 	bool locked_write;
 	unsigned lru_batch;
-	struct os_mm *fault_locked;
+	struct fab_line *fault_line;
+	enum tlbsim_line_kind fault_kind;
 	struct {
 		struct fab_line *l;
 		enum tlbsim_line_kind kind;
@@ -540,12 +545,13 @@ struct os {
 	struct fab_line *lru;
 	unsigned nr_lru;
 
-	/* the shared lines of page-table pages (os/lines.c): table frame and
-	 * sub-line -> index of the line, in chunks that never move (a
-	 * gathered PTE lock keeps a pointer to its line) */
+	/* the lines made as they are first used (os/lines.c), in chunks that
+	 * never move (a gathered PTE lock keeps a pointer to its line): those
+	 * of page-table pages, by frame and sub-line in @tline_index, and the
+	 * VMAs' locks (os_mm.vma_line_index) */
 	struct chk_map tline_index;
-	struct fab_line **tline_chunk;
-	uint64_t nr_tlines, cap_chunks;
+	struct fab_line **line_chunk;
+	uint64_t nr_lines, cap_chunks;
 	/* the system-wide ASID allocator's lock (x86 global_asid_lock,
 	 * arm64 cpu_asid_lock) */
 	struct fab_line asid_line;
@@ -554,6 +560,7 @@ struct os {
 	unsigned os_flags;
 	enum os_fault_lock fault_lock;
 	bool lru_add_drain;
+	bool per_vma_lock;
 
 	/* the event source: tlbsim_sim_run()'s one at a time, or
 	 * tlbsim_sim_run_batch()'s into @batch (@batch_pos of @batch_n used) */
@@ -645,6 +652,9 @@ static inline struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool 
 		return os->last_thread;
 	return os_thread_get_slow(os, tid, create);
 }
+/* Thread @tid (NEW, or a retired incarnation not started) becomes a kernel
+ * thread; NULL if it exists already. */
+struct os_thread *os_kthread_new(struct os *os, uint32_t tid);
 /* Bind thread @tid (NEW) to process @pid and @mm; NULL if it exists already. */
 struct os_thread *os_thread_new(struct os *os, uint32_t tid, uint32_t pid, struct os_mm *mm);
 /* Give the not yet started @t (NULL: nothing) its process; NULL unless @t is new. */
@@ -776,6 +786,9 @@ struct fab_line *os_mm_line(struct os_mm *mm, enum tlbsim_line_kind kind, unsign
  * zap_pte_range(), change_pte_range()). */
 void os_ptl_add(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t table_pfn);
 void os_ptl_flush(struct os *os, struct hw_cpu *cpu);
+/* The lock of the VMA starting at @start of @mm (Linux 6.4 per-VMA locks),
+ * or NULL when out of memory. */
+struct fab_line *os_vma_line(struct os *os, struct os_mm *mm, uint64_t start);
 /* A fault installs one PTE, at @va of @mm, after its page was mapped:
  * under the PTE lock or page_table_lock, or by cmpxchg on the PTE
  * (os->fault_lock); @tables_added: page-table pages the mapping linked in,

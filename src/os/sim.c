@@ -225,6 +225,9 @@ static struct os_thread *lifecycle(struct os *os, struct os_thread *self,
 	case TLBSIM_EV_THREAD_CREATE:
 		tid = ev->thread_create.tid;
 		break;
+	case TLBSIM_EV_KTHREAD_CREATE:
+		tid = ev->kthread_create.tid;
+		break;
 	case TLBSIM_EV_EXIT:
 		if (self) {
 			self->r_exited = true;
@@ -288,7 +291,9 @@ static inline void queue(struct os *os, struct os_thread *t, const struct tlbsim
 static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
 {
 	uint64_t idx = os->st.events_read - 1;
-	bool unowned_proc = ev->kind == TLBSIM_EV_PROC_CREATE && ev->tid == TLBSIM_TID_NONE, bad;
+	bool unowned_proc = (ev->kind == TLBSIM_EV_PROC_CREATE || ev->kind == TLBSIM_EV_KTHREAD_CREATE) &&
+			    ev->tid == TLBSIM_TID_NONE,
+	     bad;
 	struct os_thread *t = NULL, *child;
 
 	if (!unowned_proc) {
@@ -312,6 +317,7 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 	case TLBSIM_EV_PROC_CREATE:
 	case TLBSIM_EV_FORK:
 	case TLBSIM_EV_THREAD_CREATE:
+	case TLBSIM_EV_KTHREAD_CREATE:
 	case TLBSIM_EV_EXIT:
 		child = lifecycle(os, t, ev, idx, &bad);
 		if (bad)
@@ -322,6 +328,13 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 		if (exited(os, t, ev, idx))
 			return;
 		child = NULL;
+	}
+	if (unowned_proc && ev->kind == TLBSIM_EV_KTHREAD_CREATE) {
+		if (os->ordered)
+			os_ordered_started(os, idx);
+		if (child && os_kthread_new(os, child->tid) == child)
+			os_thread_start(os, reader, child);
+		return;
 	}
 	if (unowned_proc) {
 		struct os_mm *mm = os_mm_create(os, ev->proc_create.pid);
@@ -762,6 +775,15 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 				return;
 			}
 		}
+		if (!t->mm) {
+			/* A kernel thread touching user memory with no mm
+			 * borrowed: nothing maps it. */
+			oc->st.faults++;
+			oc->st.segv++;
+			os_evq_pop(oc, t);
+			oc->st.events++;
+			return;
+		}
 		if (!os_mmap_lock(os, cpu, t->mm, NULL)) {
 			stall(os, cpu, true);
 			return;
@@ -789,6 +811,14 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_MADVISE:
 	case TLBSIM_EV_MREMAP:
 	case TLBSIM_EV_BRK:
+		if (!t->mm) {
+			/* A kernel thread's memory syscall with no mm: -EFAULT. */
+			os_evq_pop(oc, t);
+			oc->st.events++;
+			oc->st.syscalls++;
+			oc->st.bad_syscalls++;
+			return;
+		}
 		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
 			stall(os, cpu, true);
 			return;
@@ -805,6 +835,9 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_SLEEP:
 	case TLBSIM_EV_WAKE:
 	case TLBSIM_EV_YIELD:
+	case TLBSIM_EV_KTHREAD_CREATE:
+	case TLBSIM_EV_KTHREAD_USE_MM:
+	case TLBSIM_EV_KTHREAD_UNUSE_MM:
 		os_evq_pop(oc, t);
 		oc->st.events++;
 		os_sched_event(os, cpu, &ev);
@@ -1032,6 +1065,7 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 	os->os_flags = cfg->os_flags;
 	os->no_nested_flush = cfg->os_flags & TLBSIM_OS_NO_NESTED_FLUSH;
 	os->lru_add_drain = cfg->os_flags & TLBSIM_OS_LRU_ADD_DRAIN;
+	os->per_vma_lock = cfg->os_flags & TLBSIM_OS_PER_VMA_LOCK;
 	os->fault_lock = cfg->os_flags & TLBSIM_OS_FAULT_LOCK_MM    ? OS_FAULT_LOCK_MM
 			 : cfg->os_flags & TLBSIM_OS_FAULT_LOCKLESS ? OS_FAULT_LOCKLESS
 								    : OS_FAULT_LOCK_SPLIT;

@@ -35,6 +35,8 @@
 	X("full_flush_requests", oc->st.full_flushes)                                              \
 	X("flush_cycles", oc->st.flush_cycles)                                                     \
 	X("lru_wait_cycles", oc->st.lru_wait_cycles)                                               \
+	X("line_transfer_cycles", line_sum(oc, 0))                                                 \
+	X("line_wait_cycles", line_sum(oc, 1))                                                     \
 	X("shootdowns", hw->st.shootdowns)                                                         \
 	X("ipis_sent", hw->st.ipis_sent)                                                           \
 	X("ipis_received", hw->st.ipis_received)                                                   \
@@ -56,6 +58,17 @@
 	X("tlb_l2_misses", mmu->l2_misses)                                                         \
 	X("walks", mmu->walks)                                                                     \
 	X("walk_cycles", mmu->walk_cycles)
+
+/* Cycles @oc spent on shared lines of every kind: transferring them (@wait
+ * 0) or waiting for them (1). */
+static uint64_t line_sum(const struct os_cpu *oc, int wait)
+{
+	uint64_t n = 0;
+
+	for (unsigned k = 0; k < TLBSIM_LINE_NR_KINDS; k++)
+		n += wait ? oc->st.line[k].wait_cycles : oc->st.line[k].transfer_cycles;
+	return n;
+}
 
 enum { NR_COUNTERS = 0
 #define COUNT_ONE(name, expr) +1
