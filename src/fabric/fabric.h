@@ -83,28 +83,49 @@ enum fab_op {
 	FAB_RMW,      /* an atomic read-modify-write, or a lock taken */
 };
 
+/* Exclusive uses of a line remembered for placing a late-served earlier
+ * one (struct fab_line). */
+#define FAB_LINE_HOLDS 16
+
+/* One exclusive use of a line: [@start, @end), by @cpu. */
+struct fab_hold {
+	uint64_t start, end;
+	uint32_t cpu;
+};
+
 /**
  * struct fab_line - a cache line the kernel shares between cpus (a lock,
  * an atomic counter, an mm_cpumask word), as a MESI-like directory sees it
  * @srv: the accesses that need the line exclusive (writes, atomics, lock
- *        holds) in FIFO order: each keeps it from the start of its transfer
- *        until its @busy cycles are over (fab_line_access()); a read waits
- *        for the one in progress but does not queue others
- * @owner: the cpu that wrote it last and still holds it, or FAB_NO_CPU (in
- *        memory: no transfer is charged for its first use)
- * @sharers: cpus that read it since that write and hold a copy; NULL until
+ *        holds) as a FIFO resource: @srv.busy_until is the end of the
+ *        latest, @srv.served and @srv.queued_cycles count them and their
+ *        waits; a read waits for the one in progress but occupies nothing
+ * @hold: the latest @nr_hold exclusive uses, in time order (oldest first)
+ * @before: the cpu of the last use dropped from @hold (FAB_NO_CPU: none)
+ * @owner: the cpu of the latest exclusive use, which still holds the line,
+ *        or FAB_NO_CPU (in memory: its first use pays no transfer)
+ * @sharers: cpus that read it after that use and hold a copy; NULL until
  *        one does
  *
- * Cost of an access by cpu c at time t: it starts at s = max(t, the end of
- * the exclusive access in progress); a read costs the transfer from @owner
- * unless c holds the line; a write or atomic costs the longest transfer
- * from any other holder (the last writer's copy, or the invalidation of
- * the readers' copies), then keeps the line @busy more cycles.  The same
- * cpu twice in a row pays no transfer; cpus arriving together queue.
+ * Cost of an access by cpu c at time t: it starts at s >= t, when the line
+ * is not in another cpu's exclusive use; a read costs the transfer from the
+ * last writer before s unless c holds the line; a write or atomic costs the
+ * longest transfer from any other holder (the last writer's copy, or the
+ * invalidation of the readers' copies), then keeps the line @busy more
+ * cycles.  The same cpu twice in a row pays no transfer; cpus arriving
+ * together queue in the order they are served.  The serial phase serves
+ * one cpu's whole syscall or fault before the next cpu's, whose clock may
+ * be earlier: an exclusive use of the second that fits in a gap before the
+ * first's later uses (a down_read() between another cpu's down_read()
+ * and up_read() of the mmap_lock) goes there, its transfer from the use
+ * before the gap; the later uses keep the costs they were charged.
  * Transfers are fab_line_latency() by the cores' distance in the topology.
  */
 struct fab_line {
 	struct fab_server srv;
+	struct fab_hold hold[FAB_LINE_HOLDS];
+	uint8_t nr_hold;
+	uint32_t before;
 	uint32_t owner;
 	struct tlbsim_cpumask *sharers;
 };

@@ -632,7 +632,7 @@ static void ret_ranges(struct os_ret *r, const struct os_mm *mm, const struct tl
  * Every down_read/down_write/up_read/up_write is an atomic on the rwsem's
  * count, one line per mm that every syscall and fault of the process
  * bounces (the line model, os/lines.c); a cpu that finds the lock taken
- * reads the count (and retries later, stall() in sim.c).
+ * reads the count once and waits (retrying later, stall() in sim.c).
  */
 bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const struct tlbsim_event *ev)
 {
@@ -642,9 +642,15 @@ bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const str
 	if (!mm || oc->locked || oc->fault_line)
 		return true;
 	if (mm->lock_writer || (write && mm->lock_readers)) {
-		os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_READ, 0);
+		/* The waiter reads the count once, then sleeps on the rwsem's
+		 * wait list until the holder hands the lock over: the
+		 * retries (stall()) touch nothing. */
+		if (oc->mmap_waiting != mm)
+			os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_READ, 0);
+		oc->mmap_waiting = mm;
 		return false;
 	}
+	oc->mmap_waiting = NULL;
 	if (!ev) {
 		/* A fault reads the lock for its own length: it does not wait,
 		 * so no writer can come in meanwhile; up_read() at its return.

@@ -401,6 +401,8 @@ struct os_cow {
  * @fault_line/@fault_kind: the lock the fault in progress holds for
  *        reading, the mm's mmap_lock or its VMA's lock (released, an
  *        atomic, at its return); NULL: none
+ * @mmap_waiting: the mm whose mmap_lock this cpu found taken and waits for
+ *        (it read the lock's count once), or NULL
  * @ptl: the page-table lock of the PTE changes being gathered: the lock's
  *        line and kind, and PTEs changed under it so far (os_ptl_add())
  * @st: counters
@@ -427,6 +429,7 @@ struct os_cpu {
 	unsigned lru_batch;
 	struct fab_line *fault_line;
 	enum tlbsim_line_kind fault_kind;
+	struct os_mm *mmap_waiting;
 	struct {
 		struct fab_line *l;
 		enum tlbsim_line_kind kind;
