@@ -31,50 +31,85 @@ unsigned fab_node_of(const struct tlbsim_machine *m, unsigned cpu);
  * machine's topology.line_* levels; 0 for @from == @to). */
 uint64_t fab_line_latency(const struct tlbsim_machine *m, unsigned from, unsigned to);
 
+/* fab_line.owner of a line no cpu has written yet, and the user of a
+ * server use whose user does not matter (a broadcast engine's). */
+#define FAB_NO_CPU UINT32_MAX
+
+/* Uses of a server remembered for placing a late-served earlier one. */
+#define FAB_HOLDS 16
+
+/* One use of a server: [@start, @end), by @cpu. */
+struct fab_hold {
+	uint64_t start, end;
+	uint32_t cpu;
+};
+
 /**
- * struct fab_server - a FIFO broadcast engine (also what serialises the
- * atomics on a shared line and the holders of a lock: struct fab_line)
+ * struct fab_server - a FIFO resource: a broadcast engine, or what
+ * serialises the atomics on a shared line and the holders of a lock
+ * (struct fab_line; server.c)
  * @service: cycles it is busy per broadcast (fab_server_accept())
- * @busy_until: time it becomes free, cycles
- * @served: broadcasts (requests) served so far
- * @queued_cycles: cycles broadcasts (requests) waited for the engine
- *        (contention)
+ * @busy_until: the end of its latest use, cycles
+ * @served: uses (broadcasts, atomics, lock holds) so far
+ * @queued_cycles: cycles they waited for it (contention)
+ * @hold: the latest @nr_hold uses, in time order (oldest first)
+ * @before: the cpu of the last use dropped from @hold (FAB_NO_CPU: none)
+ *
+ * A use arriving at t takes the server at max(t, the end of the latest
+ * use), so k arriving together finish 1, 2, ..., k services later.  But
+ * the serial phase serves one cpu's whole syscall or fault before the
+ * next cpu's, whose clock may be earlier, and a cpu's broadcast may be
+ * stamped ahead of another's issued later in host order: a use that fits
+ * in a gap between remembered later uses, at or after its arrival, goes
+ * there instead (a down_read() between another cpu's down_read() and
+ * up_read(); a broadcast on an idle engine before one reserved further
+ * ahead).  The later uses keep what they were charged.
  */
 struct fab_server {
 	uint64_t service;
 	uint64_t busy_until;
 	uint64_t served;
 	uint64_t queued_cycles;
+	struct fab_hold hold[FAB_HOLDS];
+	uint8_t nr_hold;
+	uint32_t before;
 };
+
+void fab_server_init(struct fab_server *s, uint64_t service);
+
+/* How long a use takes, given the user of the server just before it
+ * (@prev, FAB_NO_CPU if unknown) and whether it goes after the latest use
+ * (@last): a line's transfer depends on who had it. */
+typedef uint64_t (*fab_len_fn)(const void *arg, uint32_t prev, bool last);
+
+/*
+ * Where a use arriving at @arrive goes (see struct fab_server): its start
+ * in *@start, its length (@len's) in *@length; returns its index in
+ * s->hold (s->nr_hold: after the latest).  Changes nothing.
+ */
+unsigned fab_server_place(const struct fab_server *s, uint64_t arrive, fab_len_fn len,
+			  const void *arg, uint64_t *start, uint64_t *length);
+
+/* The use fab_server_place() placed at @p, [@start, @end) of @cpu,
+ * arrived at @arrive, is made: counted and remembered.  Returns whether it
+ * is the latest use.  Serial phase only. */
+bool fab_server_commit(struct fab_server *s, unsigned p, uint64_t arrive, uint64_t start,
+		       uint64_t end, uint32_t cpu);
 
 /*
  * A request reaches the server at @arrive and keeps it busy @service
- * cycles: returns when its service ends, max(@arrive, busy_until) +
- * @service.  Serial phase only.
+ * cycles: returns when its service ends.  Serial phase only.
  */
-static inline uint64_t fab_server_hold(struct fab_server *s, uint64_t arrive, uint64_t service)
-{
-	uint64_t start = arrive > s->busy_until ? arrive : s->busy_until;
+uint64_t fab_server_hold(struct fab_server *s, uint64_t arrive, uint64_t service);
 
-	s->queued_cycles += start - arrive;
-	s->busy_until = start + service;
-	s->served++;
-	return s->busy_until;
-}
-
-/*
- * A broadcast reaches the engine at @arrive: returns when its service ends,
- * max(@arrive, busy_until) + service.  Serial phase only.
- */
+/* A broadcast reaches the engine at @arrive: returns when its service
+ * ends.  Serial phase only. */
 static inline uint64_t fab_server_accept(struct fab_server *s, uint64_t arrive)
 {
 	return fab_server_hold(s, arrive, s->service);
 }
 
 /* ---- shared cache lines (line.c) ------------------------------------------ */
-
-/* fab_line.owner of a line no cpu has written yet. */
-#define FAB_NO_CPU UINT32_MAX
 
 /* How a cpu touches a line. */
 enum fab_op {
@@ -83,25 +118,12 @@ enum fab_op {
 	FAB_RMW,      /* an atomic read-modify-write, or a lock taken */
 };
 
-/* Exclusive uses of a line remembered for placing a late-served earlier
- * one (struct fab_line). */
-#define FAB_LINE_HOLDS 16
-
-/* One exclusive use of a line: [@start, @end), by @cpu. */
-struct fab_hold {
-	uint64_t start, end;
-	uint32_t cpu;
-};
-
 /**
  * struct fab_line - a cache line the kernel shares between cpus (a lock,
  * an atomic counter, an mm_cpumask word), as a MESI-like directory sees it
- * @srv: the accesses that need the line exclusive (writes, atomics, lock
- *        holds) as a FIFO resource: @srv.busy_until is the end of the
- *        latest, @srv.served and @srv.queued_cycles count them and their
- *        waits; a read waits for the one in progress but occupies nothing
- * @hold: the latest @nr_hold exclusive uses, in time order (oldest first)
- * @before: the cpu of the last use dropped from @hold (FAB_NO_CPU: none)
+ * @srv: its exclusive uses (writes, atomics, lock holds), a FIFO resource
+ *        (struct fab_server); a read waits for the one in progress but
+ *        occupies nothing
  * @owner: the cpu of the latest exclusive use, which still holds the line,
  *        or FAB_NO_CPU (in memory: its first use pays no transfer)
  * @sharers: cpus that read it after that use and hold a copy; NULL until
@@ -113,19 +135,13 @@ struct fab_hold {
  * longest transfer from any other holder (the last writer's copy, or the
  * invalidation of the readers' copies), then keeps the line @busy more
  * cycles.  The same cpu twice in a row pays no transfer; cpus arriving
- * together queue in the order they are served.  The serial phase serves
- * one cpu's whole syscall or fault before the next cpu's, whose clock may
- * be earlier: an exclusive use of the second that fits in a gap before the
- * first's later uses (a down_read() between another cpu's down_read()
- * and up_read() of the mmap_lock) goes there, its transfer from the use
- * before the gap; the later uses keep the costs they were charged.
- * Transfers are fab_line_latency() by the cores' distance in the topology.
+ * together queue in the order they are served; an earlier use served
+ * after a later one fits in a gap before it (struct fab_server), its
+ * transfer from the use before the gap.  Transfers are fab_line_latency()
+ * by the cores' distance in the topology.
  */
 struct fab_line {
 	struct fab_server srv;
-	struct fab_hold hold[FAB_LINE_HOLDS];
-	uint8_t nr_hold;
-	uint32_t before;
 	uint32_t owner;
 	struct tlbsim_cpumask *sharers;
 };

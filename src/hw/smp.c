@@ -414,8 +414,8 @@ int hw_smp_init(struct hw_smp *smp, const struct tlbsim_machine *m, tlbsim_physm
 	smp->m = m;
 	smp->pm = pm;
 	smp->eng = eng;
-	smp->dvm.service = m->costs.dvm_service;
-	smp->invlpgb.service = m->costs.invlpgb_service;
+	fab_server_init(&smp->dvm, m->costs.dvm_service);
+	fab_server_init(&smp->invlpgb, m->costs.invlpgb_service);
 	smp->cpu = calloc(m->nr_cpus, sizeof(*smp->cpu));
 	if (!smp->cpu)
 		return -TLBSIM_ENOMEM;
