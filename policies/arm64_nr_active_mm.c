@@ -116,7 +116,8 @@ static void nr_active_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev,
 		}
 		me->counted = NULL;
 		if (count) {
-			ctx->ops->touch_line(ctx, next, TLBSIM_LINE_NR_ACTIVE_MM, 0, TLBSIM_LINE_RMW);
+			ctx->ops->touch_line(ctx, next, TLBSIM_LINE_NR_ACTIVE_MM, 0,
+					     TLBSIM_LINE_RMW);
 			next->nr_active++;
 			me->counted = next;
 		}
@@ -168,7 +169,8 @@ static void nr_active_flush_range(struct tlbsim_pctx *ctx, const struct tlbsim_f
 	/* Every other cpu must flush the ASID before it runs the mm again;
 	 * with nobody running it (TLB_FLUSH_NO) this cpu too.  The patch
 	 * stores the whole mask only when some other bit is clear. */
-	ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_MM_CPUMASK, TLBSIM_LINE_ALL_CPUS, TLBSIM_LINE_READ);
+	ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_MM_CPUMASK, TLBSIM_LINE_ALL_CPUS,
+			     TLBSIM_LINE_READ);
 	for (cpu = 0; cpu < n && all_set; cpu++)
 		all_set = cpu == ctx->cpu->id || tlbsim_cpumask_test(stale, cpu);
 	if (!all_set)

@@ -158,7 +158,8 @@ void x86_flush_lines(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm)
 {
 	/* inc_mm_tlb_gen(): atomic64_inc_return(). */
 	ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_TLB_GEN, 0, TLBSIM_LINE_RMW);
-	ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_MM_CPUMASK, TLBSIM_LINE_ALL_CPUS, TLBSIM_LINE_READ);
+	ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_MM_CPUMASK, TLBSIM_LINE_ALL_CPUS,
+			     TLBSIM_LINE_READ);
 }
 
 void x86_switch_lines(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev, struct tlbsim_mm *next,
@@ -174,10 +175,12 @@ void x86_switch_lines(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev, struct tl
 		/* Set the bit only if a flush IPI cleared it. */
 		ctx->ops->touch_line(ctx, next, TLBSIM_LINE_MM_CPUMASK, me, TLBSIM_LINE_READ);
 		if (!tlbsim_cpumask_test(&next->cpumask, me))
-			ctx->ops->touch_line(ctx, next, TLBSIM_LINE_MM_CPUMASK, me, TLBSIM_LINE_RMW);
+			ctx->ops->touch_line(ctx, next, TLBSIM_LINE_MM_CPUMASK, me,
+					     TLBSIM_LINE_RMW);
 	} else {
 		if (prev)
-			ctx->ops->touch_line(ctx, prev, TLBSIM_LINE_MM_CPUMASK, me, TLBSIM_LINE_RMW);
+			ctx->ops->touch_line(ctx, prev, TLBSIM_LINE_MM_CPUMASK, me,
+					     TLBSIM_LINE_RMW);
 		ctx->ops->touch_line(ctx, next, TLBSIM_LINE_MM_CPUMASK, me, TLBSIM_LINE_RMW);
 	}
 	/* Read tlb_gen only after joining mm_cpumask, or a concurrent

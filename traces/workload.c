@@ -202,8 +202,7 @@ void trace_ev_kthread_spawn(struct trace_sched *s, struct tlbsim_event *ev,
 	child->i = child->j = 0;
 }
 
-void trace_ev_use_mm(struct tlbsim_event *ev, const struct trace_actor *a, uint32_t pid,
-		     bool mmget)
+void trace_ev_use_mm(struct tlbsim_event *ev, const struct trace_actor *a, uint32_t pid, bool mmget)
 {
 	base(ev, TLBSIM_EV_KTHREAD_USE_MM, a->tid);
 	ev->kthread_use_mm.pid = pid;

@@ -203,7 +203,8 @@ static int load_variant(struct repro_experiment *e, json_t *root, json_t *var, u
 		char why[256];
 
 		if (tlbsim_os_options_parse(v->os, &v->os_flags, why, sizeof(why), NULL))
-			return fail(msg, len, e->file, "%s: os: %s", var ? where : "top level", why);
+			return fail(msg, len, e->file, "%s: os: %s", var ? where : "top level",
+				    why);
 	}
 	if (!v->machine[0] || !v->generator[0])
 		return fail(msg, len, e->file,
@@ -248,10 +249,9 @@ static int check_int_param(const struct repro_experiment *e, const char *name, c
 
 int repro_experiment_load(const char *path, struct repro_experiment *e, char *msg, size_t len)
 {
-	static const char *const keys[] = {"id",       "title",	  "kind",	"machine",
-					   "generator", "params", "os",		"scale",
-					   "policies", "metrics", "variants",	"expected",
-					   "note",     NULL};
+	static const char *const keys[] = {"id",       "title",	   "kind",  "machine",	"generator",
+					   "params",   "os",	   "scale", "policies", "metrics",
+					   "variants", "expected", "note",  NULL};
 	char kind[32] = "";
 	json_error_t jerr;
 	json_t *root, *v, *x;

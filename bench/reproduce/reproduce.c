@@ -236,8 +236,9 @@ static json_t *simulate(const struct opts *o, const char *file, const struct tlb
 static json_t *run_summary(json_t *st, const char *policy, double wall)
 {
 	json_t *r = json_object();
-	static const char *const keys[] = {"cycles", "seconds", "events_read", "partial", "os_options",
-					   "totals", "lines",	"fabric",      "os"};
+	static const char *const keys[] = {"cycles",  "seconds",    "events_read",
+					   "partial", "os_options", "totals",
+					   "lines",   "fabric",	    "os"};
 
 	json_object_set_new(r, "policy", json_string(policy));
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -314,7 +315,8 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 				fprintf(stderr, "[%s%s%s] %s on %s (%s) under %s...", e->id,
 					v->label[0] ? " " : "", v->label, v->generator, v->machine,
 					params, e->policies[p]);
-			st = simulate(o, e->file, m, v->generator, params, e->policies[p], v->os_flags);
+			st = simulate(o, e->file, m, v->generator, params, e->policies[p],
+				      v->os_flags);
 			wall = bench_now() - t0;
 			if (!o->quiet)
 				fprintf(stderr, " %.1f s\n", wall);

@@ -83,16 +83,16 @@ struct tlbsim_mm {
  * (docs/stats-schema.md, "lines").
  */
 #define TLBSIM_LINE_KINDS(X)                                                                       \
-	X(MM_CPUMASK, "mm_cpumask")		/* per mm: a line per 512 cpus of the mask */      \
-	X(NR_ACTIVE_MM, "nr_active_mm")		/* per mm: the arm64 skip's counter */              \
-	X(TLB_GEN, "tlb_gen")			/* per mm: mm->context.tlb_gen (and global_asid) */ \
-	X(PAGE_TABLE_LOCK, "page_table_lock")	/* per mm: mm->page_table_lock */                   \
-	X(MMAP_LOCK, "mmap_lock")		/* per mm: the mmap_lock rwsem's count */           \
-	X(PTE_LOCK, "pte_lock")			/* per page-table page: its split lock */           \
-	X(PTE, "pte")				/* per 8 PTEs: lockless faults' cmpxchg */          \
-	X(LRUVEC_LOCK, "lruvec_lock")		/* per NUMA node: the LRU lists' lock */            \
-	X(VMA_LOCK, "vma_lock")			/* per VMA: its lock (Linux 6.4 per-VMA locks) */   \
-	X(ASID_LOCK, "asid_lock")		/* system: x86 global_asid_lock, arm64 cpu_asid_lock */
+	X(MM_CPUMASK, "mm_cpumask")	      /* per mm: a line per 512 cpus of the mask */        \
+	X(NR_ACTIVE_MM, "nr_active_mm")	      /* per mm: the arm64 skip's counter */               \
+	X(TLB_GEN, "tlb_gen")		      /* per mm: mm->context.tlb_gen (and global_asid) */  \
+	X(PAGE_TABLE_LOCK, "page_table_lock") /* per mm: mm->page_table_lock */                    \
+	X(MMAP_LOCK, "mmap_lock")	      /* per mm: the mmap_lock rwsem's count */            \
+	X(PTE_LOCK, "pte_lock")		      /* per page-table page: its split lock */            \
+	X(PTE, "pte")			      /* per 8 PTEs: lockless faults' cmpxchg */           \
+	X(LRUVEC_LOCK, "lruvec_lock")	      /* per NUMA node: the LRU lists' lock */             \
+	X(VMA_LOCK, "vma_lock")		      /* per VMA: its lock (Linux 6.4 per-VMA locks) */    \
+	X(ASID_LOCK, "asid_lock") /* system: x86 global_asid_lock, arm64 cpu_asid_lock */
 
 enum tlbsim_line_kind {
 #define TLBSIM_LINE_ENUM(name, text) TLBSIM_LINE_##name,
@@ -268,8 +268,8 @@ struct tlbsim_policy_ops {
 	unsigned (*global_asids_free)(struct tlbsim_pctx *ctx);
 	unsigned (*nr_cpus)(struct tlbsim_pctx *ctx);
 	struct tlbsim_cpu *(*cpu)(struct tlbsim_pctx *ctx, unsigned id);
-	void (*touch_line)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm, enum tlbsim_line_kind kind,
-			   unsigned cpu, enum tlbsim_line_access how);
+	void (*touch_line)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm,
+			   enum tlbsim_line_kind kind, unsigned cpu, enum tlbsim_line_access how);
 };
 
 /**

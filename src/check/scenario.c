@@ -518,10 +518,9 @@ static uint64_t actor_of(const struct scenario *s, const struct tlbsim_event *ev
 static bool is_setup(const struct tlbsim_event *ev)
 {
 	return ev->kind == TLBSIM_EV_PROC_CREATE || ev->kind == TLBSIM_EV_THREAD_CREATE ||
-	       ev->kind == TLBSIM_EV_KTHREAD_CREATE ||
-	       ev->kind == TLBSIM_EV_FORK || ev->kind == TLBSIM_EV_SWITCH ||
-	       ev->kind == TLBSIM_EV_TABLE_ALLOC || ev->kind == TLBSIM_EV_TTBR_WRITE ||
-	       ev->kind == TLBSIM_EV_CR3_WRITE;
+	       ev->kind == TLBSIM_EV_KTHREAD_CREATE || ev->kind == TLBSIM_EV_FORK ||
+	       ev->kind == TLBSIM_EV_SWITCH || ev->kind == TLBSIM_EV_TABLE_ALLOC ||
+	       ev->kind == TLBSIM_EV_TTBR_WRITE || ev->kind == TLBSIM_EV_CR3_WRITE;
 }
 
 static int explore(const struct scenario *s, const struct tlbsim_machine *m, const char *policy,

@@ -34,81 +34,91 @@ struct run_opts {
 };
 
 static const char run_help[] =
-	"usage: tlbsim run --machine M [--policy P] [--os K=V,...] [--threads N] [--json OUT] [--check]\n"
-	"                  [--kernel] [--max-events N] [--max-cycles N] [--quiet]\n"
-	"                  TRACE | --gen NAME [--param K=V,...]\n"
-	"                  [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n\n"
-	"Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
-	"events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
-	"flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
-	"default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
-	"writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
-	"--os sets OS-model options, as older or newer kernels behave:\n"
-	"  fault_lock=split|mm|lockless  how faults and PTE changes lock: a lock per\n"
-	"                                PTE-table page (default), the mm-wide\n"
-	"                                page_table_lock (Linux 2.6.8), or faults by\n"
-	"                                cmpxchg on their PTE (the 2004 fast path)\n"
-	"  lru_add_drain=0|1             drain the cpu's LRU add batch under the\n"
-	"                                lruvec lock on every madvise/munmap zap\n"
-	"  per_vma_lock=0|1              faults take their VMA's lock, not mmap_lock\n"
-	"                                (Linux 6.4)\n"
-	"  no_nested_flush=0|1           no mm_tlb_flush_nested() (Linux < 4.15)\n"
-	"The table after the per-cpu one says where the shared kernel lines (locks,\n"
-	"mm_cpumask, tlb_gen, ...) cost transfers and waiting.\n"
-	"--threads runs the cores on N host threads; results do not depend on N (on a\n"
-	"busy host, set OMP_WAIT_POLICY=passive so that waiting threads do not spin).\n"
-	"--max-events/--max-cycles stop early (0: no limit); the statistics are then marked\n"
-	"partial.\n"
-	"--check runs the hazard oracle (stale translations used, walks into freed page\n"
-	"tables, incomplete TLB maintenance, break-before-make skipped), lists what it\n"
-	"found and exits with status 1 if it found anything.\n"
-	"--kernel replays TRACE's kernel-level events (PTE writes, TLBI, DSB, TTBR/CR3\n"
-	"writes, INVLPG(B), table frees...) on the cpus they name, without the OS model\n"
-	"(include/tlbsim/check.h); execlog and insn traces always replay so.\n"
-	"--format names TRACE's format when it has no magic (execlog, champsim);\n"
-	"--isa and --linear-map (kernel VA = PA + ADDR) are for instruction traces\n"
-	"(execlog: the ISA defaults to the machine's).\n\n"
-	"example: tlbsim run --machine emag-32 --policy arm64-nr-active-mm \\\n"
-	"             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
+    "usage: tlbsim run --machine M [--policy P] [--os K=V,...] [--threads N] [--json OUT] "
+    "[--check]\n"
+    "                  [--kernel] [--max-events N] [--max-cycles N] [--quiet]\n"
+    "                  TRACE | --gen NAME [--param K=V,...]\n"
+    "                  [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n\n"
+    "Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
+    "events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
+    "flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
+    "default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
+    "writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
+    "--os sets OS-model options, as older or newer kernels behave:\n"
+    "  fault_lock=split|mm|lockless  how faults and PTE changes lock: a lock per\n"
+    "                                PTE-table page (default), the mm-wide\n"
+    "                                page_table_lock (Linux 2.6.8), or faults by\n"
+    "                                cmpxchg on their PTE (the 2004 fast path)\n"
+    "  lru_add_drain=0|1             drain the cpu's LRU add batch under the\n"
+    "                                lruvec lock on every madvise/munmap zap\n"
+    "  per_vma_lock=0|1              faults take their VMA's lock, not mmap_lock\n"
+    "                                (Linux 6.4)\n"
+    "  no_nested_flush=0|1           no mm_tlb_flush_nested() (Linux < 4.15)\n"
+    "The table after the per-cpu one says where the shared kernel lines (locks,\n"
+    "mm_cpumask, tlb_gen, ...) cost transfers and waiting.\n"
+    "--threads runs the cores on N host threads; results do not depend on N (on a\n"
+    "busy host, set OMP_WAIT_POLICY=passive so that waiting threads do not spin).\n"
+    "--max-events/--max-cycles stop early (0: no limit); the statistics are then marked\n"
+    "partial.\n"
+    "--check runs the hazard oracle (stale translations used, walks into freed page\n"
+    "tables, incomplete TLB maintenance, break-before-make skipped), lists what it\n"
+    "found and exits with status 1 if it found anything.\n"
+    "--kernel replays TRACE's kernel-level events (PTE writes, TLBI, DSB, TTBR/CR3\n"
+    "writes, INVLPG(B), table frees...) on the cpus they name, without the OS model\n"
+    "(include/tlbsim/check.h); execlog and insn traces always replay so.\n"
+    "--format names TRACE's format when it has no magic (execlog, champsim);\n"
+    "--isa and --linear-map (kernel VA = PA + ADDR) are for instruction traces\n"
+    "(execlog: the ISA defaults to the machine's).\n\n"
+    "example: tlbsim run --machine emag-32 --policy arm64-nr-active-mm \\\n"
+    "             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
 
 static const char compare_help[] =
-	"usage: tlbsim compare --machine M --policies P1,P2,... [--os K=V,...] [--threads N]\n"
-	"                      [--json OUT] [--check]\n"
-	"                      [--max-events N] [--max-cycles N] [--plot FILE.svg|FILE.png]\n"
-	"                      TRACE | --gen NAME [--param K=V,...]\n\n"
-	"Runs the same workload under each policy and prints the key figures side by\n"
-	"side, with the ratio of each to the first policy's.  --json writes every run's\n"
-	"statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
-	"with gnuplot.  Without --policies, every policy of the machine's ISA is run.\n"
-	"--os sets OS-model options for every run (see 'tlbsim run --help').\n\n"
-	"example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
-	"             traces/samples/zstd-threads.tlbt.xz\n";
+    "usage: tlbsim compare --machine M --policies P1,P2,... [--os K=V,...] [--threads N]\n"
+    "                      [--json OUT] [--check]\n"
+    "                      [--max-events N] [--max-cycles N] [--plot FILE.svg|FILE.png]\n"
+    "                      TRACE | --gen NAME [--param K=V,...]\n\n"
+    "Runs the same workload under each policy and prints the key figures side by\n"
+    "side, with the ratio of each to the first policy's.  --json writes every run's\n"
+    "statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
+    "with gnuplot.  Without --policies, every policy of the machine's ISA is run.\n"
+    "--os sets OS-model options for every run (see 'tlbsim run --help').\n\n"
+    "example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
+    "             traces/samples/zstd-threads.tlbt.xz\n";
 
-enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET, OPT_CHECK, OPT_KERNEL, OPT_FORMAT, OPT_ISA,
-       OPT_LINEAR_MAP, OPT_OS };
+enum {
+	OPT_MAX_EVENTS = 256,
+	OPT_MAX_CYCLES,
+	OPT_QUIET,
+	OPT_CHECK,
+	OPT_KERNEL,
+	OPT_FORMAT,
+	OPT_ISA,
+	OPT_LINEAR_MAP,
+	OPT_OS
+};
 
 static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 {
 	static const struct option longopts[] = {
-		{"machine", required_argument, NULL, 'm'},
-		{"policy", required_argument, NULL, 'p'},
-		{"policies", required_argument, NULL, 'P'},
-		{"threads", required_argument, NULL, 't'},
-		{"json", required_argument, NULL, 'j'},
-		{"gen", required_argument, NULL, 'g'},
-		{"param", required_argument, NULL, 'k'},
-		{"plot", required_argument, NULL, 'o'},
-		{"max-events", required_argument, NULL, OPT_MAX_EVENTS},
-		{"max-cycles", required_argument, NULL, OPT_MAX_CYCLES},
-		{"quiet", no_argument, NULL, OPT_QUIET},
-		{"check", no_argument, NULL, OPT_CHECK},
-		{"kernel", no_argument, NULL, OPT_KERNEL},
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"isa", required_argument, NULL, OPT_ISA},
-		{"linear-map", required_argument, NULL, OPT_LINEAR_MAP},
-		{"os", required_argument, NULL, OPT_OS},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"machine", required_argument, NULL, 'm'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"policies", required_argument, NULL, 'P'},
+	    {"threads", required_argument, NULL, 't'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"gen", required_argument, NULL, 'g'},
+	    {"param", required_argument, NULL, 'k'},
+	    {"plot", required_argument, NULL, 'o'},
+	    {"max-events", required_argument, NULL, OPT_MAX_EVENTS},
+	    {"max-cycles", required_argument, NULL, OPT_MAX_CYCLES},
+	    {"quiet", no_argument, NULL, OPT_QUIET},
+	    {"check", no_argument, NULL, OPT_CHECK},
+	    {"kernel", no_argument, NULL, OPT_KERNEL},
+	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"isa", required_argument, NULL, OPT_ISA},
+	    {"linear-map", required_argument, NULL, OPT_LINEAR_MAP},
+	    {"os", required_argument, NULL, OPT_OS},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -412,17 +422,20 @@ static void print_lines(json_t *st)
 	const char *kind;
 	bool any = false;
 
-	json_object_foreach(lines, kind, l) {
+	json_object_foreach(lines, kind, l)
+	{
 		if (!u(l, "accesses"))
 			continue;
 		if (!any)
 			printf("%-16s %12s %12s %16s %16s %16s %6s\n", "shared line", "accesses",
-			       "transfers", "transfer cycles", "wait cycles", "held cycles", "wait%");
+			       "transfers", "transfer cycles", "wait cycles", "held cycles",
+			       "wait%");
 		any = true;
 		printf("%-16s %12llu %12llu %16llu %16llu %16llu %6.2f\n", kind,
 		       (unsigned long long)u(l, "accesses"), (unsigned long long)u(l, "transfers"),
 		       (unsigned long long)u(l, "transfer_cycles"),
-		       (unsigned long long)u(l, "wait_cycles"), (unsigned long long)u(l, "hold_cycles"),
+		       (unsigned long long)u(l, "wait_cycles"),
+		       (unsigned long long)u(l, "hold_cycles"),
 		       waiting ? 100.0 * (double)u(l, "wait_cycles") / (double)waiting : 0.0);
 	}
 }
@@ -515,25 +528,25 @@ struct metric {
 };
 
 static const struct metric metrics[] = {
-	{"simulated cycles", "cycles", true},
-	{"busy cycles", "busy_cycles", false},
-	{"waiting cycles", "waiting_cycles", false},
-	{"stolen cycles", "stolen_cycles", false},
-	{"idle cycles", "idle_cycles", false},
-	{"flushes, local", "flushes_local", false},
-	{"flushes, IPI", "flushes_ipi", false},
-	{"flushes, broadcast", "flushes_broadcast", false},
-	{"flushes, INVLPGB", "flushes_invlpgb", false},
-	{"flushes, skipped", "flushes_skipped", false},
-	{"IPIs sent", "ipis_sent", false},
-	{"TLBI broadcasts received", "tlbi_broadcasts_received", false},
-	{"INVLPGB received", "invlpgb_received", false},
-	{"page walks", "walks", false},
-	{"walk cycles", "walk_cycles", false},
-	{"page faults", "faults", false},
-	{"context switches", "context_switches", false},
-	{"line transfer cycles", "line_transfer_cycles", false},
-	{"line wait cycles", "line_wait_cycles", false},
+    {"simulated cycles", "cycles", true},
+    {"busy cycles", "busy_cycles", false},
+    {"waiting cycles", "waiting_cycles", false},
+    {"stolen cycles", "stolen_cycles", false},
+    {"idle cycles", "idle_cycles", false},
+    {"flushes, local", "flushes_local", false},
+    {"flushes, IPI", "flushes_ipi", false},
+    {"flushes, broadcast", "flushes_broadcast", false},
+    {"flushes, INVLPGB", "flushes_invlpgb", false},
+    {"flushes, skipped", "flushes_skipped", false},
+    {"IPIs sent", "ipis_sent", false},
+    {"TLBI broadcasts received", "tlbi_broadcasts_received", false},
+    {"INVLPGB received", "invlpgb_received", false},
+    {"page walks", "walks", false},
+    {"walk cycles", "walk_cycles", false},
+    {"page faults", "faults", false},
+    {"context switches", "context_switches", false},
+    {"line transfer cycles", "line_transfer_cycles", false},
+    {"line wait cycles", "line_wait_cycles", false},
 };
 
 static uint64_t metric(json_t *st, const struct metric *mt)

@@ -53,10 +53,14 @@ static const struct jr_key latency_keys[] = {
 };
 
 const struct jr_key mach_topology_keys[] = {
-    {"sockets", NULL},		 {"nodes_per_socket", NULL},
-    {"clusters_per_node", NULL}, {"cores_per_cluster", NULL},
-    {"latency", latency_keys},	 {"line", latency_keys},
-    {"matrix", NULL},		 {"asymmetric", NULL},
+    {"sockets", NULL},
+    {"nodes_per_socket", NULL},
+    {"clusters_per_node", NULL},
+    {"cores_per_cluster", NULL},
+    {"latency", latency_keys},
+    {"line", latency_keys},
+    {"matrix", NULL},
+    {"asymmetric", NULL},
     {NULL, NULL},
 };
 
@@ -506,10 +510,10 @@ int mach_check_topology(struct jr_ctx *c, const struct tlbsim_machine *m)
 	/* With a matrix the latency levels are not used, so their order is
 	 * free; the line levels are always used. */
 	if (!rc)
-		rc = check_levels(c, "latency",
-				  (const unsigned[4]){t->lat_cluster, t->lat_node, t->lat_socket,
-						      t->lat_remote},
-				  &LIM_HOP, t->matrix != NULL);
+		rc = check_levels(
+		    c, "latency",
+		    (const unsigned[4]){t->lat_cluster, t->lat_node, t->lat_socket, t->lat_remote},
+		    &LIM_HOP, t->matrix != NULL);
 	if (!rc)
 		rc = check_levels(c, "line",
 				  (const unsigned[4]){t->line_cluster, t->line_node, t->line_socket,

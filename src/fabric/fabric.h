@@ -175,7 +175,7 @@ void fab_line_cost(const struct tlbsim_machine *m, const struct fab_line *l, uns
  * the sharer set) is charged as usual and not remembered, so its next read
  * pays again.
  */
-void fab_line_access(const struct tlbsim_machine *m, struct fab_line *l, unsigned cpu,
-		     uint64_t now, enum fab_op op, uint64_t busy, struct fab_cost *c);
+void fab_line_access(const struct tlbsim_machine *m, struct fab_line *l, unsigned cpu, uint64_t now,
+		     enum fab_op op, uint64_t busy, struct fab_cost *c);
 
 #endif

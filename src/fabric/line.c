@@ -51,9 +51,8 @@ static uint64_t farthest(const struct tlbsim_machine *m, const struct fab_line *
 
 	if (!l->sharers)
 		return worst;
-	tlbsim_for_each_cpu(h, l->sharers)
-		if (h != cpu && (t = fab_line_latency(m, h, cpu)) > worst)
-			worst = t;
+	tlbsim_for_each_cpu(h, l->sharers) if (h != cpu &&
+					       (t = fab_line_latency(m, h, cpu)) > worst) worst = t;
 	return worst;
 }
 
@@ -103,8 +102,8 @@ static bool place_read(const struct tlbsim_machine *m, const struct fab_line *l,
 	c->start = at;
 	if (p == s->nr_hold)
 		c->transfer = holds(l, cpu) || l->owner == FAB_NO_CPU
-				      ? 0
-				      : fab_line_latency(m, l->owner, cpu);
+				  ? 0
+				  : fab_line_latency(m, l->owner, cpu);
 	else
 		c->transfer = from_writer(m, p ? s->hold[p - 1].cpu : s->before, cpu);
 	c->done = at + c->transfer;
@@ -120,8 +119,8 @@ void fab_line_cost(const struct tlbsim_machine *m, const struct fab_line *l, uns
 		(void)place(m, l, cpu, now, busy, c);
 }
 
-void fab_line_access(const struct tlbsim_machine *m, struct fab_line *l, unsigned cpu,
-		     uint64_t now, enum fab_op op, uint64_t busy, struct fab_cost *c)
+void fab_line_access(const struct tlbsim_machine *m, struct fab_line *l, unsigned cpu, uint64_t now,
+		     enum fab_op op, uint64_t busy, struct fab_cost *c)
 {
 	unsigned p;
 

@@ -139,7 +139,7 @@ enum hw_msg_kind {
 	HW_MSG_INVLPGB,
 	HW_MSG_INVLPGB_PERFORM,
 	HW_MSG_INVLPGB_DONE,
-	HW_MSG_LINE,	     /* to the fabric: a line access made in an IPI handler */
+	HW_MSG_LINE, /* to the fabric: a line access made in an IPI handler */
 	HW_MSG_END
 };
 

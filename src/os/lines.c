@@ -192,7 +192,8 @@ void os_ptl_flush(struct os *os, struct hw_cpu *cpu)
 	struct os_cpu *oc = os_cpu_of(cpu);
 
 	if (oc->ptl.n && oc->ptl.l)
-		os_line(os, cpu, oc->ptl.kind, oc->ptl.l, FAB_RMW, oc->ptl.n * os->m->costs.pte_update);
+		os_line(os, cpu, oc->ptl.kind, oc->ptl.l, FAB_RMW,
+			oc->ptl.n * os->m->costs.pte_update);
 	else if (oc->ptl.n)
 		hw_charge(cpu, oc->ptl.n * os->m->costs.pte_update); /* no line: out of memory */
 	oc->ptl.l = NULL;

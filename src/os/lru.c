@@ -72,8 +72,8 @@ static void lru_lock(struct os *os, struct hw_cpu *cpu, uint64_t pages)
 
 	if (!hold)
 		return;
-	os_line(os, cpu, TLBSIM_LINE_LRUVEC_LOCK, &os->lru[fab_node_of(os->m, cpu->id) % os->nr_lru],
-		FAB_RMW, hold);
+	os_line(os, cpu, TLBSIM_LINE_LRUVEC_LOCK,
+		&os->lru[fab_node_of(os->m, cpu->id) % os->nr_lru], FAB_RMW, hold);
 }
 
 void os_lru_release(struct os *os, struct hw_cpu *cpu, uint64_t pages)

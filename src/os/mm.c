@@ -224,8 +224,8 @@ static uint64_t page_end(uint64_t pstart, const struct tlbsim_mapping *m)
  * the range is split the simple way: zapped whole (Linux would split the
  * PMD; traces rarely unmap part of one).
  */
-static uint64_t zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
-			  struct os_gather *g, uint64_t start, uint64_t end)
+static uint64_t zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struct os_gather *g,
+			  uint64_t start, uint64_t end)
 {
 	struct tlbsim_mapping old;
 	uint64_t va = start, pstart, zapped = 0;
@@ -821,9 +821,8 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	/* page_fault includes the PTE's store, which a fault that installs
 	 * or changes a PTE makes under its page-table lock (pte_update
 	 * cycles, os_fault_install()); the others pay it here. */
-	uint64_t pte = os->m->costs.pte_update < os->m->costs.page_fault
-			       ? os->m->costs.pte_update
-			       : os->m->costs.page_fault;
+	uint64_t pte = os->m->costs.pte_update < os->m->costs.page_fault ? os->m->costs.pte_update
+									 : os->m->costs.page_fault;
 
 	charge(cpu, os->m->costs.page_fault - pte);
 	oc->st.faults++;

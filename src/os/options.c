@@ -60,11 +60,12 @@ static int parse_item(const char *item, int len, unsigned *flags, char *why, siz
 				*flags = (*flags & ~FAULT_LOCK_BITS) | fault_locks[i].bits;
 				return 0;
 			}
-		return bad(why, size, at, off,
-			   "fault_lock is mm, split or lockless, found '%.*s'", item, len);
+		return bad(why, size, at, off, "fault_lock is mm, split or lockless, found '%.*s'",
+			   item, len);
 	}
 	for (i = 0; i < N(bool_opts); i++) {
-		if ((int)strlen(bool_opts[i].key) != klen || strncmp(item, bool_opts[i].key, (size_t)klen))
+		if ((int)strlen(bool_opts[i].key) != klen ||
+		    strncmp(item, bool_opts[i].key, (size_t)klen))
 			continue;
 		if (!val || (vlen == 1 && val[0] == '1')) {
 			*flags |= bool_opts[i].bit;
@@ -111,7 +112,8 @@ int tlbsim_os_options_format(unsigned flags, char *buf, size_t size)
 			   : flags & TLBSIM_OS_FAULT_LOCKLESS ? "lockless"
 							      : "split";
 
-	return snprintf(buf, size, "fault_lock=%s,lru_add_drain=%d,per_vma_lock=%d,no_nested_flush=%d",
-			lock, !!(flags & TLBSIM_OS_LRU_ADD_DRAIN), !!(flags & TLBSIM_OS_PER_VMA_LOCK),
+	return snprintf(buf, size,
+			"fault_lock=%s,lru_add_drain=%d,per_vma_lock=%d,no_nested_flush=%d", lock,
+			!!(flags & TLBSIM_OS_LRU_ADD_DRAIN), !!(flags & TLBSIM_OS_PER_VMA_LOCK),
 			!!(flags & TLBSIM_OS_NO_NESTED_FLUSH));
 }

@@ -291,8 +291,9 @@ static inline void queue(struct os *os, struct os_thread *t, const struct tlbsim
 static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
 {
 	uint64_t idx = os->st.events_read - 1;
-	bool unowned_proc = (ev->kind == TLBSIM_EV_PROC_CREATE || ev->kind == TLBSIM_EV_KTHREAD_CREATE) &&
-			    ev->tid == TLBSIM_TID_NONE,
+	bool unowned_proc =
+		 (ev->kind == TLBSIM_EV_PROC_CREATE || ev->kind == TLBSIM_EV_KTHREAD_CREATE) &&
+		 ev->tid == TLBSIM_TID_NONE,
 	     bad;
 	struct os_thread *t = NULL, *child;
 

@@ -172,7 +172,8 @@ char *os_stats_json(const struct os *os)
 	uint64_t totals[NR_COUNTERS] = {0}, end = 0, lru_served = 0, lru_queued = 0;
 	struct os_line_stats line_totals[TLBSIM_LINE_NR_KINDS] = {{0}};
 	json_t *root = json_object(), *cpus = json_array(), *mms = json_array(), *tot = json_object();
-	json_t *fab = json_object(), *osj = json_object(), *mem = json_object(), *nodes = json_array();
+	json_t *fab = json_object(), *osj = json_object(), *mem = json_object(),
+	       *nodes = json_array();
 	unsigned i;
 	char *text, opts[128];
 

@@ -21,9 +21,9 @@
 #include "fabric/fabric.h"
 #include "support/machines.h"
 
-#define NEAR 30	 /* same cluster */
-#define FAR 200	 /* other cluster */
-#define RMW 17	 /* the atomic itself */
+#define NEAR 30 /* same cluster */
+#define FAR 200 /* other cluster */
+#define RMW 17	/* the atomic itself */
 
 static struct tlbsim_machine *two_ccx(void)
 {

@@ -24,8 +24,7 @@ struct lab {
 
 /* A simulation of @m (owned by the lab from now on) under @policy with
  * OS options @os_flags, not run. */
-static void lab_open(struct lab *b, struct tlbsim_machine *m, const char *policy,
-		     unsigned os_flags)
+static void lab_open(struct lab *b, struct tlbsim_machine *m, const char *policy, unsigned os_flags)
 {
 	struct tlbsim_sim_config cfg = {0};
 	struct tlbsim_error err;
@@ -187,13 +186,14 @@ static void fault_in_regions(unsigned n, unsigned os_flags, bool same, uint64_t 
 	lab_open(&b, m, "x86-stock", os_flags | TLBSIM_OS_PER_VMA_LOCK);
 	mm = os_mm_create(b.os, 1);
 	for (unsigned k = 0; k < 8; k++) {
-		assert_int_equal(os_vma_insert(mm, R0 + k * MB2, R0 + (k + 1) * MB2, RW, OS_VMA_ANON),
-				 0);
+		assert_int_equal(
+		    os_vma_insert(mm, R0 + k * MB2, R0 + (k + 1) * MB2, RW, OS_VMA_ANON), 0);
 		assert_true(os_fault(b.os, os_hw(b.os, 8), mm, R0 + k * MB2, TLBSIM_ACCESS_STORE));
 		os_kernel_exit(b.os, os_hw(b.os, 8));
 	}
 	assert_true(os_hw(b.os, 8)->core->now < T0);
-	*kind = os_flags & TLBSIM_OS_FAULT_LOCK_MM ? TLBSIM_LINE_PAGE_TABLE_LOCK : TLBSIM_LINE_PTE_LOCK;
+	*kind =
+	    os_flags & TLBSIM_OS_FAULT_LOCK_MM ? TLBSIM_LINE_PAGE_TABLE_LOCK : TLBSIM_LINE_PTE_LOCK;
 	for (unsigned k = 0; k < n; k++) {
 		uint64_t va = same ? R0 + (k + 1) * PAGE : R0 + k * MB2 + PAGE;
 

@@ -20,12 +20,11 @@ static void every_option_is_read(void **state)
 	unsigned f = 0;
 
 	(void)state;
-	assert_int_equal(tlbsim_os_options_parse("fault_lock=mm,lru_add_drain=1", &f, NULL, 0, NULL),
-			 0);
+	assert_int_equal(
+	    tlbsim_os_options_parse("fault_lock=mm,lru_add_drain=1", &f, NULL, 0, NULL), 0);
 	assert_int_equal(f, TLBSIM_OS_FAULT_LOCK_MM | TLBSIM_OS_LRU_ADD_DRAIN);
-	assert_int_equal(tlbsim_os_options_parse("fault_lock=lockless per_vma_lock=1", &f, NULL, 0,
-						 NULL),
-			 0);
+	assert_int_equal(
+	    tlbsim_os_options_parse("fault_lock=lockless per_vma_lock=1", &f, NULL, 0, NULL), 0);
 	assert_int_equal(f, TLBSIM_OS_FAULT_LOCKLESS | TLBSIM_OS_PER_VMA_LOCK);
 	/* A bare 0/1 key means 1 (the scenarios' old "#@ os no_nested_flush"). */
 	assert_int_equal(tlbsim_os_options_parse("no_nested_flush", &f, NULL, 0, NULL), 0);
@@ -47,9 +46,9 @@ static void a_bad_item_is_named_at_its_offset(void **state)
 	size_t at = 0;
 
 	(void)state;
-	assert_int_equal(tlbsim_os_options_parse("lru_add_drain=1,fault_lock=pte", &f, why,
-						 sizeof(why), &at),
-			 -TLBSIM_EINVAL);
+	assert_int_equal(
+	    tlbsim_os_options_parse("lru_add_drain=1,fault_lock=pte", &f, why, sizeof(why), &at),
+	    -TLBSIM_EINVAL);
 	assert_int_equal(at, 16);
 	assert_string_equal(why, "fault_lock is mm, split or lockless, found 'fault_lock=pte'");
 	assert_int_equal(f, 7); /* untouched on failure */
@@ -73,7 +72,8 @@ static void format_writes_what_parse_reads(void **state)
 	(void)state;
 	n = tlbsim_os_options_format(0, buf, sizeof(buf));
 	assert_int_equal(n, (int)strlen(buf));
-	assert_string_equal(buf, "fault_lock=split,lru_add_drain=0,per_vma_lock=0,no_nested_flush=0");
+	assert_string_equal(buf,
+			    "fault_lock=split,lru_add_drain=0,per_vma_lock=0,no_nested_flush=0");
 	for (unsigned i = 0; i < 3; i++) {
 		(void)tlbsim_os_options_format(all[i], buf, sizeof(buf));
 		assert_int_equal(tlbsim_os_options_parse(buf, &f, NULL, 0, NULL), 0);
@@ -85,9 +85,8 @@ static void format_writes_what_parse_reads(void **state)
 static void both_fault_lock_modes_are_refused(void **state)
 {
 	struct tlbsim_machine *m = tlbsim_machine_create_default(TLBSIM_ISA_X86_64);
-	struct tlbsim_sim_config cfg = {.machine = m,
-					.os_flags = TLBSIM_OS_FAULT_LOCK_MM |
-						    TLBSIM_OS_FAULT_LOCKLESS};
+	struct tlbsim_sim_config cfg = {
+	    .machine = m, .os_flags = TLBSIM_OS_FAULT_LOCK_MM | TLBSIM_OS_FAULT_LOCKLESS};
 	struct tlbsim_error err;
 	tlbsim_sim *sim = NULL;
 

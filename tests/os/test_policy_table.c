@@ -206,8 +206,8 @@ static struct {
 } touched[16];
 static unsigned nr_touched;
 
-static void mock_touch_line(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm, enum tlbsim_line_kind kind,
-			    unsigned cpu, enum tlbsim_line_access how)
+static void mock_touch_line(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm,
+			    enum tlbsim_line_kind kind, unsigned cpu, enum tlbsim_line_access how)
 {
 	(void)ctx;
 	(void)mm;
@@ -220,11 +220,11 @@ static void mock_touch_line(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm, enum 
 /* Only the mechanisms x86-stock's flush_range may use; any other call
  * would be a NULL call and crash the test. */
 static const struct tlbsim_policy_ops mock_ops = {
-	.local_flush = mock_local_flush,
-	.send_ipi = mock_send_ipi,
-	.nr_cpus = mock_nr_cpus,
-	.cpu = mock_cpu,
-	.touch_line = mock_touch_line,
+    .local_flush = mock_local_flush,
+    .send_ipi = mock_send_ipi,
+    .nr_cpus = mock_nr_cpus,
+    .cpu = mock_cpu,
+    .touch_line = mock_touch_line,
 };
 
 /*

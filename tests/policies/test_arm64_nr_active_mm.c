@@ -197,11 +197,11 @@ static void uncounted_kthread_leaves_the_flushes_local(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sleeping_thread_leaves_every_flush_local),
-		cmocka_unit_test(woken_thread_flushes_its_asid_then_flushes_broadcast),
-		cmocka_unit_test(stock_broadcasts_every_mprotect),
-		cmocka_unit_test(kthread_using_the_mm_is_counted_and_flushes_broadcast),
-		cmocka_unit_test(uncounted_kthread_leaves_the_flushes_local),
+	    cmocka_unit_test(sleeping_thread_leaves_every_flush_local),
+	    cmocka_unit_test(woken_thread_flushes_its_asid_then_flushes_broadcast),
+	    cmocka_unit_test(stock_broadcasts_every_mprotect),
+	    cmocka_unit_test(kthread_using_the_mm_is_counted_and_flushes_broadcast),
+	    cmocka_unit_test(uncounted_kthread_leaves_the_flushes_local),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,8 +44,9 @@ enum { T_UNSEEN = 0, T_CREATED, T_EXITED };
  */
 static void check_event(const struct tlbsim_event *ev)
 {
-	assert_true((ev->kind >= TLBSIM_EV_LOAD && ev->kind <= TLBSIM_EV_BRK) ||
-		    (ev->kind >= TLBSIM_EV_KTHREAD_CREATE && ev->kind <= TLBSIM_EV_KTHREAD_UNUSE_MM));
+	assert_true(
+	    (ev->kind >= TLBSIM_EV_LOAD && ev->kind <= TLBSIM_EV_BRK) ||
+	    (ev->kind >= TLBSIM_EV_KTHREAD_CREATE && ev->kind <= TLBSIM_EV_KTHREAD_UNUSE_MM));
 	if (ev->kind == TLBSIM_EV_PROC_CREATE) {
 		assert_int_equal(ev->tid, TLBSIM_TID_NONE);
 		assert_true(ev->proc_create.pid >= 1 && ev->proc_create.tid >= 1);
@@ -740,10 +741,9 @@ static bool is_random(const char *name)
 
 static void every_generator_is_listed_with_sane_parameters(void **unused)
 {
-	const char *names[] = {"mprotect-toggle", "madvise-threads", "munmap-churn",
-			       "ctx-switch",	  "hackbench",	     "short-procs",
-			       "page-faults",	  "stencil-noise",   "small-free",
-			       "kthread-mm"};
+	const char *names[] = {
+	    "mprotect-toggle", "madvise-threads", "munmap-churn",  "ctx-switch", "hackbench",
+	    "short-procs",     "page-faults",	  "stencil-noise", "small-free", "kthread-mm"};
 	const struct tlbsim_generator *g;
 	unsigned i, j;
 
