@@ -54,6 +54,7 @@ struct fab_hold {
  * @queued_cycles: cycles they waited for it (contention)
  * @hold: the latest @nr_hold uses, in time order (oldest first)
  * @before: the cpu of the last use dropped from @hold (FAB_NO_CPU: none)
+ * @before_end: when the uses dropped from @hold ended: no gap before it
  *
  * A use arriving at t takes the server at max(t, the end of the latest
  * use), so k arriving together finish 1, 2, ..., k services later.  But
@@ -73,6 +74,7 @@ struct fab_server {
 	struct fab_hold hold[FAB_HOLDS];
 	uint8_t nr_hold;
 	uint32_t before;
+	uint64_t before_end;
 };
 
 void fab_server_init(struct fab_server *s, uint64_t service);

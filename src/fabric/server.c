@@ -25,7 +25,10 @@ unsigned fab_server_place(const struct fab_server *s, uint64_t arrive, fab_len_f
 	unsigned p;
 
 	for (p = 0; p < s->nr_hold; p++) {
-		uint64_t at = p && s->hold[p - 1].end > arrive ? s->hold[p - 1].end : arrive;
+		/* The gap before the first use kept starts where the forgotten
+		 * ones ended: what lay there is not known any more. */
+		uint64_t from = p ? s->hold[p - 1].end : s->before_end;
+		uint64_t at = from > arrive ? from : arrive;
 		uint64_t d = len(arg, p ? s->hold[p - 1].cpu : s->before, false);
 
 		if (at + d <= s->hold[p].start) {
@@ -45,9 +48,14 @@ bool fab_server_commit(struct fab_server *s, unsigned p, uint64_t arrive, uint64
 	s->served++;
 	s->queued_cycles += start - arrive;
 	if (s->nr_hold == FAB_HOLDS) {
-		if (p == 0)
-			return false; /* older than all kept: nothing depends on it */
+		if (p == 0) {
+			/* Before all kept: forgotten at once, its end a bound. */
+			s->before = cpu;
+			s->before_end = end;
+			return false;
+		}
 		s->before = s->hold[0].cpu;
+		s->before_end = s->hold[0].end;
 		memmove(&s->hold[0], &s->hold[1], (FAB_HOLDS - 1) * sizeof(s->hold[0]));
 		s->nr_hold--;
 		p--;

@@ -52,21 +52,30 @@ static void an_earlier_request_handled_later_takes_a_gap(void **state)
 	assert_int_equal(s.nr_hold, 4);
 }
 
-/* Only the latest FAB_HOLDS uses are remembered: a request older than all
- * of them is served at its arrival (nothing later depends on it), and
- * the server stays as it was. */
-static void a_request_older_than_the_record_changes_nothing(void **state)
+/*
+ * Only the latest FAB_HOLDS uses are remembered, and no gap is assumed
+ * where forgotten ones lay.  Service 10, FAB_HOLDS + 1 uses at 1000,
+ * 1100, ...: the first is forgotten, ending at 1010.  A request at 0
+ * cannot be placed before it: it goes to the first gap after 1010, at
+ * 1010 itself (1010 + 10 <= 1100), waiting 1010.  Then it is the oldest
+ * of the full record, forgotten at once: a request at 0 now waits until
+ * 1020 (its end), and fits before 1100.
+ */
+static void no_gap_is_assumed_where_forgotten_uses_were(void **state)
 {
 	struct fab_server s;
 
 	(void)state;
 	fab_server_init(&s, 10);
-	for (unsigned i = 0; i < FAB_HOLDS; i++)
+	for (unsigned i = 0; i <= FAB_HOLDS; i++)
 		(void)fab_server_accept(&s, 1000 + 100 * i);
 	assert_int_equal(s.nr_hold, FAB_HOLDS);
-	assert_int_equal(fab_server_accept(&s, 0), 10);
+	assert_int_equal(s.before_end, 1010);
+	assert_int_equal(fab_server_accept(&s, 0), 1020);
+	assert_int_equal(s.before_end, 1020);
+	assert_int_equal(fab_server_accept(&s, 0), 1030);
 	assert_int_equal(s.nr_hold, FAB_HOLDS);
-	assert_int_equal(s.busy_until, 1000 + 100 * (FAB_HOLDS - 1) + 10);
+	assert_int_equal(s.busy_until, 1000 + 100 * FAB_HOLDS + 10);
 }
 
 int main(void)
@@ -74,7 +83,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(requests_arriving_together_queue),
 	    cmocka_unit_test(an_earlier_request_handled_later_takes_a_gap),
-	    cmocka_unit_test(a_request_older_than_the_record_changes_nothing),
+	    cmocka_unit_test(no_gap_is_assumed_where_forgotten_uses_were),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
