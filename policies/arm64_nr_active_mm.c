@@ -31,7 +31,7 @@
  * class the first patch of the series fixed for use_mm() callers that
  * took no mm_users reference): a flush from the process's own cpu is then
  * local while the kernel thread's cpu still caches the mm
- * (tests/hazards/49-nr-active-mm-kthread-uncounted.tlbt).
+ * (tests/hazards/55-nr-active-mm-kthread-uncounted.tlbt).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -95,9 +95,10 @@ extern "C" {
 	X(DC, 34, "dc")                                                                            \
 	X(PHYS_STORE, 35, "phys_store")                                                            \
 	X(TLBI_RANGE, 36, "tlbi_range")                                                            \
-	X(KTHREAD_CREATE, 37, "kthread_create")                                                    \
-	X(KTHREAD_USE_MM, 38, "kthread_use_mm")                                                    \
-	X(KTHREAD_UNUSE_MM, 39, "kthread_unuse_mm")
+	X(DMB, 37, "dmb")                                                                          \
+	X(KTHREAD_CREATE, 38, "kthread_create")                                                    \
+	X(KTHREAD_USE_MM, 39, "kthread_use_mm")                                                    \
+	X(KTHREAD_UNUSE_MM, 40, "kthread_unuse_mm")
 
 enum tlbsim_event_kind {
 	TLBSIM_EV_NONE = 0, /* never a valid event */
@@ -245,6 +246,8 @@ enum tlbsim_dc_op {
  *     @asid for VAE1/VALE1/ASIDE1, else 0; @operand_unknown = 1 when the trace saw
  *     the instruction but not its register operand (then @va = @asid = 0).
  * DSB - @dsb: @domain is enum tlbsim_dsb_domain.
+ * DMB - @dsb: @domain as for DSB (the same CRm encoding, Arm ARM C6.2 DMB);
+ *     it orders explicit accesses only, never TLB maintenance or walks.
  * ISB - no payload.
  * CR3_WRITE - @cr3_write: MOV to CR3 with root table @root_pfn, @pcid
  *     (0..4095) and @noflush (0/1, bit 63 of the operand).

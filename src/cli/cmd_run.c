@@ -521,92 +521,94 @@ int cmd_run(int argc, char **argv)
 
 /* ---- compare ---------------------------------------------------------------------- */
 
-struct metric {
-	const char *label;
-	const char *key; /* in "totals", or NULL for the top level */
-	bool top;
+/* The figures compare prints, and merge's default statistics (the key
+ * as cli_stat() takes it). */
+const struct cli_metric cli_metrics[] = {
+    {"simulated cycles", "cycles"},
+    {"busy cycles", "busy_cycles"},
+    {"waiting cycles", "waiting_cycles"},
+    {"stolen cycles", "stolen_cycles"},
+    {"idle cycles", "idle_cycles"},
+    {"flushes, local", "flushes_local"},
+    {"flushes, IPI", "flushes_ipi"},
+    {"flushes, broadcast", "flushes_broadcast"},
+    {"flushes, INVLPGB", "flushes_invlpgb"},
+    {"flushes, skipped", "flushes_skipped"},
+    {"IPIs sent", "ipis_sent"},
+    {"TLBI broadcasts received", "tlbi_broadcasts_received"},
+    {"INVLPGB received", "invlpgb_received"},
+    {"page walks", "walks"},
+    {"walk cycles", "walk_cycles"},
+    {"page faults", "faults"},
+    {"context switches", "context_switches"},
+    {"line transfer cycles", "line_transfer_cycles"},
+    {"line wait cycles", "line_wait_cycles"},
+    {NULL, NULL},
 };
 
-static const struct metric metrics[] = {
-    {"simulated cycles", "cycles", true},
-    {"busy cycles", "busy_cycles", false},
-    {"waiting cycles", "waiting_cycles", false},
-    {"stolen cycles", "stolen_cycles", false},
-    {"idle cycles", "idle_cycles", false},
-    {"flushes, local", "flushes_local", false},
-    {"flushes, IPI", "flushes_ipi", false},
-    {"flushes, broadcast", "flushes_broadcast", false},
-    {"flushes, INVLPGB", "flushes_invlpgb", false},
-    {"flushes, skipped", "flushes_skipped", false},
-    {"IPIs sent", "ipis_sent", false},
-    {"TLBI broadcasts received", "tlbi_broadcasts_received", false},
-    {"INVLPGB received", "invlpgb_received", false},
-    {"page walks", "walks", false},
-    {"walk cycles", "walk_cycles", false},
-    {"page faults", "faults", false},
-    {"context switches", "context_switches", false},
-    {"line transfer cycles", "line_transfer_cycles", false},
-    {"line wait cycles", "line_wait_cycles", false},
-};
-
-static uint64_t metric(json_t *st, const struct metric *mt)
+const json_t *cli_stat(const json_t *st, const char *name)
 {
-	return mt->top ? u(st, mt->key) : u(json_object_get(st, "totals"), mt->key);
+	const json_t *v = st;
+	char part[128];
+	const char *p = name, *dot;
+
+	if (!strchr(name, '.')) {
+		v = json_object_get(st, name);
+		if (json_is_number(v))
+			return v;
+		v = json_object_get(json_object_get(st, "totals"), name);
+		return json_is_number(v) ? v : NULL;
+	}
+	while ((dot = strchr(p, '.')) && v) {
+		snprintf(part, sizeof(part), "%.*s", (int)(dot - p), p);
+		v = json_object_get(v, part);
+		p = dot + 1;
+	}
+	v = v ? json_object_get(v, p) : NULL;
+	return json_is_number(v) ? v : NULL;
 }
 
-/* A chart is drawn as SVG or PNG, chosen by the file's extension. */
-static bool plot_ext_ok(const char *path)
+static uint64_t metric(json_t *st, const struct cli_metric *mt)
 {
-	const char *ext = strrchr(path, '.');
-
-	return ext && (!strcmp(ext, ".svg") || !strcmp(ext, ".png"));
+	return (uint64_t)json_integer_value(cli_stat(st, mt->key));
 }
 
 /* Where the cycles went, one bar per policy (gnuplot, stacked histogram). */
 static int plot(const char *path, json_t *runs, char **names, unsigned n)
 {
-	char data[] = "/tmp/tlbsim-plot-XXXXXX", tmp[4096];
-	const char *ext = strrchr(path, '.');
-	bool png = ext && !strcmp(ext, ".png");
-	FILE *f, *gp;
+	static const char script[] =
+	    "set title 'Where the cycles went (all cpus)'\nset ylabel 'cycles'\n"
+	    "set style data histograms\nset style histogram rowstacked\n"
+	    "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key outside\n"
+	    "set format y '%.1s%c'\nset datafile separator '\t'\n"
+	    "plot ARG2 using 2:xtic(1) title columnheader, '' using 3 title columnheader, "
+	    "'' using 4 title columnheader, '' using 5 title columnheader\n";
+	const char *args[1];
+	char data[4096], label[256];
 	unsigned i;
-	int fd, rc;
+	FILE *f;
+	int rc;
 
 	/* The extension was checked before the runs (cmd_compare). */
-	fd = mkstemp(data);
-	if (fd < 0 || !(f = fdopen(fd, "w")))
-		return cli_fail("--plot: cannot create a data file: %s", strerror(errno));
-	fprintf(f, "policy busy waiting stolen idle\n");
+	if (!(f = cli_plot_data(data, sizeof(data))))
+		return CLI_USAGE;
+	fprintf(f, "policy\tbusy\twaiting\tstolen\tidle\n");
 	for (i = 0; i < n; i++) {
 		json_t *t = json_object_get(json_array_get(runs, i), "totals");
 
-		fprintf(f, "%s %llu %llu %llu %llu\n", names[i], (unsigned long long)u(t, "busy_cycles"),
+		cli_plot_label(names[i], label, sizeof(label));
+		fprintf(f, "%s\t%llu\t%llu\t%llu\t%llu\n", label,
+			(unsigned long long)u(t, "busy_cycles"),
 			(unsigned long long)u(t, "waiting_cycles"),
-			(unsigned long long)u(t, "stolen_cycles"), (unsigned long long)u(t, "idle_cycles"));
+			(unsigned long long)u(t, "stolen_cycles"),
+			(unsigned long long)u(t, "idle_cycles"));
 	}
-	fclose(f);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d%s", path, (int)getpid(), png ? ".png" : ".svg");
-	gp = popen("gnuplot >/dev/null 2>&1", "w");
-	if (!gp) {
-		unlink(data);
-		return cli_fail("--plot: cannot run gnuplot (scripts/install-deps installs it)");
-	}
-	fprintf(gp,
-		"set terminal %s size 900,500\nset output '%s'\n"
-		"set title 'Where the cycles went (all cpus)'\nset ylabel 'cycles'\n"
-		"set style data histograms\nset style histogram rowstacked\n"
-		"set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key outside\n"
-		"set format y '%%.1s%%c'\n"
-		"plot '%s' using 2:xtic(1) title columnheader, '' using 3 title columnheader, "
-		"'' using 4 title columnheader, '' using 5 title columnheader\n",
-		png ? "pngcairo" : "svg", tmp, data);
-	rc = pclose(gp);
+	rc = fclose(f) ? cli_fail("--plot: cannot write the data file %s", data) : 0;
+	args[0] = data;
+	if (!rc)
+		rc = cli_gnuplot(script, path, args, 1);
 	unlink(data);
-	if (rc || access(tmp, R_OK) || rename(tmp, path)) {
-		unlink(tmp);
-		return cli_fail("--plot: gnuplot could not draw %s", path);
-	}
-	return 0;
+	return rc;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -622,7 +624,7 @@ int cmd_compare(int argc, char **argv)
 	if (rc || (rc = cli_check_output(o.json)) || (rc = cli_check_output(o.plot)) ||
 	    (rc = load_machine(o.machine, &m)))
 		goto out;
-	if (o.plot && !plot_ext_ok(o.plot)) {
+	if (o.plot && !cli_plot_ext_ok(o.plot)) {
 		rc = cli_fail("--plot: the file must end in .svg or .png: '%s'", o.plot);
 		goto out;
 	}
@@ -684,12 +686,12 @@ int cmd_compare(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		printf(" %18s %7s", names[i], i ? "ratio" : "");
 	printf("\n");
-	for (k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
-		uint64_t base = metric(json_array_get(runs, 0), &metrics[k]);
+	for (k = 0; cli_metrics[k].key; k++) {
+		uint64_t base = metric(json_array_get(runs, 0), &cli_metrics[k]);
 
-		printf("%-26s", metrics[k].label);
+		printf("%-26s", cli_metrics[k].label);
 		for (i = 0; i < n; i++) {
-			uint64_t v = metric(json_array_get(runs, i), &metrics[k]);
+			uint64_t v = metric(json_array_get(runs, i), &cli_metrics[k]);
 
 			printf(" %18llu", (unsigned long long)v);
 			if (i && base)

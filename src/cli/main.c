@@ -49,6 +49,17 @@ int cli_fail_run_err(struct tlbsim_error *err, const char *path,
 	return cli_fail_err(err);
 }
 
+size_t cli_appendf(char *buf, size_t len, size_t used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(used < len ? buf + used : NULL, used < len ? len - used : 0, fmt, ap);
+	va_end(ap);
+	return used + (n > 0 ? (size_t)n : 0);
+}
+
 double cli_now(void)
 {
 	struct timespec ts;
@@ -379,16 +390,22 @@ int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_litmus(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
-	{"run", "simulate a trace or a generator under one policy", cmd_run},
-	{"compare", "the same workload under several policies, side by side", cmd_compare},
-	{"gen", "write a generator's events to a trace file", cmd_gen},
-	{"record", "record a program's memory accesses and syscalls under valgrind", cmd_record},
-	{"convert", "convert a trace (text, binary, lackey, champsim) to text or binary", cmd_convert},
-	{"check", "run hazard scenarios and judge them against their expected verdicts", cmd_check},
-	{"list", "list machines, policies or generators", cmd_list},
-	{NULL, NULL, NULL},
+    {"run", "simulate a trace or a generator under one policy", cmd_run},
+    {"compare", "the same workload under several policies, side by side", cmd_compare},
+    {"gen", "write a generator's events to a trace file", cmd_gen},
+    {"record", "record a program's memory accesses and syscalls under valgrind", cmd_record},
+    {"convert", "convert a trace (text, binary, lackey, champsim) to text or binary", cmd_convert},
+    {"check", "run hazard scenarios and judge them against their expected verdicts", cmd_check},
+    {"litmus", "judge Arm VMSA litmus tests (herd7 format): Allowed or Forbidden", cmd_litmus},
+    {"sweep", "expand a spec into many runs, on Slurm (job array) or on this machine", cmd_sweep},
+    {"merge", "gather a sweep's results into one table (CSV, JSON) and charts", cmd_merge},
+    {"list", "list machines, policies or generators", cmd_list},
+    {NULL, NULL, NULL},
 };
 
 int main(int argc, char **argv)

@@ -34,26 +34,41 @@ static int looks_like_path(const char *s)
 	return strchr(s, '/') || (n > 5 && !strcmp(s + n - 5, ".json"));
 }
 
-int tlbsim_machine_find(const char *name, struct tlbsim_machine **out, struct tlbsim_error *err)
+int tlbsim_machine_path(const char *name, char *buf, size_t len, struct tlbsim_error *err)
 {
-	char path[4096];
 	unsigned i, n;
 
-	if (!name || !out)
+	if (!name || !buf || !len)
 		return -TLBSIM_EINVAL;
-	*out = NULL;
-	if (looks_like_path(name))
-		return tlbsim_machine_load_file(name, out, err);
+	if (looks_like_path(name)) {
+		if ((size_t)snprintf(buf, len, "%s", name) >= len)
+			return err_set(err, -TLBSIM_ERANGE, name, -1, -1, -1, NULL,
+				       "path longer than %zu bytes", len - 1);
+		return 0;
+	}
 	n = dirs();
 	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/machines/%s.json", model_dirs[i], name);
-		if (!access(path, R_OK))
-			return tlbsim_machine_load_file(path, out, err);
+		if ((size_t)snprintf(buf, len, "%s/machines/%s.json", model_dirs[i], name) >= len)
+			continue;
+		if (!access(buf, R_OK))
+			return 0;
 	}
 	return err_set(err, -TLBSIM_ENOENT, name, -1, -1, -1, NULL,
 		       "no machine named '%s' (looked in $TLBSIM_MODELS, %s and %s; "
 		       "'tlbsim list machines' shows them)",
 		       name, TLBSIM_SOURCE_MODELS_DIR "/machines", TLBSIM_MODELS_DIR "/machines");
+}
+
+int tlbsim_machine_find(const char *name, struct tlbsim_machine **out, struct tlbsim_error *err)
+{
+	char path[4096];
+	int rc;
+
+	if (!name || !out)
+		return -TLBSIM_EINVAL;
+	*out = NULL;
+	rc = tlbsim_machine_path(name, path, sizeof(path), err);
+	return rc ? rc : tlbsim_machine_load_file(path, out, err);
 }
 
 int tlbsim_machine_list(void (*fn)(void *arg, const char *name, const char *path), void *arg)

@@ -135,7 +135,7 @@ static void stock_broadcasts_every_mprotect(void **state)
  * flush broadcasts: 2 x 10 flushes of 4 TLBI VALE1IS, 80 received by cpu
  * 5.  Mutation kthread_uncounted=1: the kernel thread is not counted, so
  * nr_active_mm stays 1 and every flush is local although cpu 5 caches A
- * (tests/hazards/49-* shows the stale use).  When it lets the mm go
+ * (tests/hazards/55-* shows the stale use).  When it lets the mm go
  * (kthread_unuse_mm()), the count drops back to 1.
  */
 static void build_kthread(struct evlist *l)
