@@ -80,24 +80,25 @@ void os_lines_fini(struct os *os)
 	fab_line_fini(&os->asid_line);
 }
 
-void os_mm_lines_init(struct os_mm *mm)
+/* @fn on every line of @mm (its VMAs' are in os->line_chunk). */
+static void mm_lines(struct os_mm *mm, void (*fn)(struct fab_line *l))
 {
 	for (unsigned i = 0; i < OS_CPUMASK_LINES; i++)
-		fab_line_init(&mm->cpumask_line[i]);
-	fab_line_init(&mm->nr_active_line);
-	fab_line_init(&mm->tlb_gen_line);
-	fab_line_init(&mm->ptl_line);
-	fab_line_init(&mm->mmap_line);
+		fn(&mm->cpumask_line[i]);
+	fn(&mm->nr_active_line);
+	fn(&mm->tlb_gen_line);
+	fn(&mm->ptl_line);
+	fn(&mm->mmap_line);
+}
+
+void os_mm_lines_init(struct os_mm *mm)
+{
+	mm_lines(mm, fab_line_init);
 }
 
 void os_mm_lines_fini(struct os_mm *mm)
 {
-	for (unsigned i = 0; i < OS_CPUMASK_LINES; i++)
-		fab_line_fini(&mm->cpumask_line[i]);
-	fab_line_fini(&mm->nr_active_line);
-	fab_line_fini(&mm->tlb_gen_line);
-	fab_line_fini(&mm->ptl_line);
-	fab_line_fini(&mm->mmap_line);
+	mm_lines(mm, fab_line_fini);
 }
 
 void os_line(struct os *os, struct hw_cpu *cpu, enum tlbsim_line_kind kind, struct fab_line *l,

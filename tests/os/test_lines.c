@@ -59,6 +59,23 @@ static struct tlbsim_machine *milan(void)
 	return m;
 }
 
+/*
+ * Milan under @policy with two address spaces, *@a and *@mb: cpu 0 runs
+ * A from cycle 0, then cpu 6 (the other CCX) runs A and B from T0; cpu 0's
+ * clock is set to 2 T0, after all of that.
+ */
+static void cpu6_ran_both(struct lab *b, const char *policy, struct os_mm **a, struct os_mm **mb)
+{
+	lab_open(b, milan(), policy, 0);
+	*a = os_mm_create(b->os, 1);
+	*mb = os_mm_create(b->os, 2);
+	os_switch_mm(b->os, os_hw(b->os, 0), *a);
+	os_hw(b->os, 6)->core->now = T0;
+	os_switch_mm(b->os, os_hw(b->os, 6), *a);
+	os_switch_mm(b->os, os_hw(b->os, 6), *mb);
+	os_hw(b->os, 0)->core->now = 2 * T0;
+}
+
 static struct os_line_stats cpumask_of(struct lab *b, unsigned cpu)
 {
 	return b->os->cpu[cpu].st.line[TLBSIM_LINE_MM_CPUMASK];
@@ -82,14 +99,7 @@ static void x86_stock_switch_costs_two_cross_ccx_cpumask_transfers(void **state)
 	uint64_t t;
 
 	(void)state;
-	lab_open(&b, milan(), "x86-stock", 0);
-	a = os_mm_create(b.os, 1);
-	mb = os_mm_create(b.os, 2);
-	os_switch_mm(b.os, os_hw(b.os, 0), a);
-	os_hw(b.os, 6)->core->now = T0;
-	os_switch_mm(b.os, os_hw(b.os, 6), a);
-	os_switch_mm(b.os, os_hw(b.os, 6), mb);
-	os_hw(b.os, 0)->core->now = 2 * T0;
+	cpu6_ran_both(&b, "x86-stock", &a, &mb);
 	before = cpumask_of(&b, 0);
 	t = os_hw(b.os, 0)->core->now;
 	os_switch_mm(b.os, os_hw(b.os, 0), mb);
@@ -125,14 +135,7 @@ static void lazy_cpumask_switch_back_to_a_set_bit_writes_nothing(void **state)
 	uint64_t t;
 
 	(void)state;
-	lab_open(&b, milan(), "x86-lazy-cpumask", 0);
-	a = os_mm_create(b.os, 1);
-	mb = os_mm_create(b.os, 2);
-	os_switch_mm(b.os, os_hw(b.os, 0), a);
-	os_hw(b.os, 6)->core->now = T0;
-	os_switch_mm(b.os, os_hw(b.os, 6), a);
-	os_switch_mm(b.os, os_hw(b.os, 6), mb);
-	os_hw(b.os, 0)->core->now = 2 * T0;
+	cpu6_ran_both(&b, "x86-lazy-cpumask", &a, &mb);
 	os_switch_mm(b.os, os_hw(b.os, 0), mb);
 	before = cpumask_of(&b, 0);
 	os_switch_mm(b.os, os_hw(b.os, 0), a);

@@ -313,34 +313,22 @@ static void drains_on_two_nodes_do_not_contend_on_one_node_they_do(void **state)
  * busy cycles. */
 static uint64_t madvise_rounds(unsigned os_flags, uint64_t *taken)
 {
-	struct tlbsim_sim_config cfg = {0};
-	struct tlbsim_error err;
 	struct evlist l = {0};
-	struct tlbsim_machine *m = test_machine(TLBSIM_ISA_X86_64, 1);
-	tlbsim_sim *sim;
-	struct os *os;
+	struct run r;
 	uint64_t busy;
 
-	m->costs.lru_page = 100;
 	ev_proc(&l, 1, 1);
 	ev_mmap(&l, 1, A, PAGE, RW, ANON);
-	for (unsigned r = 0; r < 5; r++) {
+	for (unsigned round = 0; round < 5; round++) {
 		ev_access(&l, 1, TLBSIM_EV_STORE, A);
 		ev_madvise(&l, 1, A, PAGE, TLBSIM_MADV_DONTNEED);
 	}
 	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
-	cfg.machine = m;
-	cfg.policy = "x86-stock";
-	cfg.threads = 1;
-	cfg.os_flags = os_flags;
-	tlbsim_error_clear(&err);
-	assert_int_equal(tlbsim_sim_create(&cfg, &sim, &err), 0);
-	assert_int_equal(tlbsim_sim_run(sim, evlist_next, &l, &err), 0);
-	os = os_of_sim(sim);
-	*taken = os->lru[0].srv.served;
-	busy = os_hw(os, 0)->core->st.busy;
-	tlbsim_sim_destroy(sim);
-	tlbsim_machine_free(m);
+	run_opts(&r, TLBSIM_ISA_X86_64, 1, "x86-stock", &l,
+		 &(struct run_opts){.os_flags = os_flags, .lru_page = 100});
+	*taken = r.os->lru[0].srv.served;
+	busy = os_hw(r.os, 0)->core->st.busy;
+	run_free(&r);
 	evlist_free(&l);
 	return busy;
 }
