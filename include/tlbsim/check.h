@@ -7,7 +7,7 @@
  * tlbsim_sim_config.check, sim.h) or inside the replayer below; it reports
  * stale uses, walks into freed (or reused) page tables, incomplete
  * maintenance and skipped break-before-make, following the Arm ARM and
- * Intel SDM rules collected in ../shared/HAZARD-RULES.md.
+ * Intel SDM rules collected in docs/hazard-rules.md.
  *
  * Kernel-level replay runs raw events (PTE writes, TLBI, DSB, ISB, TTBR/CR3
  * writes, INVLPG/INVPCID/INVLPGB/TLBSYNC, table allocation and free, and
@@ -79,7 +79,7 @@ struct tlbsim_replay_config {
  * descriptor value written by pte_write or phys_store names frames as
  * above.  TLBI with an unknown operand invalidates nothing (an unknown
  * address is not assumed to cover any); DSB LD/ST forms do not complete
- * TLBIs (Arm ARM: completion needs a DSB of the full type, HAZARD-RULES
+ * TLBIs (Arm ARM: completion needs a DSB of the full type, docs/hazard-rules.md
  * rule 5).
  *
  * Returns: 0; -TLBSIM_EINVAL for an event that cannot be replayed (no cpu,

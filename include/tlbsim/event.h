@@ -259,15 +259,15 @@ enum tlbsim_dc_op {
  *     (0..4, numbered as in machine.h: 0 is the last level).
  * TABLE_FREE - @table_free: page-table frame @pfn is freed.
  * ERET - no payload: an Arm exception return (context-synchronising, Arm
- *     ARM D1.9; HAZARD-RULES rule 9 and test 22).
+ *     ARM D1.9; docs/hazard-rules.md rule 9 and test 22).
  * SYSREG_WRITE - @sysreg_write: register @reg (enum tlbsim_sysreg) gets
  *     @value; @unknown = 1 when the trace saw the write but not the value
  *     (then @value = 0).  Arm writes take effect at the next
- *     context-synchronising event (HAZARD-RULES rule 9); x86 MOV to CR0/CR4
+ *     context-synchronising event (docs/hazard-rules.md rule 9); x86 MOV to CR0/CR4
  *     is serializing and may invalidate (rule 17).
  * SERIALIZE - no payload: an x86 serializing instruction that has no event
  *     of its own (CPUID, IRET, WRMSR, SERIALIZE, ...; Intel SDM vol. 3A
- *     "Serializing Instructions"; HAZARD-RULES rule 18).  INVLPG, INVPCID,
+ *     "Serializing Instructions"; docs/hazard-rules.md rule 18).  INVLPG, INVPCID,
  *     MOV to CR0/CR3/CR4 are serializing too but appear as their own kinds.
  * DC - @dc: operation @op (enum tlbsim_dc_op) on @va (by-VA operations;
  *     0 for set/way ones); @unknown = 1 when the register was not seen

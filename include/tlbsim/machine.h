@@ -311,7 +311,9 @@ TLBSIM_API void tlbsim_machine_free(struct tlbsim_machine *m);
  * tlbsim_machine_find() - load a machine by name or path
  * @name: a path (contains '/' or ends in ".json"), or a name such as
  *        "emag-32" looked up as machines/NAME.json in $TLBSIM_MODELS, the
- *        source tree's models/, then the installed share/tlbsim/models
+ *        installed share/tlbsim/models relative to the executable and to
+ *        libtlbsim.so (an install moved to another prefix), the source
+ *        tree's models/, then the configured prefix's share/tlbsim/models
  * @out: on success, receives a new machine owned by the caller
  * @err: error report, or NULL
  *

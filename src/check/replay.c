@@ -148,7 +148,7 @@ static int table_of(struct replay *r, uint64_t idx, uint64_t name, uint64_t *pfn
 
 
 /* DSB options that complete TLB maintenance: full type, inner or outer
- * shareable or full system (Arm ARM C6.2 DSB; HAZARD-RULES rule 5). */
+ * shareable or full system (Arm ARM C6.2 DSB; docs/hazard-rules.md rule 5). */
 static bool dsb_completes_broadcast(unsigned domain)
 {
 	return domain == TLBSIM_DSB_ISH || domain == TLBSIM_DSB_OSH || domain == TLBSIM_DSB_SY;

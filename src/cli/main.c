@@ -342,7 +342,11 @@ static int cmd_list(int argc, char **argv)
 		return argc == 2 ? CLI_OK : CLI_USAGE;
 	}
 	if (!strcmp(what, "machines")) {
-		tlbsim_machine_list(print_machine, NULL);
+		if (!tlbsim_machine_list(print_machine, NULL))
+			return cli_fail("list machines: no machine description found (looked in "
+					"$TLBSIM_MODELS, the install's share/tlbsim/models and the "
+					"source tree's models/): set TLBSIM_MODELS to a models "
+					"directory, or name a machine's JSON file");
 	} else if (!strcmp(what, "policies")) {
 		const struct tlbsim_policy *p;
 
@@ -408,6 +412,20 @@ const struct cli_cmd cli_cmds[] = {
     {NULL, NULL, NULL},
 };
 
+/*
+ * What a command printed (tables, summaries, a trace on "-") reached
+ * standard output, or the command fails: a full disk or /dev/full makes
+ * exit status 2, as a failed -o FILE does, never 0 with the output cut.
+ */
+static int stdout_flushed(int rc)
+{
+	errno = 0;
+	if (fflush(stdout) != EOF && !ferror(stdout))
+		return rc;
+	cli_fail("standard output: cannot write: %s", errno ? strerror(errno) : "a write failed");
+	return rc == CLI_INTERRUPTED ? rc : CLI_USAGE;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned i;
@@ -418,15 +436,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("tlbsim %s\n", tlbsim_version());
-		return CLI_OK;
+		return stdout_flushed(CLI_OK);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return CLI_OK;
+		return stdout_flushed(CLI_OK);
 	}
 	for (i = 0; cli_cmds[i].name; i++)
 		if (!strcmp(argv[1], cli_cmds[i].name))
-			return cli_cmds[i].main(argc - 1, argv + 1);
+			return stdout_flushed(cli_cmds[i].main(argc - 1, argv + 1));
 	usage(stderr);
 	return cli_fail("unknown command '%s'", argv[1]);
 }

@@ -85,6 +85,43 @@ static void print_log(FILE *f)
 		fprintf(stderr, "  gnuplot: %s%s", line, strchr(line, '\n') ? "" : "\n");
 }
 
+/*
+ * Is the chart gnuplot wrote at @path whole, and on the disk?  gnuplot
+ * ignores write errors, so its end is checked: an SVG's closing tag, a
+ * PNG's IEND chunk (PNG specification 5.6: the last chunk, length 0, CRC
+ * AE 42 60 82); then fsync(), which reports what the disk could not take.
+ * 0, an errno value, or -1 for an incomplete chart.
+ */
+static bool has_svg_end(const char *tail, size_t n)
+{
+	for (size_t i = 0; i + 6 <= n; i++)
+		if (!memcmp(tail + i, "</svg>", 6))
+			return true;
+	return false;
+}
+
+static int chart_complete(const char *path, bool png)
+{
+	static const char iend[12] = "\0\0\0\0IEND\xae\x42\x60\x82";
+	char tail[64];
+	ssize_t n;
+	off_t size;
+	int fd = open(path, O_RDWR), e = 0;
+
+	if (fd < 0)
+		return errno;
+	size = lseek(fd, 0, SEEK_END);
+	n = size < (off_t)sizeof(tail) ? size : (off_t)sizeof(tail);
+	if (size < 0 || pread(fd, tail, (size_t)n, size - n) != n)
+		e = errno ? errno : EIO;
+	else if (png ? n < 12 || memcmp(tail + n - 12, iend, 12) : !has_svg_end(tail, (size_t)n))
+		e = -1;
+	else if (fsync(fd))
+		e = errno;
+	close(fd);
+	return e;
+}
+
 int cli_gnuplot(const char *script, const char *out, const char *const *args, unsigned nargs)
 {
 	char gp[4096], tmp[4096];
@@ -136,12 +173,18 @@ int cli_gnuplot(const char *script, const char *out, const char *const *args, un
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	unlink(gp);
-	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) || access(tmp, R_OK) ||
-	    rename(tmp, out)) {
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) || access(tmp, R_OK)) {
 		unlink(tmp);
 		rc = cli_fail("%s: gnuplot could not draw the chart", out);
 		if (log)
 			print_log(log);
+	} else if ((rc = chart_complete(tmp, png)) || rename(tmp, out)) {
+		/* gnuplot exits 0 after failed writes: a full disk leaves a
+		 * truncated chart, which is never renamed into place. */
+		unlink(tmp);
+		rc = cli_fail("%s: cannot write the chart: %s", out,
+			      rc > 0 ? strerror(rc) : rc < 0 ? "gnuplot's output is incomplete"
+							 : strerror(errno));
 	}
 	if (log)
 		fclose(log);
