@@ -110,6 +110,29 @@ int cli_copy_events(tlbsim_trace_reader *r, tlbsim_trace_writer *w, struct cli_c
 void cli_print_summary(FILE *f, const struct cli_copy *c, const tlbsim_trace_reader *r,
 		       const char *path);
 
+/* What rec_merge() did (tlbsim record's summary). */
+struct rec_merge_stats {
+	uint64_t events;
+	uint64_t by_kind[TLBSIM_EV_NR_KINDS];
+	uint64_t insns;		  /* guest instructions: fetches, or compute ... insns */
+	uint64_t parts, chunks;	  /* process images written by the tool; their buffers */
+	uint64_t images, forks;	  /* proc_create (the program and each exec), fork events */
+	uint64_t threads;	  /* thread_create events */
+	uint64_t exec_exits;	  /* exits made for the threads an exec ended */
+	uint64_t dropped_wakes;	  /* wake of a thread not alive in the trace */
+	uint64_t dropped_sleeps;  /* sleep no earlier wake allows */
+	uint64_t orphan_parts;	  /* forked children whose fork was not recorded */
+	bool write_failed;	  /* the error is the writer's */
+};
+
+/*
+ * Merge the parts tlbsim's valgrind tool wrote into @dir into @w, in the
+ * order of @dir/order (src/cli/record_merge.c says how).  0, or CLI_USAGE
+ * after printing why (the reader's or writer's error is in @err).
+ */
+int rec_merge(const char *dir, tlbsim_trace_writer *w, struct rec_merge_stats *st,
+	      struct tlbsim_error *err);
+
 /* Seconds since an arbitrary point (CLOCK_MONOTONIC). */
 double cli_now(void);
 
