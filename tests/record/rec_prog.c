@@ -35,7 +35,8 @@ static void touch(char *p, size_t len)
 
 static void *thread_main(void *arg)
 {
-	char *p = mmap(NULL, THREAD_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p =
+	    mmap(NULL, THREAD_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	(void)arg;
 	if (p == MAP_FAILED)
