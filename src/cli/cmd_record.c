@@ -291,7 +291,8 @@ static int record_lackey(const struct record_opts *o)
 				(unsigned long long)copy.events);
 	}
 	if (stopped) {
-		fprintf(stderr, "tlbsim: record: interrupted; %s holds what was recorded\n", o->out);
+		fprintf(stderr, "tlbsim: record: interrupted; %s holds what was recorded\n",
+			o->out);
 		return CLI_INTERRUPTED;
 	}
 	return CLI_OK;
@@ -401,7 +402,8 @@ static void print_merge_summary(const struct rec_merge_stats *st, const char *ou
 {
 	struct stat sb;
 
-	fprintf(stderr, "%s: %llu events (%llu guest instructions) of %llu process images, "
+	fprintf(stderr,
+		"%s: %llu events (%llu guest instructions) of %llu process images, "
 		"%llu forks, %llu threads created, recorded in %.1f s: %.2f M events/s",
 		out, (unsigned long long)st->events, (unsigned long long)st->insns,
 		(unsigned long long)st->images, (unsigned long long)st->forks,
@@ -419,8 +421,10 @@ static void print_merge_summary(const struct rec_merge_stats *st, const char *ou
 	if (st->exec_exits)
 		fprintf(stderr, "; %llu threads ended by exec", (unsigned long long)st->exec_exits);
 	if (st->dropped_wakes || st->dropped_sleeps)
-		fprintf(stderr, "; dropped %llu wakes of threads not in the trace and %llu sleeps "
-			"no wake allows", (unsigned long long)st->dropped_wakes,
+		fprintf(stderr,
+			"; dropped %llu wakes of threads not in the trace and %llu sleeps "
+			"no wake allows",
+			(unsigned long long)st->dropped_wakes,
 			(unsigned long long)st->dropped_sleeps);
 	if (st->orphan_parts)
 		fprintf(stderr, "; %llu processes whose fork was not recorded",
@@ -525,7 +529,8 @@ static int record_tool(const struct record_opts *o)
 	if (rc)
 		return rc;
 	if (stopped) {
-		fprintf(stderr, "tlbsim: record: interrupted; %s holds what was recorded\n", o->out);
+		fprintf(stderr, "tlbsim: record: interrupted; %s holds what was recorded\n",
+			o->out);
 		return CLI_INTERRUPTED;
 	}
 	return CLI_OK;
@@ -535,12 +540,17 @@ int cmd_record(int argc, char **argv)
 {
 	enum { OPT_VIA = 256, OPT_FETCHES, OPT_SWITCHES, OPT_KEEP, OPT_MERGE };
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},	{"format", required_argument, NULL, 'f'},
-	    {"compress", required_argument, NULL, 'c'}, {"valgrind", required_argument, NULL, 'v'},
-	    {"via", required_argument, NULL, OPT_VIA},	{"fetches", required_argument, NULL, OPT_FETCHES},
-	    {"switches", no_argument, NULL, OPT_SWITCHES}, {"keep-parts", no_argument, NULL, OPT_KEEP},
+	    {"output", required_argument, NULL, 'o'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"compress", required_argument, NULL, 'c'},
+	    {"valgrind", required_argument, NULL, 'v'},
+	    {"via", required_argument, NULL, OPT_VIA},
+	    {"fetches", required_argument, NULL, OPT_FETCHES},
+	    {"switches", no_argument, NULL, OPT_SWITCHES},
+	    {"keep-parts", no_argument, NULL, OPT_KEEP},
 	    {"merge", required_argument, NULL, OPT_MERGE},
-	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct record_opts o = {.valgrind = "valgrind", .fetches = true};
 	const char *to_name = NULL, *compress = NULL, *via = "tlbsim", *merge = NULL;
@@ -607,7 +617,8 @@ int cmd_record(int argc, char **argv)
 	if (strcmp(via, "tlbsim") && strcmp(via, "lackey"))
 		return cli_fail("record: --via expects tlbsim or lackey, found '%s'", via);
 	if (!strcmp(via, "lackey") && (!o.fetches || o.switches || o.keep_parts))
-		return cli_fail("record: --fetches, --switches and --keep-parts go with --via tlbsim");
+		return cli_fail(
+		    "record: --fetches, --switches and --keep-parts go with --via tlbsim");
 	if ((rc = cli_parse_output("--to", to_name, compress, &o.to, &o.compression)) ||
 	    (rc = cli_check_output(o.out)))
 		return rc;

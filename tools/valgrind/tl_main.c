@@ -136,7 +136,7 @@ struct vthread {
 	Bool live;    /* created and not exited */
 	ULong sys_at; /* run_seq when its syscall started */
 };
-static struct vthread *vth; /* by valgrind ThreadId, VG_N_THREADS of them */
+static struct vthread *vth;  /* by valgrind ThreadId, VG_N_THREADS of them */
 static ThreadId last_runner; /* the thread that ran client code last */
 static ThreadId new_thread;  /* made by the clone() in progress; its tid comes with the result */
 static ULong run_seq;	     /* counts changes of the running thread */
@@ -145,8 +145,7 @@ static ULong run_seq;	     /* counts changes of the running thread */
 
 static void die(const HChar *what, const HChar *path, Int err)
 {
-	VG_(umsg)("tlbsim: %s %s failed (errno %d); the recording is incomplete\n", what, path,
-		  err);
+	VG_(umsg)("tlbsim: %s %s failed (errno %d): recording cut\n", what, path, err);
 	VG_(exit)(1);
 }
 
@@ -347,7 +346,7 @@ static void add_insns(IRSB *sb, UInt *n)
 	t2 = newIRTemp(sb->tyenv, Ity_I64);
 	addStmtToIRSB(sb, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, at)));
 	addStmtToIRSB(sb, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
-						      IRExpr_Const(IRConst_U64(*n)))));
+							IRExpr_Const(IRConst_U64(*n)))));
 	addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at, IRExpr_RdTmp(t2)));
 	*n = 0;
 }
@@ -366,9 +365,9 @@ static void add_access(IRSB *sb, UInt *n, UInt kind, IRExpr *addr, Int size, IRE
 		di = unsafeIRDirty_0_N(2, "tlbsim_access", VG_(fnptr_to_fnentry)(h_access),
 				       mkIRExprVec_2(mkIRExpr_HWord(op), addr));
 	} else {
-		di = unsafeIRDirty_0_N(3, "tlbsim_access_n", VG_(fnptr_to_fnentry)(h_access_n),
-				       mkIRExprVec_3(mkIRExpr_HWord(kind), addr,
-						     mkIRExpr_HWord((HWord)size)));
+		di = unsafeIRDirty_0_N(
+		    3, "tlbsim_access_n", VG_(fnptr_to_fnentry)(h_access_n),
+		    mkIRExprVec_3(mkIRExpr_HWord(kind), addr, mkIRExpr_HWord((HWord)size)));
 	}
 	if (guard)
 		di->guard = guard;
@@ -493,7 +492,8 @@ static void part_open(void)
 	cur_last = 0;
 	tid_pending = False;
 	insns_pending = 0;
-	/* The header (FORMAT.md): magic, version 1, x86-64, 4 KiB pages, threads unknown, no source. */
+	/* The header (FORMAT.md): magic, version 1, x86-64, 4 KiB pages, threads unknown, no
+	 * source. */
 	p = buf;
 	VG_(memcpy)(p, NATIVE_MAGIC, NATIVE_MAGIC_LEN);
 	p += NATIVE_MAGIC_LEN;
@@ -807,10 +807,11 @@ static Bool tl_process_cmd_line_option(const HChar *arg)
 
 static void tl_print_usage(void)
 {
-	VG_(printf)("    --tlbsim-dir=DIR          where the parts and the order file go "
-		    "(absolute; required)\n"
-		    "    --fetches=yes|no          record instruction fetches [yes]\n"
-		    "    --switches=yes|no         record thread switches with the host cpu [no]\n");
+	VG_(printf)
+	("    --tlbsim-dir=DIR          where the parts and the order file go "
+	 "(absolute; required)\n"
+	 "    --fetches=yes|no          record instruction fetches [yes]\n"
+	 "    --switches=yes|no         record thread switches with the host cpu [no]\n");
 }
 
 static void tl_print_debug_usage(void)
@@ -827,8 +828,8 @@ static void tl_pre_clo_init(void)
 	VG_(details_bug_reports_to)(VG_BUGS_TO);
 	VG_(details_avg_translation_sizeB)(275);
 	VG_(basic_tool_funcs)(tl_post_clo_init, tl_instrument, tl_fini);
-	VG_(needs_command_line_options)(tl_process_cmd_line_option, tl_print_usage,
-					tl_print_debug_usage);
+	VG_(needs_command_line_options)
+	(tl_process_cmd_line_option, tl_print_usage, tl_print_debug_usage);
 	VG_(needs_syscall_wrapper)(tl_pre_syscall, tl_post_syscall);
 	VG_(track_new_mem_startup)(tl_new_mem_startup);
 	VG_(track_pre_thread_ll_create)(tl_thread_create);
