@@ -69,6 +69,7 @@ struct rm {
 	size_t nr_forks, cap_forks;
 	struct rm_part **waiting; /* parts with chunks read from the order file, not copied */
 	size_t nr_waiting;
+	struct tlbsim_event *batch; /* RM_BATCH events */
 };
 
 static int part_cmp(const void *a, const void *b)
@@ -281,28 +282,42 @@ static int part_ready(struct rm *m, struct rm_part *p)
 	return 0;
 }
 
+/* Events read at a time from a part (tlbsim_trace_next_batch()). */
+#define RM_BATCH 4096
+
 static int copy_chunk(struct rm *m, struct rm_part *p, uint32_t events)
 {
-	struct tlbsim_event ev;
+	struct tlbsim_event *ev = m->batch;
+	uint32_t done = 0;
 	int rc;
 
-	for (uint32_t i = 0; i < events; i++) {
-		if (p->has_ahead) {
-			ev = p->ahead;
-			p->has_ahead = false;
-		} else if ((rc = tlbsim_trace_next(p->r, &ev, m->err)) <= 0) {
+	if (events && p->has_ahead) {
+		p->has_ahead = false;
+		if ((rc = copy_event(m, &p->ahead)) < 0)
+			return rc;
+		done++;
+	}
+	while (done < events) {
+		size_t want = events - done < RM_BATCH ? events - done : RM_BATCH;
+
+		int n = tlbsim_trace_next_batch(p->r, ev, want, m->err);
+
+		if (n <= 0) {
+			rc = n;
 			if (rc == 0) {
 				rc = m->err->code = -TLBSIM_ETRUNC;
 				snprintf(m->err->source, sizeof(m->err->source), "%s/%u.%u", m->dir,
 					 (unsigned)p->pid, (unsigned)p->seq);
 				snprintf(m->err->text, sizeof(m->err->text),
 					 "the order file counts %u more events than the part holds",
-					 (unsigned)(events - i));
+					 (unsigned)(events - done));
 			}
 			return rc;
 		}
-		if ((rc = copy_event(m, &ev)) < 0)
-			return rc;
+		for (int i = 0; i < n; i++)
+			if ((rc = copy_event(m, &ev[i])) < 0)
+				return rc;
+		done += (uint32_t)n;
 	}
 	m->st->chunks++;
 	if (++p->chunks_done == p->chunks) {
@@ -405,7 +420,8 @@ int rec_merge(const char *dir, tlbsim_trace_writer *w, struct rec_merge_stats *s
 	m.nr_parts = j;
 	st->parts = j;
 	m.waiting = calloc(j ? j : 1, sizeof(*m.waiting));
-	rc = m.waiting ? 0 : -TLBSIM_ENOMEM;
+	m.batch = malloc(RM_BATCH * sizeof(*m.batch));
+	rc = m.waiting && m.batch ? 0 : -TLBSIM_ENOMEM;
 	for (i = 0; i < nr && rc == 0; i++)
 		part_find(&m, le32(ord + i * ORDER_RECORD), le32(ord + i * ORDER_RECORD + 4))
 		    ->chunks++;
@@ -446,6 +462,7 @@ int rec_merge(const char *dir, tlbsim_trace_writer *w, struct rec_merge_stats *s
 	free(m.th);
 	free(m.forks);
 	free(m.waiting);
+	free(m.batch);
 	free(ord);
 	if (rc == -TLBSIM_ENOMEM && !err->code)
 		return cli_fail("out of memory");
