@@ -311,6 +311,8 @@ struct os_gather {
  *        (failed as Linux fails them, nothing changed)
  * @lru_wait_cycles: cycles spent waiting for the lru_lock held by another
  *        cpu (part of the core's waiting cycles)
+ * @mmap_lock_wait_cycles: cycles spent stalled for an mmap_lock another cpu
+ *        holds (part of the core's waiting cycles)
  */
 struct os_cpu_stats {
 	uint64_t context_switches, mm_switches;
@@ -318,6 +320,7 @@ struct os_cpu_stats {
 	uint64_t full_flushes, syscalls, faults, segv, events, ignored, bad_syscalls;
 	uint64_t flush_cycles;
 	uint64_t lru_wait_cycles;
+	uint64_t mmap_lock_wait_cycles;
 };
 
 /**

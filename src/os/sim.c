@@ -731,10 +731,12 @@ static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
 
 	if (to <= c->now)
 		to = c->now + 1;
-	if (wait)
+	if (wait) {
 		c->st.waiting += to - c->now;
-	else
+		os_cpu_of(cpu)->st.mmap_lock_wait_cycles += to - c->now;
+	} else {
 		c->st.idle += to - c->now;
+	}
 	c->now = to;
 	os_cpu_of(cpu)->park = OS_PARK_NONE;
 	c->state = ENG_RUNNING;

@@ -35,6 +35,7 @@
 	X("full_flush_requests", oc->st.full_flushes)                                              \
 	X("flush_cycles", oc->st.flush_cycles)                                                     \
 	X("lru_wait_cycles", oc->st.lru_wait_cycles)                                               \
+	X("mmap_lock_wait_cycles", oc->st.mmap_lock_wait_cycles)                                   \
 	X("shootdowns", hw->st.shootdowns)                                                         \
 	X("ipis_sent", hw->st.ipis_sent)                                                           \
 	X("ipis_received", hw->st.ipis_received)                                                   \
@@ -55,7 +56,9 @@
 	X("tlb_l2_hits", mmu->l2_hits)                                                             \
 	X("tlb_l2_misses", mmu->l2_misses)                                                         \
 	X("walks", mmu->walks)                                                                     \
-	X("walk_cycles", mmu->walk_cycles)
+	X("walk_cycles", mmu->walk_cycles)                                                         \
+	X("walks_after_flush", mmu->walks_after_flush)                                             \
+	X("walk_cycles_after_flush", mmu->walk_cycles_after_flush)
 
 enum { NR_COUNTERS = 0
 #define COUNT_ONE(name, expr) +1
