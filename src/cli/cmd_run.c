@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -25,6 +26,7 @@ struct run_opts {
 	const char *trace;
 	const char *plot;
 	int threads;
+	int jobs; /* compare: simulations at once, 0 = as many as the host's cpus allow */
 	uint64_t max_events, max_cycles;
 	bool quiet;
 	bool check;
@@ -58,18 +60,27 @@ static const char run_help[] =
 	"             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
 
 static const char compare_help[] =
-	"usage: tlbsim compare --machine M --policies P1,P2,... [--threads N] [--json OUT] [--check]\n"
-	"                      [--max-events N] [--max-cycles N] [--plot FILE.svg|FILE.png]\n"
+	"usage: tlbsim compare --machine M --policies P1,P2,... [--threads N] [--jobs N] [--json OUT]\n"
+	"                      [--check] [--max-events N] [--max-cycles N] [--plot FILE.svg|FILE.png]\n"
 	"                      TRACE | --gen NAME [--param K=V,...]\n\n"
-	"Runs the same workload under each policy and prints the key figures side by\n"
-	"side, with the ratio of each to the first policy's.  --json writes every run's\n"
-	"statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
-	"with gnuplot.  Without --policies, every policy of the machine's ISA is run.\n\n"
+	"Runs the same workload under each policy.  First the answer: which policy spends\n"
+	"the fewest cycles on TLB coherence (IPIs sent, IPI handlers, broadcasts\n"
+	"received, waiting for acknowledgements, DSB or TLBSYNC, local flushes and\n"
+	"TLBI/INVLPGB issue, walks after flushes, mmap_lock waits while the holder\n"
+	"flushes), how many times fewer than each other, where each spends them and the\n"
+	"run times; then those cycles by kind, and the key figures side by side with the\n"
+	"ratio of each to the first policy's.  --json writes every run's statistics as one\n"
+	"JSON array (idle time included); --plot draws the coherence cycles by kind per\n"
+	"policy and the run times with gnuplot.  Without --policies, every policy of the\n"
+	"machine's ISA is run.\n"
+	"The runs are independent simulations: --jobs N runs N at once on host threads\n"
+	"(default: the host's cpus divided by --threads), with the same results as one\n"
+	"at a time; a terminal shows a progress line per policy.\n\n"
 	"example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
 	"             traces/samples/zstd-threads.tlbt.xz\n";
 
 enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET, OPT_CHECK, OPT_KERNEL, OPT_FORMAT, OPT_ISA,
-       OPT_LINEAR_MAP };
+       OPT_LINEAR_MAP, OPT_JOBS };
 
 static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 {
@@ -90,6 +101,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"isa", required_argument, NULL, OPT_ISA},
 		{"linear-map", required_argument, NULL, OPT_LINEAR_MAP},
+		{"jobs", required_argument, NULL, OPT_JOBS},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -141,6 +153,12 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 				return cli_fail("%s: %s expects a whole number, found '%s'", argv[0],
 						c == OPT_MAX_EVENTS ? "--max-events" : "--max-cycles",
 						optarg);
+			break;
+		case OPT_JOBS:
+			o->jobs = (int)strtol(optarg, &end, 10);
+			if (!compare || *end || o->jobs < 1 || o->jobs > 64)
+				return cli_fail("%s: --jobs expects 1..64 (compare only), found '%s'",
+						argv[0], optarg);
 			break;
 		case OPT_QUIET:
 			o->quiet = true;
@@ -207,9 +225,10 @@ static void add_trace_stats(struct cli_source *src, char **text)
 	json_decref(st);
 }
 
-/* Runs the workload of @o under @policy; *stats receives the parsed JSON. */
+/* Runs the workload of @o under @policy; *stats receives the parsed JSON.
+ * @report: where compare follows the run from another thread, or NULL. */
 static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, const char *policy,
-		    json_t **stats)
+		    struct cli_progress *report, json_t **stats)
 {
 	struct tlbsim_sim_config cfg = {0};
 	struct tlbsim_error err;
@@ -229,6 +248,10 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		      : cli_source_open_gen(&src, o->gen, o->params, m->isa);
 	if (rc)
 		return rc;
+	if (report) {
+		src.report = report;
+		src.progress = false;
+	}
 	if (o->trace) {
 		const struct tlbsim_trace_info *info = tlbsim_trace_info(src.trace);
 
@@ -266,9 +289,9 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		cli_source_close(&src);
 		return cli_fail_err(&err);
 	}
-	cli_catch_sigint(sim);
+	cli_sigint_add(sim);
 	rc = tlbsim_sim_run_batch(sim, cli_source_next_batch, &src, &err);
-	cli_catch_sigint(NULL);
+	cli_sigint_remove(sim);
 	cli_source_close(&src);
 	if (rc < 0) {
 		tlbsim_sim_destroy(sim);
@@ -440,7 +463,7 @@ int cmd_run(int argc, char **argv)
 
 	if (rc || (rc = cli_check_output(o.json)) || (rc = load_machine(o.machine, &m)))
 		return rc;
-	rc = simulate(&o, m, o.policy, &st);
+	rc = simulate(&o, m, o.policy, NULL, &st);
 	tlbsim_machine_free(m);
 	if (rc)
 		return rc;
@@ -497,51 +520,17 @@ static bool plot_ext_ok(const char *path)
 	return ext && (!strcmp(ext, ".svg") || !strcmp(ext, ".png"));
 }
 
-/* Where the cycles went, one bar per policy (gnuplot, stacked histogram). */
-static int plot(const char *path, json_t *runs, char **names, unsigned n)
+/* One policy's run for cli_run_policies(). */
+struct compare_ctx {
+	const struct run_opts *o;
+	const struct tlbsim_machine *m;
+};
+
+static int compare_one(void *arg, const char *policy, struct cli_progress *p, void **stats)
 {
-	char data[] = "/tmp/tlbsim-plot-XXXXXX", tmp[4096];
-	const char *ext = strrchr(path, '.');
-	bool png = ext && !strcmp(ext, ".png");
-	FILE *f, *gp;
-	unsigned i;
-	int fd, rc;
+	struct compare_ctx *cx = arg;
 
-	/* The extension was checked before the runs (cmd_compare). */
-	fd = mkstemp(data);
-	if (fd < 0 || !(f = fdopen(fd, "w")))
-		return cli_fail("--plot: cannot create a data file: %s", strerror(errno));
-	fprintf(f, "policy busy waiting stolen idle\n");
-	for (i = 0; i < n; i++) {
-		json_t *t = json_object_get(json_array_get(runs, i), "totals");
-
-		fprintf(f, "%s %llu %llu %llu %llu\n", names[i], (unsigned long long)u(t, "busy_cycles"),
-			(unsigned long long)u(t, "waiting_cycles"),
-			(unsigned long long)u(t, "stolen_cycles"), (unsigned long long)u(t, "idle_cycles"));
-	}
-	fclose(f);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d%s", path, (int)getpid(), png ? ".png" : ".svg");
-	gp = popen("gnuplot >/dev/null 2>&1", "w");
-	if (!gp) {
-		unlink(data);
-		return cli_fail("--plot: cannot run gnuplot (scripts/install-deps installs it)");
-	}
-	fprintf(gp,
-		"set terminal %s size 900,500\nset output '%s'\n"
-		"set title 'Where the cycles went (all cpus)'\nset ylabel 'cycles'\n"
-		"set style data histograms\nset style histogram rowstacked\n"
-		"set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key outside\n"
-		"set format y '%%.1s%%c'\n"
-		"plot '%s' using 2:xtic(1) title columnheader, '' using 3 title columnheader, "
-		"'' using 4 title columnheader, '' using 5 title columnheader\n",
-		png ? "pngcairo" : "svg", tmp, data);
-	rc = pclose(gp);
-	unlink(data);
-	if (rc || access(tmp, R_OK) || rename(tmp, path)) {
-		unlink(tmp);
-		return cli_fail("--plot: gnuplot could not draw %s", path);
-	}
-	return 0;
+	return simulate(cx->o, cx->m, policy, p, (json_t **)stats);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -594,17 +583,25 @@ int cmd_compare(int argc, char **argv)
 		}
 		tlbsim_sim_destroy(probe);
 	}
-	for (i = 0; i < n; i++) {
-		json_t *st;
+	{
+		struct compare_ctx cx = {.o = &o, .m = m};
+		void *st[16];
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned jobs = o.jobs ? (unsigned)o.jobs
+				       : (unsigned)(cpus > o.threads ? cpus / o.threads : 1);
+		struct stat sb;
 
-		if (!o.quiet)
-			fprintf(stderr, "running %s...\n", names[i]);
-		rc = simulate(&o, m, names[i], &st);
+		rc = cli_run_policies(names, n, jobs, o.quiet,
+				      o.trace && !stat(o.trace, &sb) ? (uint64_t)sb.st_size : 0,
+				      compare_one, &cx, st);
+		/* the runs made are the first ones (an interrupt starts no more) */
+		for (i = 0; i < n; i++)
+			if (st[i] && !rc)
+				json_array_append_new(runs, st[i]);
+			else
+				json_decref(st[i]);
 		if (rc)
 			goto out;
-		json_array_append_new(runs, st);
-		if (cli_interrupted())
-			break;
 	}
 	n = (unsigned)json_array_size(runs);
 	printf("tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
@@ -614,7 +611,8 @@ int cmd_compare(int argc, char **argv)
 			printf("[partial] %s stopped early (--max-events, --max-cycles or "
 			       "interrupted): its figures cover only part of the workload\n",
 			       names[i]);
-	printf("%-26s", "");
+	cli_compare_answer(stdout, runs, names, n);
+	printf("%-26s", "Key figures (all cpus)");
 	for (i = 0; i < n; i++)
 		printf(" %18s %7s", names[i], i ? "ratio" : "");
 	printf("\n");
@@ -654,7 +652,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (o.json && (rc = write_json(o.json, runs)))
 		goto out;
-	if (o.plot && (rc = plot(o.plot, runs, names, n)))
+	if (o.plot && (rc = cli_compare_plot(o.plot, runs, names, n, m->name)))
 		goto out;
 	if (cli_interrupted())
 		rc = CLI_INTERRUPTED;

@@ -313,6 +313,8 @@ struct os_gather {
  *        cpu (part of the core's waiting cycles)
  * @mmap_lock_wait_cycles: cycles spent stalled for an mmap_lock another cpu
  *        holds (part of the core's waiting cycles)
+ * @flush_lock_wait_cycles: of them, while the lock's writer was blocked on
+ *        its flush (IPI acknowledgements, DSB, TLBSYNC)
  */
 struct os_cpu_stats {
 	uint64_t context_switches, mm_switches;
@@ -321,6 +323,7 @@ struct os_cpu_stats {
 	uint64_t flush_cycles;
 	uint64_t lru_wait_cycles;
 	uint64_t mmap_lock_wait_cycles;
+	uint64_t flush_lock_wait_cycles;
 };
 
 /**

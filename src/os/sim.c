@@ -719,21 +719,28 @@ static uint64_t os_horizon(void *ctx, const struct eng *e, const struct eng_core
 }
 
 /*
- * @cpu cannot go on now (its mm's mmap_lock is taken, or an ordered replay
- * waits for an earlier event): its clock moves to the next window, as time
- * spent waiting (@wait) or idle, and it runs again: it takes interrupts
- * (the lock holder's IPIs) and parks again for the same event.
+ * @cpu cannot go on now (the mmap_lock of @mm is taken, or, with @mm NULL,
+ * an ordered replay waits for an earlier event): its clock moves to the
+ * next window, as time spent waiting (a lock) or idle, and it runs again:
+ * it takes interrupts (the lock holder's IPIs) and parks again for the
+ * same event.  A wait while the lock's writer is blocked on its flush
+ * (IPI acknowledgements, DSB, TLBSYNC) is also a flush's cost.  (Serial:
+ * reading the writer's state is deterministic.)
  */
-static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
+static void stall(struct os *os, struct hw_cpu *cpu, const struct os_mm *mm)
 {
 	struct eng_core *c = cpu->core;
 	uint64_t to = os->eng.now + os->eng.window;
 
 	if (to <= c->now)
 		to = c->now + 1;
-	if (wait) {
+	if (mm) {
+		struct os_cpu_stats *st = &os_cpu_of(cpu)->st;
+
 		c->st.waiting += to - c->now;
-		os_cpu_of(cpu)->st.mmap_lock_wait_cycles += to - c->now;
+		st->mmap_lock_wait_cycles += to - c->now;
+		if (mm->lock_writer && os->smp.cpu[mm->lock_writer - 1].waiting_for)
+			st->flush_lock_wait_cycles += to - c->now;
 	} else {
 		c->st.idle += to - c->now;
 	}
@@ -765,7 +772,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			}
 		}
 		if (!os_mmap_lock(os, cpu, t->mm, NULL)) {
-			stall(os, cpu, true);
+			stall(os, cpu, t->mm);
 			return;
 		}
 		/* The access stays at the head and is retried, unless it
@@ -792,7 +799,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_MREMAP:
 	case TLBSIM_EV_BRK:
 		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
-			stall(os, cpu, true);
+			stall(os, cpu, t->mm);
 			return;
 		}
 		os_evq_pop(oc, t);
@@ -903,7 +910,7 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 			os_preempt(os, cpu);
 			return;
 		}
-		stall(os, cpu, false);
+		stall(os, cpu, NULL);
 		return;
 	}
 	oc->park = OS_PARK_NONE;

@@ -167,9 +167,28 @@ for sig in INT TERM; do
   check "SIG$sig marks them partial" grep -q '"partial": true' "$tmp/sig.json"
   check "SIG$sig leaves no temporary file" bash -c "! ls -a '$tmp' | grep -q '\.tmp\.'"
 done
-# compare: the run in progress is stopped, later ones do not start.
+# compare runs its policies at once (issue 28): independent simulations, so
+# the statistics are those of one at a time, byte for byte, also with the
+# cores on 2 host threads each.
+"$bin" compare --jobs 1 --quiet --machine milan-36 --gen madvise-threads --param threads=4,loops=3 --json "$tmp/j1.json" >/dev/null 2>&1
+"$bin" compare --jobs 4 --quiet --machine milan-36 --gen madvise-threads --param threads=4,loops=3 --json "$tmp/j4.json" >"$tmp/j4.txt" 2>&1
+"$bin" compare --jobs 2 --threads 2 --quiet --machine milan-36 --gen madvise-threads --param threads=4,loops=3 --json "$tmp/j2.json" >/dev/null 2>&1
+check "compare --jobs 4 gives the statistics of --jobs 1" cmp "$tmp/j1.json" "$tmp/j4.json"
+check "compare --jobs 2 --threads 2 too" cmp "$tmp/j1.json" "$tmp/j2.json"
+check "compare: every x86 policy ran" bash -c "[ \$(grep -c '\"schema\": \"tlbsim-stats/1\"' '$tmp/j4.json') -eq 4 ]"
+check "compare leads with the answer" bash -c "sed -n 2p '$tmp/j4.txt' | grep -q '^Fewest cycles on TLB coherence: '"
+# The chart: a path with quote and shell characters is a file name, never script.
+if command -v gnuplot >/dev/null; then
+  odd="$tmp/a'b\"c\$(touch owned)\\.svg"
+  check "compare --plot draws an SVG at an odd path" bash -c "cd '$tmp' && '$bin' compare --quiet --machine milan-36 --policies x86-stock,x86-invlpgb --gen madvise-threads --param threads=4,loops=2 --plot \"\$0\" >/dev/null" "$odd"
+  check "... which is an SVG" grep -q '<svg' "$odd"
+  check "... and the path ran nothing" test ! -e "$tmp/owned"
+  check "... with the coherence kinds in its legend" grep -q 'walks after flushes' "$odd"
+fi
+
+# compare: the run in progress is stopped, later ones do not start (one at a time).
 rm -f "$tmp"/sig.json*
-timeout -s KILL 120 "$bin" compare --machine generic-x86-64 --policies x86-stock,flush-all --gen ctx-switch --param loops=100000000 --json "$tmp/sig.json" >"$tmp/sig.txt" 2>&1 &
+timeout -s KILL 120 "$bin" compare --jobs 1 --machine generic-x86-64 --policies x86-stock,flush-all --gen ctx-switch --param loops=100000000 --json "$tmp/sig.json" >"$tmp/sig.txt" 2>&1 &
 pid=$!
 sleep 2
 kill -INT $pid
@@ -179,6 +198,15 @@ check "compare: the stopped run is marked partial" grep -q '^\[partial\] x86-sto
 check "compare: later policies do not run" bash -c "! grep -q 'running flush-all' '$tmp/sig.txt'"
 check "compare: the JSON holds the one partial run" bash -c "[ \$(grep -c '\"partial\": true' '$tmp/sig.json') -eq 1 ]"
 check "compare: SIGINT leaves no temporary file" bash -c "! ls -a '$tmp' | grep -q '\.tmp\.'"
+# two at once: both are stopped, both partial
+rm -f "$tmp"/sig.json*
+timeout -s KILL 120 "$bin" compare --jobs 2 --machine generic-x86-64 --policies x86-stock,flush-all --gen ctx-switch --param loops=100000000 --json "$tmp/sig.json" >"$tmp/sig.txt" 2>&1 &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid; rc=$?
+check "compare --jobs 2: SIGINT exits 130" test $rc -eq 130
+check "compare --jobs 2: both runs are stopped and marked partial" bash -c "[ \$(grep -c '\"partial\": true' '$tmp/sig.json') -eq 2 ]"
 
 # The hazard oracle (issues 6, 7, 8).
 ex="$src/tests/data/traces/execlog"
