@@ -103,6 +103,7 @@ int cli_parse_output(const char *opt, const char *to, const char *compress,
 struct cli_copy {
 	const char *what;	/* for progress */
 	bool stop_on_interrupt; /* stop at SIGINT (convert); record drains its pipe instead */
+	bool user_only;		/* refuse kernel-level events (convert --retarget) */
 	uint64_t events;
 	uint64_t by_kind[TLBSIM_EV_NR_KINDS];
 	double seconds;
@@ -112,7 +113,8 @@ struct cli_copy {
 
 /*
  * Copy until the reader ends: 0 at its clean end, -TLBSIM_EINTR when
- * interrupted (with @c->stop_on_interrupt), or the negative code of the
+ * interrupted (with @c->stop_on_interrupt), -TLBSIM_EINVAL at a
+ * kernel-level event (with @c->user_only), or the negative code of the
  * reader's or writer's error (in @c->err).
  */
 int cli_copy_events(tlbsim_trace_reader *r, tlbsim_trace_writer *w, struct cli_copy *c);

@@ -53,6 +53,11 @@ static const char run_help[] =
 	"--kernel replays TRACE's kernel-level events (PTE writes, TLBI, DSB, TTBR/CR3\n"
 	"writes, INVLPG(B), table frees...) on the cpus they name, without the OS model\n"
 	"(include/tlbsim/check.h); execlog and insn traces always replay so.\n"
+	"TRACE's ISA must be the machine's: an x86-64 trace runs on x86-64 machines only.\n"
+	"A user-level trace (accesses, threads, processes, memory syscalls: a recording's\n"
+	"or a generator's) means the same on either ISA, and 'tlbsim convert --retarget\n"
+	"arm64 IN OUT' makes an x86-64 recording one that the arm64 machines and\n"
+	"policies replay; kernel-level traces (INVLPG, TLBI ...) cannot be retargeted.\n"
 	"--format names TRACE's format when it has no magic (execlog, champsim);\n"
 	"--isa and --linear-map (kernel VA = PA + ADDR) are for instruction traces\n"
 	"(execlog: the ISA defaults to the machine's).\n\n"
@@ -259,8 +264,11 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 			enum tlbsim_isa isa = info->isa;
 
 			cli_source_close(&src);
-			return cli_fail("%s: the trace is %s but machine %s is %s", o->trace,
-					tlbsim_isa_name(isa), m->name, tlbsim_isa_name(m->isa));
+			return cli_fail("%s: the trace is %s but machine %s is %s (a user-level "
+					"trace, a recording's or a generator's, can be replayed on "
+					"it after 'tlbsim convert --retarget %s IN OUT')",
+					o->trace, tlbsim_isa_name(isa), m->name,
+					tlbsim_isa_name(m->isa), tlbsim_isa_name(m->isa));
 		}
 	}
 	if (o->trace && (o->kernel || tlbsim_trace_info(src.trace)->format == TLBSIM_TRACE_EXECLOG ||

@@ -167,6 +167,21 @@ for sig in INT TERM; do
   check "SIG$sig marks them partial" grep -q '"partial": true' "$tmp/sig.json"
   check "SIG$sig leaves no temporary file" bash -c "! ls -a '$tmp' | grep -q '\.tmp\.'"
 done
+# A trace of another ISA is refused, naming the conversion; a user-level
+# trace retargeted runs there; a kernel-level one cannot be retargeted.
+"$bin" gen munmap-churn --param threads=4,size=256K,loops=2 -o "$tmp/x86.tlbt" >/dev/null 2>&1
+"$bin" run --machine emag-32 --quiet "$tmp/x86.tlbt" 2>"$tmp/err"; rc=$?
+check "a trace of another ISA exits 2" test $rc -eq 2
+check "... and offers --retarget" grep -q "tlbsim convert --retarget arm64" "$tmp/err"
+check "convert --retarget arm64 writes an arm64 trace" "$bin" convert --retarget arm64 "$tmp/x86.tlbt" "$tmp/arm.tlbt"
+check "... which the arm64 machine replays" "$bin" run --machine emag-32 --policy arm64-stock --quiet --json "$tmp/arm.json" "$tmp/arm.tlbt"
+check "... flushing with TLBI broadcasts" bash -c "grep -q '\"tlbi_broadcasts_sent\": [1-9]' '$tmp/arm.json'"
+printf 'tlbsim-trace 1 isa=x86-64 page_shift=12\nproc_create 1 1\ncpu0 invlpg 0x1000\n' >"$tmp/k.txt"
+"$bin" convert --retarget arm64 "$tmp/k.txt" "$tmp/k2.txt" 2>"$tmp/err"; rc=$?
+check "a kernel-level trace cannot be retargeted (exit 2)" test $rc -eq 2
+check "... the message names its line and the event" grep -q "k.txt:3: event 1 (invlpg)" "$tmp/err"
+check "... and nothing is left" test ! -e "$tmp/k2.txt"
+
 # compare runs its policies at once (issue 28): independent simulations, so
 # the statistics are those of one at a time, byte for byte, also with the
 # cores on 2 host threads each.
