@@ -3,7 +3,10 @@
  * The program tests/record/ records: what it does is known exactly, so the
  * trace's events can be checked against it (test_record.c).
  *
- *   rec_prog          the parent: maps REGION_LEN and writes every page of
+ *   rec_prog          the parent: starts a taker thread, maps HANDOFF_LEN
+ *                     and hands it over through a pointer (no syscall: the
+ *                     taker spins on it), and the taker writes every page
+ *                     of it; joins it; maps REGION_LEN and writes every page of
  *                     it, starts NR_THREADS threads that each map, touch and
  *                     unmap THREAD_LEN, joins them, forks a child and waits
  *                     for it, then mremaps its region to REMAP_LEN, unmaps
@@ -18,6 +21,7 @@
  */
 #define _GNU_SOURCE /* mremap */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,20 @@ static void touch(char *p, size_t len)
 {
 	for (size_t i = 0; i < len; i += 4096)
 		p[i] = (char)i;
+}
+
+static char *_Atomic handed;
+
+/* Writes the pages of a buffer another thread mapped, handed over by memory alone. */
+static void *taker(void *arg)
+{
+	char *p;
+
+	(void)arg;
+	while (!(p = atomic_load(&handed)))
+		;
+	touch(p, HANDOFF_LEN);
+	return NULL;
 }
 
 static void *thread_main(void *arg)
@@ -65,6 +83,14 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "exec"))
 		return exec_image();
+	if (pthread_create(&th[0], NULL, taker, NULL))
+		return 1;
+	p = mmap(NULL, HANDOFF_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 1;
+	atomic_store(&handed, p);
+	pthread_join(th[0], NULL);
+	munmap(p, HANDOFF_LEN);
 	p = mmap(NULL, REGION_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return 1;

@@ -4,6 +4,7 @@
 #define TLBSIM_TESTS_REC_PROG_H
 
 #define NR_THREADS 2
+#define HANDOFF_LEN (13 * 4096ul)    /* mapped by the parent, written by its taker thread */
 #define REGION_LEN (37 * 4096ul)    /* mapped and written by the parent */
 #define THREAD_LEN (23 * 4096ul)    /* by each thread, then unmapped */
 #define CHILD_PROT_LEN (5 * 4096ul) /* mprotected read-only by the child */

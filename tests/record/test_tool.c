@@ -81,6 +81,11 @@ static bool thread_map(const struct tlbsim_event *e)
 	return e->mmap.len == THREAD_LEN && anon_rw(e);
 }
 
+static bool handoff_map(const struct tlbsim_event *e)
+{
+	return e->mmap.len == HANDOFF_LEN && anon_rw(e);
+}
+
 static bool exec_map(const struct tlbsim_event *e)
 {
 	return e->mmap.len == EXEC_LEN && anon_rw(e);
@@ -128,8 +133,8 @@ static size_t pages_stored(const struct trace *t, size_t from, size_t to, uint32
  */
 static void check_rec_prog(const struct trace *t, bool fetches)
 {
-	long mp, fk, ex0, pc, mc, ad, wk, sl, mr, um, th[NR_THREADS];
-	uint32_t P, C;
+	long mp, fk, ex0, pc, mc, ad, wk, sl, mr, um, th[NR_THREADS], tk, hm, hu;
+	uint32_t P, C, K;
 	uint64_t region;
 
 	/* P is created first; the run makes two images (P, and C's exec), one
@@ -140,13 +145,41 @@ static void check_rec_prog(const struct trace *t, bool fetches)
 	assert_int_equal(t->ev[0].proc_create.tid, P);
 	assert_int_equal(count(t, TLBSIM_EV_PROC_CREATE), 2);
 	assert_int_equal(count(t, TLBSIM_EV_FORK), 1);
-	assert_int_equal(count(t, TLBSIM_EV_THREAD_CREATE), NR_THREADS);
-	assert_int_equal(count(t, TLBSIM_EV_EXIT), 3 + NR_THREADS);
+	assert_int_equal(count(t, TLBSIM_EV_THREAD_CREATE), 1 + NR_THREADS);
+	assert_int_equal(count(t, TLBSIM_EV_EXIT), 4 + NR_THREADS);
 	assert_int_equal(count(t, TLBSIM_EV_FETCH) > 0, fetches);
 	assert_int_equal(count(t, TLBSIM_EV_COMPUTE) > 0, !fetches);
 
+	/* the taker K, made first, writes every page of the buffer P maps
+	 * after it, and its writes come after a wake from P (the mapping
+	 * published to it: no syscall of the program orders them) */
+	tk = find(t, 0, TLBSIM_EV_THREAD_CREATE, P, NULL);
+	assert_true(tk > 0);
+	K = t->ev[tk].thread_create.tid;
+	hm = find(t, (size_t)tk, TLBSIM_EV_MMAP, P, handoff_map);
+	assert_true(hm > tk);
+	hu = find(t, (size_t)hm, TLBSIM_EV_MUNMAP, P, NULL);
+	assert_true(hu > hm);
+	assert_int_equal(t->ev[hu].munmap.addr, t->ev[hm].mmap.addr);
+	assert_int_equal(
+	    pages_stored(t, (size_t)hm, (size_t)hu, K, t->ev[hm].mmap.addr, HANDOFF_LEN),
+	    HANDOFF_LEN / 4096);
+	{
+		long w = find(t, (size_t)hm, TLBSIM_EV_WAKE, P, NULL);
+		long first_store = -1;
+
+		for (size_t i = (size_t)hm; i < (size_t)hu && first_store < 0; i++)
+			if (t->ev[i].kind == TLBSIM_EV_STORE && t->ev[i].tid == K &&
+			    t->ev[i].access.va >= t->ev[hm].mmap.addr &&
+			    t->ev[i].access.va < t->ev[hm].mmap.addr + HANDOFF_LEN)
+				first_store = (long)i;
+		assert_true(w > hm && w < first_store);
+		assert_int_equal(t->ev[w].wake.tid, K);
+		assert_true(find(t, (size_t)w, TLBSIM_EV_SLEEP, K, NULL) < first_store);
+	}
+
 	/* P maps its region and writes every page of it before its threads */
-	mp = find(t, 0, TLBSIM_EV_MMAP, P, region_map);
+	mp = find(t, (size_t)hu, TLBSIM_EV_MMAP, P, region_map);
 	assert_true(mp > 0);
 	region = t->ev[mp].mmap.addr;
 	th[0] = find(t, (size_t)mp, TLBSIM_EV_THREAD_CREATE, P, NULL);
@@ -295,7 +328,7 @@ static void without_fetches_instructions_become_compute(void **state)
 	/* ld.so alone runs tens of thousands of instructions per image */
 	assert_true(insns > 20000);
 	/* at least: each image's first thread, and every thread when it starts */
-	assert_true(switches >= 2 + NR_THREADS);
+	assert_true(switches >= 3 + NR_THREADS);
 	free(t.ev);
 }
 

@@ -41,13 +41,18 @@
  *   thread_create T       clone with CLONE_THREAD, by the parent;
  *   fork C C              fork, vfork, clone without CLONE_THREAD, by the
  *                         parent; the child's part continues as tid C;
- *   wake T / sleep        T blocked in a syscall (another thread ran before
+ *   wake T / sleep        happens-before edges, since on replay a process's
+ *                         threads run concurrently, ordered by these only:
+ *                         T blocked in a syscall (another thread ran before
  *                         it returned): `wake T` by the thread that ran
- *                         last, then `sleep` by T, as the lackey reader does;
- *                         across processes, `wake PPID` before a process's
- *                         last exit and `sleep` after a wait4() that reaped
- *                         a child (the merge drops an edge whose other end
- *                         is not in the trace);
+ *                         last (even one that just exited: a join), then
+ *                         `sleep` by T, as the lackey reader does; T runs
+ *                         after another thread changed the mappings (see
+ *                         map_gen): `wake T` by a thread ordered after the
+ *                         change; across processes, `wake PPID` before a
+ *                         process's last exit and `sleep` after a wait4()
+ *                         that reaped a child (the merge drops an edge whose
+ *                         other end is not in the trace);
  *   switch                with --switches=yes only: thread T runs on host
  *                         cpu N (getcpu) whenever valgrind switches to it.
  *                         Off by default: valgrind runs one thread of a
@@ -125,7 +130,14 @@ struct last_va {
 static struct last_va *lv;
 static UInt lv_mask, lv_nr;
 
-static UInt cur_tid;	 /* tid of the records being written; 0 = TLBSIM_TID_NONE */
+static UInt cur_tid; /* tid of the records being written; 0 = TLBSIM_TID_NONE */
+/*
+ * A thread's exit is written when the next record of another thread is,
+ * so that a thread blocked until this one exited (pthread_join(): a futex
+ * the kernel wakes at the exit, CLONE_CHILD_CLEARTID) can still get its
+ * `wake` from it, before the `exit` (tl_post_syscall()).
+ */
+static UInt exit_pending;
 static ULong cur_last;	 /* its last address, written back on a switch */
 static Bool tid_pending; /* the next record carries the tid */
 
@@ -135,11 +147,24 @@ struct vthread {
 	UInt lwpid;   /* Linux tid, 0 until it runs */
 	Bool live;    /* created and not exited */
 	ULong sys_at; /* run_seq when its syscall started */
+	ULong seen;   /* map_gen its events from now on are ordered after */
 };
 static struct vthread *vth;  /* by valgrind ThreadId, VG_N_THREADS of them */
 static ThreadId last_runner; /* the thread that ran client code last */
 static ThreadId new_thread;  /* made by the clone() in progress; its tid comes with the result */
 static ULong run_seq;	     /* counts changes of the running thread */
+/*
+ * Mapping changes made by a thread must happen, on replay, before the
+ * accesses other threads make after them in valgrind's order: a thread
+ * uses memory another mapped (glibc hands an arena or a stack from thread
+ * to thread under a lock no syscall shows).  map_gen counts the changes
+ * (successful mmap, munmap, mprotect, mremap, brk, madvise with an event);
+ * a thread that runs when changes it has not seen were made first gets a
+ * `wake` from a thread that has seen them all (publisher), and `sleep`s:
+ * one edge per switch after changes, not per access.
+ */
+static ULong map_gen;
+static ThreadId publisher;
 
 /* ---- output ---------------------------------------------------------------- */
 
@@ -165,12 +190,16 @@ static void write_all(Int fd, const void *p, UInt n, const HChar *what)
 	}
 }
 
+static void emit_exit_pending(void);
+
 /* Write the buffer as a chunk of the part, then its record in OUT/order. */
 static void flush(void)
 {
 	UChar rec[ORDER_RECORD];
 	UInt v[4] = {part_pid, part_seq, chunk_events, buf_len};
 
+	if (exit_pending)
+		emit_exit_pending();
 	if (part_fd < 0 || (!buf_len && !chunk_events))
 		return;
 	write_all(part_fd, buf, buf_len, "writing a part in");
@@ -246,6 +275,8 @@ static void emit_compute(void);
 /* Events from now on are @tid's (0: none).  Pending instructions are the previous thread's. */
 static void set_thread(UInt tid)
 {
+	if (exit_pending && tid != exit_pending)
+		emit_exit_pending();
 	if (tid == cur_tid)
 		return;
 	if (insns_pending)
@@ -294,6 +325,15 @@ static void emit(UInt kind, UInt nr, const ULong *f, UInt va_mask)
 	for (UInt i = 0; i < nr; i++)
 		p = (va_mask >> i & 1) ? put_va(p, f[i]) : native_put_varint(p, f[i]);
 	rec_end(p);
+}
+
+static void emit_exit_pending(void)
+{
+	UInt tid = exit_pending;
+
+	exit_pending = 0;
+	set_thread(tid);
+	emit(TLBSIM_EV_EXIT, 0, NULL, 0);
 }
 
 static void emit_compute(void)
@@ -492,6 +532,7 @@ static void part_open(void)
 	cur_last = 0;
 	tid_pending = False;
 	insns_pending = 0;
+	exit_pending = 0;
 	/* The header (FORMAT.md): magic, version 1, x86-64, 4 KiB pages, threads unknown, no
 	 * source. */
 	p = buf;
@@ -591,6 +632,8 @@ static void tl_fork_child(ThreadId tid)
 		vth[i].live = False;
 	vth[tid].lwpid = (UInt)VG_(gettid)();
 	vth[tid].live = True;
+	vth[tid].seen = map_gen = 0;
+	publisher = tid;
 	last_runner = tid;
 	set_thread(vth[tid].lwpid);
 }
@@ -610,13 +653,19 @@ static void thread_gone(ThreadId tid)
 		return;
 	for (UInt i = 1; i < VG_N_THREADS; i++)
 		others += vth[i].live && vth[i].lwpid;
-	set_thread(vth[tid].lwpid);
-	if (!others) {
+	if (exit_pending)
+		emit_exit_pending();
+	if (others) {
+		exit_pending = vth[tid].lwpid;
+		return;
+	}
+	{
 		ULong f[1] = {(ULong)VG_(getppid)()};
 
+		set_thread(vth[tid].lwpid);
 		emit(TLBSIM_EV_WAKE, 1, f, 0);
+		emit(TLBSIM_EV_EXIT, 0, NULL, 0);
 	}
-	emit(TLBSIM_EV_EXIT, 0, NULL, 0);
 }
 
 static void tl_fini(Int exitcode)
@@ -649,6 +698,7 @@ static void tl_thread_create(ThreadId parent, ThreadId child)
 {
 	vth[child].lwpid = 0;
 	vth[child].live = True;
+	vth[child].seen = 0;
 	new_thread = child;
 }
 
@@ -657,17 +707,42 @@ static void tl_thread_exit(ThreadId tid)
 	thread_gone(tid);
 }
 
+/* Can @w still perform an event (a live thread, or one whose exit is not written yet)? */
+static Bool can_act(ThreadId w)
+{
+	return w && vth[w].lwpid && (vth[w].live || exit_pending == vth[w].lwpid);
+}
+
+/* Order @tid's next events after every mapping change so far. */
+static void publish(ThreadId tid)
+{
+	struct vthread *t = &vth[tid];
+	ULong f[1] = {t->lwpid};
+
+	if (t->seen >= map_gen)
+		return;
+	if (publisher != tid && can_act(publisher)) {
+		set_thread(vth[publisher].lwpid);
+		emit(TLBSIM_EV_WAKE, 1, f, 0);
+		set_thread(t->lwpid);
+		emit(TLBSIM_EV_SLEEP, 0, NULL, 0);
+	}
+	t->seen = map_gen;
+	publisher = tid;
+}
+
 static void tl_start_client_code(ThreadId tid, ULong blocks)
 {
 	struct vthread *t = &vth[tid];
 
 	if (!t->lwpid)
 		t->lwpid = (UInt)VG_(gettid)();
-	if (tid == last_runner && t->lwpid == cur_tid)
+	if (tid == last_runner && t->lwpid == cur_tid && t->seen >= map_gen)
 		return;
 	if (tid != last_runner)
 		run_seq++;
 	last_runner = tid;
+	publish(tid);
 	set_thread(t->lwpid);
 	if (clo_switches) {
 		UInt cpu = 0;
@@ -711,17 +786,27 @@ static void tl_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysR
 
 	if (!t->lwpid)
 		return;
-	/* Another thread ran while this one was in the syscall: it blocked. */
-	if (t->sys_at != run_seq && w != tid && vth[w].live && vth[w].lwpid) {
+	/* Another thread ran while this one was in the syscall: it blocked.
+	 * The thread that ran may just have exited (its exit woke this one). */
+	if (t->sys_at != run_seq && w != tid && vth[w].lwpid &&
+	    (vth[w].live || exit_pending == vth[w].lwpid)) {
 		f[0] = t->lwpid;
 		set_thread(vth[w].lwpid);
 		emit(TLBSIM_EV_WAKE, 1, f, 0);
 		set_thread(t->lwpid);
 		emit(TLBSIM_EV_SLEEP, 0, NULL, 0);
+		if (vth[w].seen > t->seen)
+			t->seen = vth[w].seen;
 	}
+	publish(tid);
 	set_thread(t->lwpid);
 	if (sr_isError(res))
 		return;
+	if (nr == __NR_mmap || nr == __NR_munmap || nr == __NR_mprotect || nr == __NR_mremap ||
+	    nr == __NR_brk || (nr == __NR_madvise && linux_madvise_advice(args[2], &advice))) {
+		t->seen = ++map_gen;
+		publisher = tid;
+	}
 	switch (nr) {
 	case __NR_mmap:
 		emit_mmap(v, args[1], (UInt)(args[2] & 7), linux_mmap_flags(args[3]));
@@ -768,6 +853,9 @@ static void tl_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysR
 			/* known now even if the thread never runs before it exits */
 			if (new_thread && !vth[new_thread].lwpid)
 				vth[new_thread].lwpid = (UInt)v;
+			/* it starts after its creator's events so far (thread_create) */
+			if (new_thread)
+				vth[new_thread].seen = t->seen;
 			new_thread = 0;
 			emit(TLBSIM_EV_THREAD_CREATE, 1, f, 0);
 		} else {
