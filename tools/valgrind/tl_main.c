@@ -46,10 +46,10 @@
  *                         T blocked in a syscall (another thread ran before
  *                         it returned): `wake T` by the thread that ran
  *                         last (even one that just exited: a join), then
- *                         `sleep` by T, as the lackey reader does; T runs
- *                         after another thread changed the mappings (see
- *                         map_gen): `wake T` by a thread ordered after the
- *                         change; across processes, `wake PPID` before a
+ *                         `sleep` by T, as the lackey reader does; after a
+ *                         thread changes the mappings, `wake` of every other
+ *                         thread, which `sleep`s when it next runs (see
+ *                         changed()); across processes, `wake PPID` before a
  *                         process's last exit and `sleep` after a wait4()
  *                         that reaped a child (the merge drops an edge whose
  *                         other end is not in the trace);
@@ -105,6 +105,7 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, R
 static const HChar *clo_dir;
 static Bool clo_fetches = True;
 static Bool clo_switches = False;
+static UInt clo_quantum = 1000;
 
 /* ---- the part being written ----------------------------------------------- */
 
@@ -143,28 +144,74 @@ static Bool tid_pending; /* the next record carries the tid */
 
 /* ---- valgrind threads -------------------------------------------------------- */
 
+/* Pages a thread remembers having checked (a power of two). */
+#define VC_SLOTS 64
+
 struct vthread {
-	UInt lwpid;   /* Linux tid, 0 until it runs */
-	Bool live;    /* created and not exited */
-	ULong sys_at; /* run_seq when its syscall started */
-	ULong seen;   /* map_gen its events from now on are ordered after */
+	UInt lwpid;	     /* Linux tid, 0 until it runs */
+	Bool live;	     /* created and not exited */
+	ULong sys_at;	     /* run_seq when its syscall started */
+	ULong *synced;	     /* by ThreadId: the last change of that thread it is ordered after */
+	struct change *last; /* its own last mapping change */
+	struct vcache {
+		Addr page;
+		ULong gen;
+	} vc[VC_SLOTS]; /* pages it used since map_gen last changed: no new dependency */
 };
 static struct vthread *vth;  /* by valgrind ThreadId, VG_N_THREADS of them */
 static ThreadId last_runner; /* the thread that ran client code last */
 static ThreadId new_thread;  /* made by the clone() in progress; its tid comes with the result */
 static ULong run_seq;	     /* counts changes of the running thread */
 /*
- * Mapping changes made by a thread must happen, on replay, before the
- * accesses other threads make after them in valgrind's order: a thread
- * uses memory another mapped (glibc hands an arena or a stack from thread
- * to thread under a lock no syscall shows).  map_gen counts the changes
- * (successful mmap, munmap, mprotect, mremap, brk, madvise with an event);
- * a thread that runs when changes it has not seen were made first gets a
- * `wake` from a thread that has seen them all (publisher), and `sleep`s:
- * one edge per switch after changes, not per access.
+ * Mapping changes and the threads that depend on them.  On replay the
+ * threads of a process run concurrently, ordered only by wake/sleep
+ * edges; but a thread may use memory another thread mapped (glibc hands
+ * arenas and stacks from thread to thread under locks no syscall shows),
+ * or map at an address another just unmapped, and replayed before that
+ * change it would find no mapping, or lose its own.  So right after each
+ * change (a successful mmap, munmap, mprotect, mremap, brk, madvise with
+ * an event) its thread writes a placeholder per other live thread, an
+ * event that does nothing (`compute 0 cycles`, 6 bytes with a long
+ * varint), and the pages it changed remember the change (chg[]).  When a
+ * thread first touches such a page, or names it in a syscall, its
+ * placeholder in that change is rewritten in place, in the buffer or in
+ * the part file, into `wake THREAD` of the same 6 bytes, and the thread
+ * `sleep`s: its events come after that change only, and threads that do
+ * not touch each other's changed memory never wait for each other.
+ * Changes of one thread are in its program order, so being after one is
+ * being after all its earlier ones (vthread.synced); a thread made by
+ * clone() starts where its creator is (see sync_with() for the changes it
+ * has no placeholder in).  Each thread keeps the pages it checked
+ * since the last change anywhere (vthread.vc), so the check is a compare
+ * per access, and nothing at all while a process has one thread.
  */
-static ULong map_gen;
-static ThreadId publisher;
+struct change {
+	ULong gen;   /* its number (map_gen) */
+	ThreadId by; /* the thread that made it */
+	UInt refs;   /* chg[] entries and vthread.last pointing at it */
+	UInt nr;
+	struct slot {
+		ThreadId t;
+		Bool used;
+		ULong off; /* the placeholder's byte offset in the part */
+	} * slot;
+};
+struct chg {
+	Addr start, end; /* page-aligned [start, end) */
+	struct change *c;
+	ULong users; /* threads (bit ThreadId % 64) that used it since that change */
+};
+static struct chg *chg; /* sorted by start, not overlapping */
+static UInt nr_chg, cap_chg;
+static ULong part_written; /* bytes of the part written out so far */
+static void change_put(struct change *c);
+static struct change *new_change(ThreadId tid);
+static void sync_with(ThreadId b, struct change *c);
+static ULong map_gen;	       /* changes so far */
+static UInt nr_live;	       /* live threads: with one, nothing depends */
+static Addr brk_cur;	       /* the break, for the range a brk changes */
+static struct vthread *cur_vt; /* the running thread's, for the access helpers */
+static ThreadId cur_vtid;
 
 /* ---- output ---------------------------------------------------------------- */
 
@@ -203,6 +250,7 @@ static void flush(void)
 	if (part_fd < 0 || (!buf_len && !chunk_events))
 		return;
 	write_all(part_fd, buf, buf_len, "writing a part in");
+	part_written += buf_len;
 	for (Int i = 0; i < 4; i++)
 		for (Int b = 0; b < 4; b++)
 			rec[4 * i + b] = (UChar)(v[i] >> (8 * b));
@@ -354,9 +402,23 @@ static void emit_mmap(ULong addr, ULong len, UInt prot, UInt flags)
 
 /* ---- the helpers the instrumented code calls ------------------------------------ */
 
+static void dep_slow(Addr a);
+
+/* Does the access at @a depend on another thread's mapping change? (see chg) */
+static inline void dep_check(Addr a)
+{
+	if (UNLIKELY(nr_live > 1)) {
+		struct vcache *c = &cur_vt->vc[(a >> 12) & (VC_SLOTS - 1)];
+
+		if (UNLIKELY(c->page != a >> 12 || c->gen != map_gen))
+			dep_slow(a);
+	}
+}
+
 /* A compact access: @op = 0x40 | (kind - 1) << 3 | log2(size). */
 static VG_REGPARM(2) void h_access(UWord op, Addr a)
 {
+	dep_check(a);
 	if (UNLIKELY(insns_pending >= COMPUTE_BATCH))
 		emit_compute();
 	rec_end(put_va(rec_start((UChar)op), a));
@@ -367,6 +429,7 @@ static VG_REGPARM(3) void h_access_n(UWord kind, Addr a, UWord size)
 {
 	ULong f[2] = {a, size};
 
+	dep_check(a);
 	if (UNLIKELY(insns_pending >= COMPUTE_BATCH))
 		emit_compute();
 	emit((UInt)kind, 2, f, 1);
@@ -527,6 +590,7 @@ static void part_open(void)
 	buf_len = 0;
 	chunk_events = 0;
 	part_events = 0;
+	part_written = 0;
 	lv_reset();
 	cur_tid = 0;
 	cur_last = 0;
@@ -607,6 +671,9 @@ static void tl_post_clo_init(void)
 	part_open();
 	vth[1].lwpid = part_pid;
 	vth[1].live = True;
+	nr_live = 1;
+	cur_vt = &vth[1];
+	cur_vtid = 1;
 	last_runner = 1;
 	{
 		ULong f[2] = {part_pid, part_pid};
@@ -632,8 +699,14 @@ static void tl_fork_child(ThreadId tid)
 		vth[i].live = False;
 	vth[tid].lwpid = (UInt)VG_(gettid)();
 	vth[tid].live = True;
-	vth[tid].seen = map_gen = 0;
-	publisher = tid;
+	nr_live = 1;
+	nr_chg = 0; /* the changes' memory is the parent's copy: left as it is */
+	for (UInt i = 0; i < VG_N_THREADS; i++) {
+		vth[i].synced = NULL;
+		vth[i].last = NULL;
+	}
+	cur_vt = &vth[tid];
+	cur_vtid = tid;
 	last_runner = tid;
 	set_thread(vth[tid].lwpid);
 }
@@ -649,6 +722,7 @@ static void thread_gone(ThreadId tid)
 	if (!vth[tid].live)
 		return;
 	vth[tid].live = False;
+	nr_live--;
 	if (!vth[tid].lwpid)
 		return;
 	for (UInt i = 1; i < VG_N_THREADS; i++)
@@ -656,6 +730,9 @@ static void thread_gone(ThreadId tid)
 	if (exit_pending)
 		emit_exit_pending();
 	if (others) {
+		/* the exit is a point others may have to be after (after_the_gone()) */
+		map_gen++;
+		new_change(tid);
 		exit_pending = vth[tid].lwpid;
 		return;
 	}
@@ -696,9 +773,17 @@ static void tl_fini(Int exitcode)
 
 static void tl_thread_create(ThreadId parent, ThreadId child)
 {
+	/* valgrind reuses the slot of a thread gone: its exit point first */
+	if (!vth[child].live && vth[child].last && parent != child)
+		sync_with(parent, vth[child].last);
 	vth[child].lwpid = 0;
 	vth[child].live = True;
-	vth[child].seen = 0;
+	if (vth[child].synced)
+		VG_(memset)(vth[child].synced, 0, VG_N_THREADS * sizeof(ULong));
+	change_put(vth[child].last);
+	vth[child].last = NULL;
+	VG_(memset)(vth[child].vc, 0, sizeof(vth[child].vc));
+	nr_live++;
 	new_thread = child;
 }
 
@@ -707,42 +792,299 @@ static void tl_thread_exit(ThreadId tid)
 	thread_gone(tid);
 }
 
-/* Can @w still perform an event (a live thread, or one whose exit is not written yet)? */
-static Bool can_act(ThreadId w)
+static void change_put(struct change *c)
 {
-	return w && vth[w].lwpid && (vth[w].live || exit_pending == vth[w].lwpid);
+	if (c && !--c->refs) {
+		VG_(free)(c->slot);
+		VG_(free)(c);
+	}
 }
 
-/* Order @tid's next events after every mapping change so far. */
-static void publish(ThreadId tid)
+static ULong synced_of(ThreadId b, ThreadId a)
 {
-	struct vthread *t = &vth[tid];
-	ULong f[1] = {t->lwpid};
+	return vth[b].synced ? vth[b].synced[a] : 0;
+}
 
-	if (t->seen >= map_gen)
+static void set_synced(ThreadId b, ThreadId a, ULong gen)
+{
+	if (!vth[b].synced)
+		vth[b].synced = VG_(calloc)("tlbsim.synced", VG_N_THREADS, sizeof(ULong));
+	if (vth[b].synced[a] < gen)
+		vth[b].synced[a] = gen;
+}
+
+/* A placeholder of the current thread: `compute 0 cycles`, 6 bytes (FORMAT.md accepts long
+ * varints). */
+static ULong emit_placeholder(void)
+{
+	static const UChar ph[6] = {TLBSIM_EV_COMPUTE,	  0x80, 0x80, 0x80, 0x00,
+				    TLBSIM_COMPUTE_CYCLES};
+	ULong off;
+
+	tl_assert(!tid_pending);
+	off = part_written + buf_len;
+	VG_(memcpy)(buf + buf_len, ph, sizeof(ph));
+	rec_end(buf + buf_len + sizeof(ph));
+	return off;
+}
+
+/* The placeholder at @off becomes `wake @tid`, 6 bytes too (a 5-byte varint). */
+static void patch_wake(ULong off, UInt tid)
+{
+	UChar w[6] = {TLBSIM_EV_WAKE,
+		      (UChar)(0x80 | (tid & 0x7f)),
+		      (UChar)(0x80 | ((tid >> 7) & 0x7f)),
+		      (UChar)(0x80 | ((tid >> 14) & 0x7f)),
+		      (UChar)(0x80 | ((tid >> 21) & 0x7f)),
+		      (UChar)((tid >> 28) & 0x7f)};
+
+	if (off >= part_written) {
+		VG_(memcpy)(buf + (off - part_written), w, sizeof(w));
 		return;
-	if (publisher != tid && can_act(publisher)) {
-		set_thread(vth[publisher].lwpid);
+	}
+	if (VG_(lseek)(part_fd, (Off64T)off, VKI_SEEK_SET) < 0)
+		die("seeking in a part in", clo_dir, 0);
+	write_all(part_fd, w, sizeof(w), "rewriting a part in");
+	if (VG_(lseek)(part_fd, (Off64T)part_written, VKI_SEEK_SET) < 0)
+		die("seeking in a part in", clo_dir, 0);
+}
+
+/*
+ * @b's next events after change @c: its placeholder there becomes a wake,
+ * and @b sleeps.  A thread made after @c has none: the wake is then sent
+ * from where @c's thread is now (later than needed; it is rare: a thread
+ * made after a change by another thread it was not put after), or, that
+ * thread gone, cannot be (nothing else is ordered after it).
+ */
+static void sync_with(ThreadId b, struct change *c)
+{
+	ULong f[1] = {vth[b].lwpid};
+	Bool woken = False;
+
+	if (!c || c->by == b || c->gen <= synced_of(b, c->by))
+		return;
+	for (UInt i = 0; i < c->nr && !woken; i++)
+		if (c->slot[i].t == b && !c->slot[i].used) {
+			c->slot[i].used = True;
+			patch_wake(c->slot[i].off, vth[b].lwpid);
+			woken = True;
+		}
+	if (!woken && vth[c->by].lwpid && (vth[c->by].live || exit_pending == vth[c->by].lwpid)) {
+		set_thread(vth[c->by].lwpid);
 		emit(TLBSIM_EV_WAKE, 1, f, 0);
-		set_thread(t->lwpid);
+		woken = True;
+	}
+	if (woken) {
+		set_thread(vth[b].lwpid);
 		emit(TLBSIM_EV_SLEEP, 0, NULL, 0);
 	}
-	t->seen = map_gen;
-	publisher = tid;
+	set_synced(b, c->by, c->gen);
+}
+
+/* The first change whose range ends above @a (binary search). */
+static UInt chg_lower(Addr a)
+{
+	UInt lo = 0, hi = nr_chg;
+
+	while (lo < hi) {
+		UInt mid = (lo + hi) / 2;
+
+		if (chg[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* [@s, @e) was changed by change @c: it replaces what the pages remembered. */
+static void chg_set(Addr s, Addr e, struct change *c)
+{
+	UInt i = chg_lower(s), j = i, n;
+	struct chg *nc, head = {0}, tail = {0};
+	Bool has_head = False, has_tail = False;
+
+	if (s >= e)
+		return;
+	while (j < nr_chg && chg[j].start < e) /* [i, j): what [s, e) overlaps */
+		j++;
+	if (i < j && chg[i].start < s) {
+		head = chg[i];
+		head.end = s;
+		head.c->refs++;
+		has_head = True;
+	}
+	if (i < j && chg[j - 1].end > e) {
+		tail = chg[j - 1];
+		tail.start = e;
+		tail.c->refs++;
+		has_tail = True;
+	}
+	for (UInt k = i; k < j; k++)
+		change_put(chg[k].c);
+	n = nr_chg - (j - i) + 1 + has_head + has_tail;
+	if (n > cap_chg) {
+		cap_chg = 2 * n + 16;
+		nc = VG_(malloc)("tlbsim.chg", cap_chg * sizeof(*nc));
+		if (chg) {
+			VG_(memcpy)(nc, chg, nr_chg * sizeof(*nc));
+			VG_(free)(chg);
+		}
+		chg = nc;
+	}
+	VG_(memmove)(chg + i + 1 + has_head + has_tail, chg + j, (nr_chg - j) * sizeof(*chg));
+	if (has_head)
+		chg[i++] = head;
+	c->refs++;
+	chg[i++] = (struct chg){.start = s, .end = e, .c = c};
+	if (has_tail)
+		chg[i] = tail;
+	nr_chg = n;
+}
+
+/* @tid's next events after the changes of [@s, @e) by other threads. */
+static void sync_range(ThreadId tid, Addr s, Addr e)
+{
+	for (UInt i = chg_lower(s); i < nr_chg && chg[i].start < e; i++)
+		sync_with(tid, chg[i].c);
+}
+
+static void dep_slow(Addr a)
+{
+	struct vcache *c = &cur_vt->vc[(a >> 12) & (VC_SLOTS - 1)];
+
+	UInt i = chg_lower(a);
+
+	sync_range(cur_vtid, a, a + 1);
+	if (i < nr_chg && chg[i].start <= a)
+		chg[i].users |= 1ull << (cur_vtid & 63);
+	c->page = a >> 12;
+	c->gen = map_gen;
+}
+
+/*
+ * @tid is about to unmap, protect or drop [@a, @a + @len): after the other
+ * threads' uses of it (a use is not a change: no placeholder marks it, so
+ * the wake comes from where a live user is now; a user gone, from its exit).
+ */
+static void dep_uses(ThreadId tid, Addr a, SizeT len)
+{
+	ULong users = 0, f[1] = {vth[tid].lwpid};
+	Addr e = a + len;
+
+	if (nr_live <= 1 && !nr_chg)
+		return;
+	for (UInt i = chg_lower(a & ~(Addr)0xfff); i < nr_chg && chg[i].start < e; i++)
+		users |= chg[i].users;
+	users &= ~(1ull << (tid & 63));
+	if (!users)
+		return;
+	for (UInt i = 1; i < VG_N_THREADS; i++) {
+		if (i == tid || !(users >> (i & 63) & 1) || !vth[i].lwpid)
+			continue;
+		if (vth[i].live || exit_pending == vth[i].lwpid) {
+			set_thread(vth[i].lwpid);
+			emit(TLBSIM_EV_WAKE, 1, f, 0);
+			set_thread(vth[tid].lwpid);
+			emit(TLBSIM_EV_SLEEP, 0, NULL, 0);
+			if (vth[i].last)
+				set_synced(tid, i, vth[i].last->gen);
+		} else if (vth[i].last) {
+			sync_with(tid, vth[i].last);
+		}
+	}
+}
+
+/* A syscall of @tid on [@a, @a + @len): after the changes there it depends on. */
+static void dep_range(ThreadId tid, Addr a, SizeT len)
+{
+	if (nr_live > 1)
+		sync_range(tid, a & ~(Addr)0xfff, a + len);
+}
+
+/* A change by @tid now (its last): a placeholder for each other live thread. */
+static struct change *new_change(ThreadId tid)
+{
+	struct change *c = VG_(calloc)("tlbsim.change", 1, sizeof(*c));
+	UInt n = 0;
+
+	c->gen = map_gen;
+	c->by = tid;
+	c->slot = VG_(calloc)("tlbsim.slots", nr_live + 1, sizeof(*c->slot));
+	set_thread(vth[tid].lwpid);
+	for (UInt i = 1; i < VG_N_THREADS && n <= nr_live; i++)
+		if (i != tid && vth[i].live && vth[i].lwpid) {
+			c->slot[n].t = i;
+			c->slot[n].off = emit_placeholder();
+			n++;
+		}
+	c->nr = n;
+	c->refs++;
+	change_put(vth[tid].last);
+	vth[tid].last = c;
+	return c;
+}
+
+/* @tid changed [@a, @a + @len) (and [@a2, @a2 + @len2)): placeholders, and the pages remember it.
+ */
+static void changed(ThreadId tid, Addr a, SizeT len, Addr a2, SizeT len2)
+{
+	struct change *c;
+
+	map_gen++;	     /* every thread's page cache is stale */
+	c = new_change(tid); /* without another thread, no placeholder */
+	chg_set(a & ~(Addr)0xfff, (a + len + 0xfff) & ~(Addr)0xfff, c);
+	if (len2)
+		chg_set(a2 & ~(Addr)0xfff, (a2 + len2 + 0xfff) & ~(Addr)0xfff, c);
+}
+
+/*
+ * @tid is about to make a thread: first after the exit of every thread
+ * gone since it was last ordered after it (their exit placeholders), so
+ * that the new thread, which starts where @tid is, can use what they
+ * mapped (glibc gives an exited thread's arena to the next).
+ */
+static void after_the_gone(ThreadId tid)
+{
+	for (UInt i = 1; i < VG_N_THREADS; i++)
+		if (i != tid && !vth[i].live && vth[i].last)
+			sync_with(tid, vth[i].last);
+}
+
+/* @b was woken by @w at @w's current point: it is after everything @w is after. */
+static void inherit(ThreadId b, ThreadId w)
+{
+	if (vth[w].synced)
+		for (UInt i = 1; i < VG_N_THREADS; i++)
+			if (vth[w].synced[i])
+				set_synced(b, i, vth[w].synced[i]);
+	if (vth[w].last)
+		set_synced(b, w, vth[w].last->gen);
 }
 
 static void tl_start_client_code(ThreadId tid, ULong blocks)
 {
 	struct vthread *t = &vth[tid];
 
+	if (clo_quantum && nr_live > 1) {
+		UInt ctr;
+
+		VG_(get_shadow_regs_area)(tid, (UChar *)&ctr, 0, 8, sizeof(ctr));
+		if (ctr > clo_quantum) {
+			ctr = clo_quantum;
+			VG_(set_shadow_regs_area)(tid, 0, 8, sizeof(ctr), (const UChar *)&ctr);
+		}
+	}
+
 	if (!t->lwpid)
 		t->lwpid = (UInt)VG_(gettid)();
-	if (tid == last_runner && t->lwpid == cur_tid && t->seen >= map_gen)
+	cur_vt = t;
+	cur_vtid = tid;
+	if (tid == last_runner && t->lwpid == cur_tid)
 		return;
 	if (tid != last_runner)
 		run_seq++;
 	last_runner = tid;
-	publish(tid);
 	set_thread(t->lwpid);
 	if (clo_switches) {
 		UInt cpu = 0;
@@ -795,40 +1137,46 @@ static void tl_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysR
 		emit(TLBSIM_EV_WAKE, 1, f, 0);
 		set_thread(t->lwpid);
 		emit(TLBSIM_EV_SLEEP, 0, NULL, 0);
-		if (vth[w].seen > t->seen)
-			t->seen = vth[w].seen;
+		inherit(tid, w);
 	}
-	publish(tid);
 	set_thread(t->lwpid);
 	if (sr_isError(res))
 		return;
-	if (nr == __NR_mmap || nr == __NR_munmap || nr == __NR_mprotect || nr == __NR_mremap ||
-	    nr == __NR_brk || (nr == __NR_madvise && linux_madvise_advice(args[2], &advice))) {
-		t->seen = ++map_gen;
-		publisher = tid;
-	}
 	switch (nr) {
-	case __NR_mmap:
+	case __NR_mmap: /* MAP_FIXED may replace what another thread mapped */
+		dep_range(tid, v, args[1]);
+		dep_uses(tid, v, args[1]);
 		emit_mmap(v, args[1], (UInt)(args[2] & 7), linux_mmap_flags(args[3]));
+		changed(tid, v, args[1], 0, 0);
 		break;
 	case __NR_munmap:
 		f[0] = args[0];
 		f[1] = args[1];
-		if (args[1])
+		if (args[1]) {
+			dep_range(tid, args[0], args[1]);
+			dep_uses(tid, args[0], args[1]);
 			emit(TLBSIM_EV_MUNMAP, 2, f, 1);
+			changed(tid, args[0], args[1], 0, 0);
+		}
 		break;
 	case __NR_mprotect:
 		f[0] = args[0];
 		f[1] = args[1];
 		f[2] = args[2] & 7;
+		dep_range(tid, args[0], args[1]);
+		dep_uses(tid, args[0], args[1]);
 		emit(TLBSIM_EV_MPROTECT, 3, f, 1);
+		changed(tid, args[0], args[1], 0, 0);
 		break;
 	case __NR_madvise:
 		f[0] = args[0];
 		f[1] = args[1];
 		if (linux_madvise_advice(args[2], &advice)) {
 			f[2] = advice;
+			dep_range(tid, args[0], args[1]);
+			dep_uses(tid, args[0], args[1]);
 			emit(TLBSIM_EV_MADVISE, 3, f, 1);
+			changed(tid, args[0], args[1], 0, 0);
 		}
 		break;
 	case __NR_mremap:
@@ -837,13 +1185,30 @@ static void tl_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysR
 		f[2] = args[2];
 		f[3] = v;
 		f[4] = args[3] & L_MREMAP_FLAGS;
-		if (args[2])
+		if (args[2]) {
+			dep_range(tid, args[0], args[1]);
+			dep_range(tid, v, args[2]);
+			dep_uses(tid, args[0], args[1]);
 			emit(TLBSIM_EV_MREMAP, 5, f, 1 | 8); /* old_addr and new_addr are va */
+			changed(tid, args[0], args[1], v, args[2]);
+		}
 		break;
-	case __NR_brk:
+	case __NR_brk: {
+		/* the heap between the old break and the new one changes */
+		Addr lo = brk_cur < v ? brk_cur : v, hi = brk_cur < v ? v : brk_cur;
+
 		f[0] = v;
+		if (brk_cur) {
+			dep_range(tid, lo, hi - lo);
+			if (v < brk_cur)
+				dep_uses(tid, lo, hi - lo);
+		}
 		emit(TLBSIM_EV_BRK, 1, f, 1);
+		if (brk_cur && hi > lo)
+			changed(tid, lo, hi - lo, 0, 0);
+		brk_cur = v;
 		break;
+	}
 	case __NR_clone:
 		if (!v) /* the child of a fork sees 0 */
 			break;
@@ -853,10 +1218,13 @@ static void tl_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysR
 			/* known now even if the thread never runs before it exits */
 			if (new_thread && !vth[new_thread].lwpid)
 				vth[new_thread].lwpid = (UInt)v;
-			/* it starts after its creator's events so far (thread_create) */
+			/* the new thread starts where its creator is */
+			if (nr_live > 1)
+				after_the_gone(tid);
 			if (new_thread)
-				vth[new_thread].seen = t->seen;
+				inherit(new_thread, tid);
 			new_thread = 0;
+			set_thread(t->lwpid);
 			emit(TLBSIM_EV_THREAD_CREATE, 1, f, 0);
 		} else {
 			emit(TLBSIM_EV_FORK, 2, f, 0);
