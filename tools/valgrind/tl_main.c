@@ -105,7 +105,6 @@ extern SysRes VG_(do_syscall)(UWord sysno, RegWord, RegWord, RegWord, RegWord, R
 static const HChar *clo_dir;
 static Bool clo_fetches = True;
 static Bool clo_switches = False;
-static UInt clo_quantum = 1000;
 
 /* ---- the part being written ----------------------------------------------- */
 
@@ -1065,16 +1064,6 @@ static void inherit(ThreadId b, ThreadId w)
 static void tl_start_client_code(ThreadId tid, ULong blocks)
 {
 	struct vthread *t = &vth[tid];
-
-	if (clo_quantum && nr_live > 1) {
-		UInt ctr;
-
-		VG_(get_shadow_regs_area)(tid, (UChar *)&ctr, 0, 8, sizeof(ctr));
-		if (ctr > clo_quantum) {
-			ctr = clo_quantum;
-			VG_(set_shadow_regs_area)(tid, 0, 8, sizeof(ctr), (const UChar *)&ctr);
-		}
-	}
 
 	if (!t->lwpid)
 		t->lwpid = (UInt)VG_(gettid)();
