@@ -189,8 +189,9 @@ void cli_compare_answer(FILE *f, json_t *runs, char *const *names, unsigned n)
 
 /* ---- the chart ------------------------------------------------------------------ */
 
-/* @s reduced to characters that mean nothing to gnuplot inside "...". */
-static void label(FILE *f, const char *s)
+/* "@s@suffix", @s reduced to characters that mean nothing to gnuplot inside "..." (@suffix is
+ * ours). */
+static void label(FILE *f, const char *s, const char *suffix)
 {
 	fputc('"', f);
 	for (; *s; s++)
@@ -199,29 +200,42 @@ static void label(FILE *f, const char *s)
 			  ? *s
 			  : '_',
 		      f);
-	fputc('"', f);
+	fprintf(f, "%s\"", suffix);
 }
 
 static void script(FILE *gp, json_t *runs, char *const *names, unsigned n, const char *machine,
 		   bool png)
 {
-	uint64_t lo = UINT64_MAX, hi = 0;
-	double tmax = 0;
-	unsigned i, k;
+	uint64_t lo = UINT64_MAX, hi = 0, second = 0, top;
+	double tmax = 0, tbest = 0;
+	unsigned i, k, best = 0;
 
 	for (i = 0; i < n; i++) {
 		json_t *c = coherence(runs, i);
 		double t = json_real_value(json_object_get(json_array_get(runs, i), "seconds"));
+		uint64_t v = c ? get(c, "cycles") : 0;
 
-		if (c && get(c, "cycles") < lo)
-			lo = get(c, "cycles");
-		if (c && get(c, "cycles") > hi)
-			hi = get(c, "cycles");
+		if (c && v < lo) {
+			lo = v;
+			best = i;
+			tbest = t;
+		}
+		if (v > hi) {
+			second = hi;
+			hi = v;
+		} else if (v > second) {
+			second = v;
+		}
 		if (t > tmax)
 			tmax = t;
 	}
+	/* One policy far above the rest (flush-all, the reference) would flatten
+	 * them: its bar goes off the scale, and its label says so. */
+	top = hi > 4 * second && second ? second + second / 2 : hi + hi / 7;
 	/* noenhanced: an '_' or '^' in a label is a character, not a sub/superscript */
-	fprintf(gp, "set terminal %s size 1200,540 font ',11' noenhanced\n",
+	fprintf(gp,
+		"set terminal %s size 1200,540 font ',11' noenhanced\n"
+		"set style textbox opaque noborder\n",
 		png ? "pngcairo" : "svg");
 	fprintf(gp, "$coherence << EOD\npolicy");
 	for (k = 0; k < NR_KINDS; k++)
@@ -230,7 +244,7 @@ static void script(FILE *gp, json_t *runs, char *const *names, unsigned n, const
 	for (i = 0; i < n; i++) {
 		json_t *c = coherence(runs, i);
 
-		label(gp, names[i]);
+		label(gp, names[i], "");
 		for (k = 0; k < NR_KINDS; k++)
 			fprintf(gp, " %.6f", c ? (double)get(c, kinds[k].key) / 1e6 : 0.0);
 		fputc('\n', gp);
@@ -241,22 +255,28 @@ static void script(FILE *gp, json_t *runs, char *const *names, unsigned n, const
 		json_t *c = coherence(runs, i);
 		uint64_t v = c ? get(c, "cycles") : 0;
 
-		fprintf(gp, "%u %.6f ", i, (double)v / 1e6);
+		fprintf(gp, "%u %.6f ", i, (double)(v > top ? top - top / 12 : v) / 1e6);
 		if (!c)
 			fprintf(gp, "\"-\"\n");
 		else if (v == lo || !lo)
 			fprintf(gp, "\"%.2f M, fewest\"\n", (double)v / 1e6);
 		else
-			fprintf(gp, "\"%.2f M, %.1fx\"\n", (double)v / 1e6, (double)v / (double)lo);
+			fprintf(gp, "\"%s%.2f M, %.1fx\"\n", v > top ? "off scale: " : "",
+				(double)v / 1e6, (double)v / (double)lo);
 	}
+	/* run times: the bar's value above it, the change from the fewest-coherence run under it */
 	fprintf(gp, "EOD\n$time << EOD\n");
 	for (i = 0; i < n; i++) {
-		label(gp, names[i]);
-		fprintf(gp, " %.6f\n",
-			json_real_value(json_object_get(json_array_get(runs, i), "seconds")) * 1e3);
+		double t = json_real_value(json_object_get(json_array_get(runs, i), "seconds"));
+		char pct[32] = "";
+
+		if (i != best && tbest > 0)
+			snprintf(pct, sizeof(pct), " %+.1f%%", 100.0 * (t - tbest) / tbest);
+		label(gp, names[i], pct);
+		fprintf(gp, " %.6f \"%.3f\"\n", t * 1e3, t * 1e3);
 	}
 	fprintf(gp, "EOD\nset multiplot\nset size 0.66,1\nset origin 0,0\nset title ");
-	label(gp, machine);
+	label(gp, machine, "");
 	fprintf(gp,
 		". ': cycles spent on TLB coherence (all cpus), by kind'\n"
 		"set style data histograms\nset style histogram rowstacked\n"
@@ -264,15 +284,15 @@ static void script(FILE *gp, json_t *runs, char *const *names, unsigned n, const
 		"set xtics rotate by -20\nset key outside bottom center horizontal maxrows 3\n"
 		"set ylabel 'million cycles'\nset xrange [-0.6:%u.4]\nset yrange [0:%.6f]\n"
 		"plot $coherence using 2:xtic(1) title columnheader",
-		n - 1, hi ? (double)hi / 1e6 * 1.15 : 1.0);
+		n - 1, top ? (double)top / 1e6 : 1.0);
 	for (k = 1; k < NR_KINDS; k++)
 		fprintf(gp, ", '' using %u title columnheader", k + 2);
 	fprintf(gp,
-		", $total using 1:2:3 with labels offset 0,0.8 notitle\n"
+		", $total using 1:2:3 with labels boxed offset 0,0.8 notitle\n"
 		"set size 0.34,1\nset origin 0.66,0\nunset key\n"
 		"set title 'run time (simulated)'\nset ylabel 'ms'\nset yrange [0:%.6f]\n"
 		"plot $time using 0:2:xtic(1) with boxes linecolor rgb '#4a6fa5', "
-		"'' using 0:2:(sprintf('%%.3f', $2)) with labels offset 0,0.8\n"
+		"'' using 0:2:3 with labels boxed offset 0,0.8\n"
 		"unset multiplot\n",
 		tmax > 0 ? tmax * 1e3 * 1.15 : 1.0);
 }
