@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arena-churn: a multi-threaded allocator workload, recorded for
- * traces/samples/arena-churn.tlbt.xz (traces/samples/README.md).
+ * traces/samples/arena-churn.tlbt.xz and run by shell-loop.sh
+ * (traces/samples/README.md).
  *
  * PHASES times: start THREADS worker threads and join them.  Each worker
  * runs ROUNDS rounds: allocate BATCH buffers with glibc malloc, write
@@ -14,9 +15,9 @@
  * opened with mprotect as it grows); a free that leaves more than the trim
  * threshold at the top of a heap shrinks it with madvise(MADV_DONTNEED)
  * (shrink_heap()); chunks above the mmap threshold are mmapped and
- * munmapped (with GLIBC_TUNABLES fixing both thresholds, as the recording
- * does, they stay so instead of adapting); an exiting thread's stack is
- * madvised away, and stacks are mapped for new threads.  Every one of
+ * munmapped (the threshold adapts: it rises to the size of a freed mmapped
+ * chunk); an exiting thread's stack is madvised away, and stacks are
+ * mapped for new threads.  Every one of
  * those calls changes page tables of an address space that other threads
  * are using on other cpus: a TLB shootdown.
  *

@@ -82,7 +82,7 @@ static const char compare_help[] =
 	"(default: the host's cpus divided by --threads), with the same results as one\n"
 	"at a time; a terminal shows a progress line per policy.\n\n"
 	"example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
-	"             traces/samples/zstd-threads.tlbt.xz\n";
+	"             traces/samples/shell-loop.tlbt.xz\n";
 
 enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET, OPT_CHECK, OPT_KERNEL, OPT_FORMAT, OPT_ISA,
        OPT_LINEAR_MAP, OPT_JOBS };
