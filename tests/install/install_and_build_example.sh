@@ -31,3 +31,15 @@ cc -std=c11 -o "$tmp/exp-pc" "$src/examples/experiment/experiment.c" \
 out=$(LD_LIBRARY_PATH="$(dirname "$libdir")" "$tmp/exp-pc" "$machine" 512 1)
 grep -q '"walks": 512' <<<"$out" || { echo "unexpected output (pkg-config build):"; echo "$out"; exit 1; }
 echo "example experiment built and ran with find_package and with pkg-config"
+
+# The valgrind tool is installed beside valgrind's own files, and the
+# installed tlbsim records with it (issue 28), when the build made it.
+if [ -x "$build/valgrind-lib/tlbsim-amd64-linux" ]; then
+  vg="$tmp/prefix/libexec/tlbsim/valgrind"
+  test -x "$vg/tlbsim-amd64-linux" || { echo "the tool is not installed in $vg"; exit 1; }
+  ls "$vg"/vgpreload_core-*.so >/dev/null || { echo "valgrind's files are not beside the tool"; exit 1; }
+  "$tmp/prefix/bin/tlbsim" record -o "$tmp/true.tlbt" -- /bin/true 2>"$tmp/rec.txt" ||
+    { echo "the installed tlbsim could not record:"; cat "$tmp/rec.txt"; exit 1; }
+  grep -q 'of 1 process images' "$tmp/rec.txt" || { echo "unexpected recording:"; cat "$tmp/rec.txt"; exit 1; }
+  echo "the installed tlbsim recorded /bin/true with the installed valgrind tool"
+fi
