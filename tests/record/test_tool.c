@@ -350,7 +350,7 @@ static void without_fetches_instructions_become_compute(void **state)
 
 static void write_part(const char *dir, const char *name, const char *text)
 {
-	char path[600], txt[600];
+	char path[1024], txt[1024];
 	tlbsim_trace_reader *r;
 	tlbsim_trace_writer *w;
 	struct tlbsim_trace_info info;
@@ -388,7 +388,7 @@ static void order(FILE *f, uint32_t pid, uint32_t seq, uint32_t events)
 static void merge_keeps_the_lifecycle_rules(void **state)
 {
 	const char *dir = *state;
-	char parts[600], out[600], path[600];
+	char parts[600], out[600], path[1024];
 	char **lines;
 	size_t n;
 	FILE *f;
@@ -449,7 +449,7 @@ static void merge_keeps_the_lifecycle_rules(void **state)
 /* A part shorter than the order file says: an error naming the part, exit 2. */
 static void merge_of_a_cut_part_fails_naming_it(void **state)
 {
-	char parts[600], out[600], path[600], cmd[2000];
+	char parts[600], out[600], path[1024], cmd[2000];
 	FILE *f;
 
 	snprintf(parts, sizeof(parts), "%s/parts", (char *)*state);
