@@ -7,8 +7,10 @@
  * and the merge or the log's conversion included), the cpu seconds of
  * tlbsim and everything it waited for (wait4() rusage), the guest
  * instructions (fetch events, or the counts of `compute N insns` without
- * fetches), the events, their rates, and the bytes an event of the
- * uncompressed native trace (--compress none: the compact encoding alone).
+ * fetches), the events, their rates, and the bytes an event of the trace
+ * as `tlbsim record` writes it by default (zstd) and, for the tool, of the
+ * uncompressed native parts it wrote (--keep-parts: the compact encoding
+ * alone; lackey's log is text, some tens of bytes an event).
  * The last two columns are the tool's events per second, wall and cpu,
  * over lackey's on the same program.  Programs that fork are recorded by the tool only
  * (lackey cannot follow them).
@@ -64,7 +66,7 @@ static const struct via vias[] = {
 
 struct result {
 	double wall, cpu;
-	uint64_t insns, events, bytes;
+	uint64_t insns, events, bytes, native; /* native: the parts' bytes, 0 for lackey */
 };
 
 static int in_path(const char *prog)
@@ -73,6 +75,24 @@ static int in_path(const char *prog)
 
 	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null 2>&1", prog);
 	return system(cmd) == 0;
+}
+
+/* Bytes of the parts kept beside @out (OUT.parts.XXXXXX/PID.SEQ), which it removes. */
+static uint64_t parts_bytes(const char *out)
+{
+	char cmd[1400];
+	uint64_t total = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "cat %s.parts.*/[0-9]* 2>/dev/null | wc -c; rm -rf %s.parts.*",
+		 out, out);
+	p = popen(cmd, "r");
+	if (p) {
+		if (fscanf(p, "%llu", (unsigned long long *)&total) != 1)
+			total = 0;
+		pclose(p);
+	}
+	return total;
 }
 
 /* Record @wl (its input @in) into @out via @v; false if tlbsim failed. */
@@ -90,8 +110,8 @@ static int record(const char *tlbsim, const struct via *v, const struct workload
 	argv[n++] = "record";
 	for (int i = 0; v->args[i]; i++)
 		argv[n++] = (char *)v->args[i];
-	argv[n++] = "--compress";
-	argv[n++] = "none";
+	if (!strcmp(v->args[1], "tlbsim") || !strcmp(v->args[0], "--fetches"))
+		argv[n++] = "--keep-parts";
 	argv[n++] = "-o";
 	argv[n++] = (char *)out;
 	argv[n++] = "--";
@@ -113,6 +133,7 @@ static int record(const char *tlbsim, const struct via *v, const struct workload
 	res->cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 		   (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
 	res->bytes = stat(out, &sb) ? 0 : (uint64_t)sb.st_size;
+	res->native = parts_bytes(out);
 	return 1;
 }
 
@@ -182,9 +203,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(out, sizeof(out), "%s/t.tlbt", dir);
-	printf("%-20s %-20s %8s %8s %12s %12s %9s %9s %11s %6s %6s\n", "program", "recorder",
-	       "wall s", "cpu s", "guest insns", "events", "M insn/s", "M ev/s", "bytes/event",
+	printf("%-20s %-20s %8s %8s %12s %12s %9s %9s %7s %7s %6s %6s\n", "program", "recorder",
+	       "wall s", "cpu s", "guest insns", "events", "M insn/s", "M ev/s", "B/ev", "B/ev",
 	       "xwall", "xcpu");
+	printf("%-20s %-20s %8s %8s %12s %12s %9s %9s %7s %7s %6s %6s\n", "", "", "", "", "", "",
+	       "", "", "zstd", "native", "", "");
 	for (size_t w = 0; w < sizeof(workloads) / sizeof(workloads[0]); w++) {
 		const struct workload *wl = &workloads[w];
 		struct result r[3][MAX_RUNS];
@@ -221,11 +244,15 @@ int main(int argc, char **argv)
 							   : "(failed)");
 				continue;
 			}
-			printf("%-20s %-20s %8.2f %8.2f %12llu %12llu %9.2f %9.2f %11.3f", wl->name,
+			printf("%-20s %-20s %8.2f %8.2f %12llu %12llu %9.2f %9.2f %7.3f", wl->name,
 			       vias[v].name, m->wall, m->cpu, (unsigned long long)m->insns,
 			       (unsigned long long)m->events, m->insns / m->wall / 1e6,
 			       m->events / m->wall / 1e6,
 			       m->events ? (double)m->bytes / (double)m->events : 0.0);
+			if (m->native)
+				printf(" %7.3f", (double)m->native / (double)m->events);
+			else
+				printf(" %7s", "-");
 			/* events a second, wall and cpu, over lackey's on this program */
 			if (v < 2 && ok[2])
 				printf(" %6.1f %6.1f",
