@@ -80,7 +80,7 @@ static int in_path(const char *prog)
 /* Bytes of the parts kept beside @out (OUT.parts.XXXXXX/PID.SEQ), which it removes. */
 static uint64_t parts_bytes(const char *out)
 {
-	char cmd[1400];
+	char cmd[3000];
 	uint64_t total = 0;
 	FILE *p;
 

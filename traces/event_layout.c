@@ -201,6 +201,7 @@ const struct trace_kind trace_kinds[TLBSIM_EV_NR_KINDS] = {
 	 OPT("va", TF_VA, tlbi.va, 0, NULL), OPT("asid", TF_DEC, tlbi.asid, 0, NULL),
 	 OPT("unknown", TF_WORD, tlbi.operand_unknown, 1, NULL)),
     KIND(DSB, WHO_CPU, 1, POS("domain", TF_ENUM, dsb.domain, 0, 0, dsb_names)),
+    KIND(DMB, WHO_CPU, 1, POS("domain", TF_ENUM, dsb.domain, 0, 0, dsb_names)),
     KIND(ISB, WHO_CPU, 0),
     KIND(CR3_WRITE, WHO_CPU, 3, POS("root_pfn", TF_HEX, cr3_write.root_pfn, 0, 0, NULL),
 	 OPT("pcid", TF_DEC, cr3_write.pcid, PCID_MAX, NULL),

@@ -93,7 +93,8 @@ extern "C" {
 	X(SERIALIZE, 33, "serialize")                                                              \
 	X(DC, 34, "dc")                                                                            \
 	X(PHYS_STORE, 35, "phys_store")                                                            \
-	X(TLBI_RANGE, 36, "tlbi_range")
+	X(TLBI_RANGE, 36, "tlbi_range")                                                            \
+	X(DMB, 37, "dmb")
 
 enum tlbsim_event_kind {
 	TLBSIM_EV_NONE = 0, /* never a valid event */
@@ -241,6 +242,8 @@ enum tlbsim_dc_op {
  *     @asid for VAE1/VALE1/ASIDE1, else 0; @operand_unknown = 1 when the trace saw
  *     the instruction but not its register operand (then @va = @asid = 0).
  * DSB - @dsb: @domain is enum tlbsim_dsb_domain.
+ * DMB - @dsb: @domain as for DSB (the same CRm encoding, Arm ARM C6.2 DMB);
+ *     it orders explicit accesses only, never TLB maintenance or walks.
  * ISB - no payload.
  * CR3_WRITE - @cr3_write: MOV to CR3 with root table @root_pfn, @pcid
  *     (0..4095) and @noflush (0/1, bit 63 of the operand).
@@ -252,15 +255,15 @@ enum tlbsim_dc_op {
  *     (0..4, numbered as in machine.h: 0 is the last level).
  * TABLE_FREE - @table_free: page-table frame @pfn is freed.
  * ERET - no payload: an Arm exception return (context-synchronising, Arm
- *     ARM D1.9; HAZARD-RULES rule 9 and test 22).
+ *     ARM D1.9; docs/hazard-rules.md rule 9 and test 22).
  * SYSREG_WRITE - @sysreg_write: register @reg (enum tlbsim_sysreg) gets
  *     @value; @unknown = 1 when the trace saw the write but not the value
  *     (then @value = 0).  Arm writes take effect at the next
- *     context-synchronising event (HAZARD-RULES rule 9); x86 MOV to CR0/CR4
+ *     context-synchronising event (docs/hazard-rules.md rule 9); x86 MOV to CR0/CR4
  *     is serializing and may invalidate (rule 17).
  * SERIALIZE - no payload: an x86 serializing instruction that has no event
  *     of its own (CPUID, IRET, WRMSR, SERIALIZE, ...; Intel SDM vol. 3A
- *     "Serializing Instructions"; HAZARD-RULES rule 18).  INVLPG, INVPCID,
+ *     "Serializing Instructions"; docs/hazard-rules.md rule 18).  INVLPG, INVPCID,
  *     MOV to CR0/CR3/CR4 are serializing too but appear as their own kinds.
  * DC - @dc: operation @op (enum tlbsim_dc_op) on @va (by-VA operations;
  *     0 for set/way ones); @unknown = 1 when the register was not seen

@@ -22,6 +22,7 @@
 #ifndef TLBSIM_MACHINE_H
 #define TLBSIM_MACHINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tlbsim/error.h"
@@ -293,7 +294,9 @@ TLBSIM_API void tlbsim_machine_free(struct tlbsim_machine *m);
  * tlbsim_machine_find() - load a machine by name or path
  * @name: a path (contains '/' or ends in ".json"), or a name such as
  *        "emag-32" looked up as machines/NAME.json in $TLBSIM_MODELS, the
- *        source tree's models/, then the installed share/tlbsim/models
+ *        installed share/tlbsim/models relative to the executable and to
+ *        libtlbsim.so (an install moved to another prefix), the source
+ *        tree's models/, then the configured prefix's share/tlbsim/models
  * @out: on success, receives a new machine owned by the caller
  * @err: error report, or NULL
  *
@@ -301,6 +304,24 @@ TLBSIM_API void tlbsim_machine_free(struct tlbsim_machine *m);
  * directories searched when no such machine exists.
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_find(const char *name, struct tlbsim_machine **out,
+						     struct tlbsim_error *err);
+
+/**
+ * tlbsim_machine_path() - the file tlbsim_machine_find() would load for @name
+ * @name: a path (contains '/' or ends in ".json"): copied as it is, not
+ *        checked; or a name, looked up as tlbsim_machine_find() does
+ * @buf: receives the path, NUL-terminated
+ * @len: size of @buf, bytes
+ * @err: error report, or NULL
+ *
+ * For tools that copy or derive a machine description (tlbsim sweep's
+ * machine overrides) rather than load it.
+ *
+ * Returns: 0; -TLBSIM_ENOENT naming the directories searched when no
+ * such machine exists; -TLBSIM_ERANGE if the path does not fit @len;
+ * -TLBSIM_EINVAL for a NULL argument or @len 0.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_path(const char *name, char *buf, size_t len,
 						     struct tlbsim_error *err);
 
 /**

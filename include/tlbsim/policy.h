@@ -178,7 +178,7 @@ struct tlbsim_pctx {
  * @tlbsync: AMD TLBSYNC: waits for this cpu's INVLPGBs.
  * @dsb: arm64 DSB ISH: waits for this cpu's broadcast TLBIs; also what
  *      completes walks in flight for a context the cpu switched away from
- *      (HAZARD-RULES rule 9 and BACKGROUND 2(b)).
+ *      (docs/hazard-rules.md rule 9 and BACKGROUND 2(b)).
  * @free_tables: free page-table frames now (after the flush).
  * @call_rcu_free_tables: free them after an RCU grace period; one
  *      call_rcu per call (its cost is charged here).

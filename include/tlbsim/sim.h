@@ -68,15 +68,18 @@ typedef int (*tlbsim_event_batch_fn)(void *arg, struct tlbsim_event *ev, size_t 
  * @max_events: stop after this many events (0: no cap); stats are then
  *        marked partial
  * @max_cycles: stop at this simulated time, cycles (0: no cap)
- * @memory_frames: physical memory size in 4 KiB frames (0: 2^24 = 64 GiB)
+ * @memory_frames: physical memory size in 4 KiB frames (0: 2^24 = 64 GiB;
+ *        at most 2^40); a run that needs more stops: tlbsim_sim_run()
+ *        returns -TLBSIM_ENOMEM, the error naming the event and the frames
+ *        in use
  * @check: non-zero: run the hazard oracle (stale uses, walks into freed
  *        tables, incomplete maintenance, break-before-make; the "hazards"
- *        object of the statistics; ../shared/HAZARD-RULES.md)
+ *        object of the statistics; docs/hazard-rules.md)
  * @ordered: non-zero: replay in trace order: an event starts only once
  *        every earlier event of the trace has started (scenarios give
  *        cross-cpu interleavings this way); the trace is read whole, at
  *        most 2^20 events
- * @ets2: Arm cpus that implement FEAT_ETS2 (HAZARD-RULES rule 7), or NULL
+ * @ets2: Arm cpus that implement FEAT_ETS2 (docs/hazard-rules.md rule 7), or NULL
  *        for none (borrowed for tlbsim_sim_create() only)
  * @os_flags: TLBSIM_OS_* bits: OS-model behaviours of older kernels
  * @name: the event source's name for error reports, e.g. the trace file
@@ -130,7 +133,10 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_sim_create(const struct tlbsim_sim_confi
  *
  * Returns: 0 when the source ended and every thread finished; 1 when a cap
  * (max_events, max_cycles) or tlbsim_sim_stop() ended it early; a negative
- * TLBSIM_E* code on a source error.  Statistics are valid in every case.
+ * TLBSIM_E* code on a source error, an event the OS model cannot take
+ * (-TLBSIM_EINVAL), or simulated memory exhausted (-TLBSIM_ENOMEM, "out
+ * of simulated memory" in @err's text: @memory_frames of the config).
+ * Statistics are valid in every case.
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_sim_run(tlbsim_sim *sim, tlbsim_event_source_fn next,
 						void *arg, struct tlbsim_error *err);

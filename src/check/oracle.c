@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The hazard oracle (oracle.h): the architectural rules of
- * ../shared/HAZARD-RULES.md turned into checks on the hardware model's
+ * docs/hazard-rules.md turned into checks on the hardware model's
  * state.  What it keeps and why:
  *
  *  - pending changes: a leaf descriptor that was valid and was cleared,
@@ -41,6 +41,7 @@
 #include "check/map.h"
 #include "check/oracle.h"
 #include "hw/mmu_internal.h"
+#include "hw/observe.h"
 #include "hw/physmem.h"
 #include "hw/pte.h"
 #include "hw/smp.h"
@@ -325,6 +326,8 @@ const uint64_t *chk_counts(struct chk_oracle *o)
 
 /* ---- life cycle ---------------------------------------------------------- */
 
+static const struct hw_observer_ops chk_hw_ops;
+
 struct chk_oracle *chk_create(struct hw_smp *smp)
 {
 	struct chk_oracle *o = calloc(1, sizeof(*o));
@@ -341,7 +344,7 @@ struct chk_oracle *chk_create(struct hw_smp *smp)
 		free(o);
 		return NULL;
 	}
-	hw_physmem_set_oracle(o->pm, o);
+	hw_physmem_set_observer(o->pm, &chk_hw_ops, o);
 	return o;
 }
 
@@ -356,8 +359,8 @@ void chk_destroy(struct chk_oracle *o)
 
 	if (!o)
 		return;
-	if (hw_physmem_oracle(o->pm) == o)
-		hw_physmem_set_oracle(o->pm, NULL);
+	if (hw_physmem_observer(o->pm) && hw_physmem_observer(o->pm)->ctx == o)
+		hw_physmem_set_observer(o->pm, NULL, NULL);
 	for (i = 0; i < o->nr_cpus; i++) {
 		struct chk_cpu *c = &o->cpu[i];
 
@@ -574,9 +577,10 @@ static void op_scope_tlbi(struct chk_op *op, enum tlbsim_tlbi_op tlbi, uint64_t 
 	}
 }
 
-void chk_tlbi_local(struct chk_oracle *o, unsigned cpu, enum tlbsim_tlbi_op tlbi, uint64_t va,
-		    uint16_t asid, bool broadcast)
+static void obs_tlbi_local(void *ctx, unsigned cpu, enum tlbsim_tlbi_op tlbi, uint64_t va,
+			   uint16_t asid, bool broadcast)
 {
+	struct chk_oracle *o = ctx;
 	struct chk_cpu *c = &o->cpu[cpu];
 	struct chk_op op = {.seq = ++c->next_seq, .time = now_of(o, cpu),
 			    .broadcast = broadcast || o->nr_cpus == 1};
@@ -585,9 +589,10 @@ void chk_tlbi_local(struct chk_oracle *o, unsigned cpu, enum tlbsim_tlbi_op tlbi
 	ops_push(o, &c->pending, &op);
 }
 
-void chk_invlpgb_local(struct chk_oracle *o, unsigned cpu, uint64_t va, unsigned nr_pages,
-		       unsigned stride_shift, uint16_t pcid, unsigned flags)
+static void obs_invlpgb_local(void *ctx, unsigned cpu, uint64_t va, unsigned nr_pages,
+			      unsigned stride_shift, uint16_t pcid, unsigned flags)
 {
+	struct chk_oracle *o = ctx;
 	struct chk_cpu *c = &o->cpu[cpu];
 	struct chk_op op = {.seq = ++c->next_seq, .time = now_of(o, cpu), .broadcast = 1,
 			    .invlpgb = 1, .va_hi = UINT64_MAX, .all_asids = 1};
@@ -628,16 +633,18 @@ static void complete(struct chk_oracle *o, unsigned cpu, bool invlpgb, bool loca
 		c->tlbi_done_seq = c->next_seq;
 }
 
-void chk_dsb_done_local(struct chk_oracle *o, unsigned cpu, bool ish)
+static void obs_dsb_done_local(void *ctx, unsigned cpu, bool ish)
 {
+	struct chk_oracle *o = ctx;
 	complete(o, cpu, false, !ish);
 	/* A DSB completes the walks of the context this cpu switched away
-	 * from (HAZARD-RULES rule 5; the nr_active_mm review). */
+	 * from (docs/hazard-rules.md rule 5; the nr_active_mm review). */
 	o->cpu[cpu].draining = false;
 }
 
-void chk_tlbsync_done_local(struct chk_oracle *o, unsigned cpu)
+static void obs_tlbsync_done_local(void *ctx, unsigned cpu)
 {
+	struct chk_oracle *o = ctx;
 	complete(o, cpu, true, false);
 }
 
@@ -663,7 +670,7 @@ void chk_access(struct chk_oracle *o, unsigned cpu, uint64_t va)
 				.asid = c->asid, .va = va,
 				.why = "access after TLBI + DSB with no context synchronisation "
 				       "(ISB/ERET) may use the old translation (Arm, no FEAT_ETS2; "
-				       "HAZARD-RULES rule 7)"};
+				       "docs/hazard-rules.md rule 7)"};
 
 			report(o, &c->rep, &rep);
 			return;
@@ -671,8 +678,9 @@ void chk_access(struct chk_oracle *o, unsigned cpu, uint64_t va)
 	}
 }
 
-void chk_context_load_local(struct chk_oracle *o, unsigned cpu, uint64_t root, uint16_t asid)
+static void obs_context_load_local(void *ctx, unsigned cpu, uint64_t root, uint16_t asid)
 {
+	struct chk_oracle *o = ctx;
 	struct chk_cpu *c = &o->cpu[cpu];
 	uint64_t prev = 0;
 
@@ -680,7 +688,7 @@ void chk_context_load_local(struct chk_oracle *o, unsigned cpu, uint64_t root, u
 		return; /* a reload (x86 flush by CR3): nothing new */
 	if (o->isa == TLBSIM_ISA_ARM64 && c->has_ctx && c->root != root) {
 		/* MSR TTBR0 + ISB: walks of the old context may be in flight
-		 * until a DSB (HAZARD-RULES rule 5). */
+		 * until a DSB (docs/hazard-rules.md rule 5). */
 		c->draining = true;
 		c->drain_root = c->root;
 		c->drain_asid = c->asid;
@@ -907,7 +915,7 @@ static bool pwc_in_scope(const struct chk_oracle *o, unsigned cpu, const struct 
 	uint16_t cur_asid;
 
 	if (o->isa == TLBSIM_ISA_ARM64)
-		return true; /* any ASID it holds (DESIGN.md; rules 1 and 12) */
+		return true; /* any ASID it holds (docs/hazard-rules.md rules 1 and 12) */
 	/* x86: only with that CR3 still loaded, in its PCID (rule 19). */
 	if (!hw_mmu_context(o->smp->cpu[cpu].mmu, &cur_root, &cur_asid))
 		return false;
@@ -959,8 +967,9 @@ void chk_serve(struct chk_oracle *o, unsigned cpu)
 		o->serving = cpu;
 }
 
-void chk_frame_free(struct chk_oracle *o, uint64_t pfn, unsigned kind, struct hw_table_page *t)
+static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_table_page *t)
 {
+	struct chk_oracle *o = ctx;
 	unsigned by = o->serving, i;
 
 	chk_sync(o);
@@ -993,7 +1002,7 @@ void chk_frame_free(struct chk_oracle *o, uint64_t pfn, unsigned kind, struct hw
 		}
 		if (scan_walk_caches(o, pfn, gen, root, CHK_WALK_FREED_TABLE, by,
 				     "a walk cache still leads into this page-table frame when it "
-				     "is freed: a speculative walk may read it (HAZARD-RULES rules "
+				     "is freed: a speculative walk may read it (docs/hazard-rules.md rules "
 				     "1, 12, 13, 19)")) {
 			if (chk_map_put(&o->watch, pfn, gen) || chk_map_put(&o->watch_root, pfn, root))
 				o->oom = true;
@@ -1006,7 +1015,7 @@ void chk_frame_free(struct chk_oracle *o, uint64_t pfn, unsigned kind, struct hw
 					      t->placed ? t->base_va : 0, pfn,
 					      "table freed while a cpu that switched away from this "
 					      "address space (TTBR write + ISB) has not executed a "
-					      "DSB: its walks may be in flight (HAZARD-RULES rule 5)");
+					      "DSB: its walks may be in flight (docs/hazard-rules.md rule 5)");
 		}
 		return;
 	}
@@ -1037,8 +1046,9 @@ void chk_frame_free(struct chk_oracle *o, uint64_t pfn, unsigned kind, struct hw
 	}
 }
 
-void chk_frame_alloc(struct chk_oracle *o, uint64_t pfn, unsigned kind)
+static void obs_frame_alloc(void *ctx, uint64_t pfn, unsigned kind)
 {
+	struct chk_oracle *o = ctx;
 	unsigned by = o->serving;
 	uint64_t v, root = 0;
 
@@ -1049,10 +1059,10 @@ void chk_frame_alloc(struct chk_oracle *o, uint64_t pfn, unsigned kind)
 				 kind == TLBSIM_FRAME_TABLE
 					 ? "a walk cache still leads into a freed page-table frame "
 					   "now reused as another table: a walk reads foreign "
-					   "descriptors (HAZARD-RULES rules 1, 2, 12)"
+					   "descriptors (docs/hazard-rules.md rules 1, 2, 12)"
 					 : "a walk cache still leads into a freed page-table frame "
 					   "now reused as data: a walk reads data as descriptors "
-					   "(HAZARD-RULES rules 1, 12, 13)");
+					   "(docs/hazard-rules.md rules 1, 12, 13)");
 		chk_map_del(&o->watch, pfn);
 		chk_map_del(&o->watch_root, pfn);
 	}
@@ -1070,10 +1080,10 @@ void chk_frame_alloc(struct chk_oracle *o, uint64_t pfn, unsigned kind)
 				continue;
 			report_serial(o, CHK_INCOMPLETE_MAINT, w->cpu, by, 0, 0, 0, pfn,
 				      w->invlpgb ? "frame reused before TLBSYNC on the issuing cpu "
-						   "completed the INVLPGB covering it (HAZARD-RULES "
+						   "completed the INVLPGB covering it (docs/hazard-rules.md "
 						   "rule 20)"
 						 : "frame reused before a DSB on the issuing cpu "
-						   "completed the TLBI covering it (HAZARD-RULES rules 5 "
+						   "completed the TLBI covering it (docs/hazard-rules.md rules 5 "
 						   "and 12)");
 			break; /* one report per reuse */
 		}
@@ -1136,7 +1146,7 @@ static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned in
 			report_serial(o, CHK_BBM, by, by, t->root_pfn, 0, va, new->pfn,
 				      "a valid descriptor replaced by another valid one with a "
 				      "different output address or type, without break-before-make "
-				      "(invalid, DSB, TLBI, DSB; HAZARD-RULES rule 10)");
+				      "(invalid, DSB, TLBI, DSB; docs/hazard-rules.md rule 10)");
 		return;
 	}
 	if (old->present) {
@@ -1167,12 +1177,13 @@ static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned in
 		report_serial(o, CHK_BBM, by, by, t->root_pfn, 0, va, new->pfn,
 			      "a descriptor made invalid and then valid with a different output "
 			      "address, with no completed broadcast TLBI covering it in between "
-			      "(break-before-make; HAZARD-RULES rule 10)");
+			      "(break-before-make; docs/hazard-rules.md rule 10)");
 }
 
-void chk_desc_write(struct chk_oracle *o, struct hw_table_page *t, unsigned index, uint64_t old_raw,
-		    uint64_t old_version, uint64_t new_raw)
+static void obs_desc_write(void *ctx, struct hw_table_page *t, unsigned index, uint64_t old_raw,
+			   uint64_t old_version, uint64_t new_raw)
 {
+	struct chk_oracle *o = ctx;
 	struct hw_pte old, new;
 	uint64_t va;
 
@@ -1213,16 +1224,17 @@ void chk_desc_write(struct chk_oracle *o, struct hw_table_page *t, unsigned inde
 
 /* ---- the MMU's report ---------------------------------------------------- */
 
-void chk_poisoned_use_local(struct chk_oracle *o, unsigned cpu, const struct hw_tlb_entry *e,
-			    uint64_t va, bool walk_cache)
+static void obs_poisoned_use_local(void *ctx, unsigned cpu, const struct hw_tlb_entry *e,
+				   uint64_t va, bool walk_cache)
 {
+	struct chk_oracle *o = ctx;
 	struct chk_cpu *c = &o->cpu[cpu];
 	struct chk_report rep = {
 		.kind = CHK_STALE_USE, .cpu = cpu, .event = c->event, .time = now_of(o, cpu),
 		.root = c->root, .mm = mm_of(o, c->root), .asid = e->asid, .va = va,
 		.pfn = e->pfn + ((va & ((1ull << e->size_shift) - 1)) >> TLBSIM_PAGE_SHIFT),
 		.why = walk_cache ? "a walk through a walk-cache entry of another address space "
-				    "using the same ASID (HAZARD-RULES rule 9)"
+				    "using the same ASID (docs/hazard-rules.md rule 9)"
 				  : "an access through a translation older than a committed change "
 				    "(its syscall returned, its invalidation completed) or than "
 				    "the free of its frame"};
@@ -1235,3 +1247,28 @@ void chk_poisoned_use_local(struct chk_oracle *o, unsigned cpu, const struct hw_
 	}
 	mark_cpu(o, cpu, va & ~((1ull << e->size_shift) - 1), e->size_shift, e->version, false);
 }
+
+static void obs_table_new(void *ctx, struct hw_table_page *t, unsigned level, bool is_root)
+{
+	chk_table_new(ctx, t, level, is_root);
+}
+
+static void obs_context_sync_local(void *ctx, unsigned cpu)
+{
+	chk_context_sync_local(ctx, cpu);
+}
+
+/* What the oracle hears from the hardware (hw/observe.h). */
+static const struct hw_observer_ops chk_hw_ops = {
+    .frame_alloc = obs_frame_alloc,
+    .frame_free = obs_frame_free,
+    .desc_write = obs_desc_write,
+    .table_new = obs_table_new,
+    .poisoned_use_local = obs_poisoned_use_local,
+    .tlbi_local = obs_tlbi_local,
+    .invlpgb_local = obs_invlpgb_local,
+    .dsb_done_local = obs_dsb_done_local,
+    .tlbsync_done_local = obs_tlbsync_done_local,
+    .context_load_local = obs_context_load_local,
+    .context_sync_local = obs_context_sync_local,
+};

@@ -4,8 +4,7 @@
  * invalidations of TLB and walk-cache entries, descriptor writes, frame
  * frees and reuses, TLBI/DSB/ISB, INVLPGB/TLBSYNC, TTBR/CR3 writes) and the
  * OS model (syscall and fault returns), and reports what the architecture
- * and Linux's contract forbid (../shared/HAZARD-RULES.md, DESIGN.md "Hazard
- * oracle").  It never changes what the simulation does: the only state it
+ * and Linux's contract forbid (docs/hazard-rules.md).  It never changes what the simulation does: the only state it
  * writes outside its own is the HW_TLBE_POISON bit of TLB entries, which
  * nothing but the oracle reads.
  *
@@ -27,7 +26,6 @@
 #include "tlbsim/mmu.h"
 
 struct hw_smp;
-struct hw_tlb_entry;
 struct hw_table_page;
 struct chk_oracle;
 
@@ -84,7 +82,7 @@ struct chk_report {
 struct chk_oracle *chk_create(struct hw_smp *smp);
 void chk_destroy(struct chk_oracle *o);
 
-/* Arm FEAT_ETS2 on @cpu (HAZARD-RULES rule 7): a DSB after a TLBI also
+/* Arm FEAT_ETS2 on @cpu (docs/hazard-rules.md rule 7): a DSB after a TLBI also
  * orders this cpu's later walks, no ISB needed. */
 void chk_set_ets2(struct chk_oracle *o, unsigned cpu, bool on);
 
@@ -112,32 +110,16 @@ void chk_access(struct chk_oracle *o, unsigned cpu, uint64_t va);
  * in a fixed order.  Serial; the owners call it before serial work. */
 void chk_sync(struct chk_oracle *o);
 
-/* ---- hardware hooks (src/hw) -------------------------------------------- */
+/* ---- what the hardware tells it ---------------------------------------- */
 
-/* Physical memory.  @t is the table page of @pfn (NULL for data frames). */
-void chk_frame_alloc(struct chk_oracle *o, uint64_t pfn, unsigned kind);
-void chk_frame_free(struct chk_oracle *o, uint64_t pfn, unsigned kind, struct hw_table_page *t);
-void chk_desc_write(struct chk_oracle *o, struct hw_table_page *t, unsigned index, uint64_t old_raw,
-		    uint64_t old_version, uint64_t new_raw);
+/* chk_create() makes the oracle the observer of the machine's physical
+ * memory (hw/observe.h): the hardware reports frame allocations and frees,
+ * descriptor writes, poisoned entries used, TLBI/INVLPGB issued, DSB and
+ * TLBSYNC completions and CR3/TTBR loads through that table, without
+ * knowing who listens.  The kernel-level replayer also tells it directly: */
+
 /* A table frame of @level, freshly allocated (@is_root: a tree's root). */
 void chk_table_new(struct chk_oracle *o, struct hw_table_page *t, unsigned level, bool is_root);
-
-/* The MMU of @cpu used an entry marked HW_TLBE_POISON. _local. */
-void chk_poisoned_use_local(struct chk_oracle *o, unsigned cpu, const struct hw_tlb_entry *e,
-			    uint64_t va, bool walk_cache);
-
-/* Maintenance, as issued on @cpu.  _local (IPI handlers issue them too). */
-void chk_tlbi_local(struct chk_oracle *o, unsigned cpu, enum tlbsim_tlbi_op op, uint64_t va,
-		    uint16_t asid, bool broadcast);
-void chk_invlpgb_local(struct chk_oracle *o, unsigned cpu, uint64_t va, unsigned nr_pages,
-		       unsigned stride_shift, uint16_t pcid, unsigned flags);
-/* The wait of a DSB on @cpu is over: its TLBIs (@ish: broadcast ones too,
- * else only local ones: DSB NSH) are complete (Arm ARM: a TLBI completes
- * at a later DSB on the issuing PE).  Likewise TLBSYNC for INVLPGBs. */
-void chk_dsb_done_local(struct chk_oracle *o, unsigned cpu, bool ish);
-void chk_tlbsync_done_local(struct chk_oracle *o, unsigned cpu);
-/* @cpu loads (@root, @asid) into TTBR0/CR3. */
-void chk_context_load_local(struct chk_oracle *o, unsigned cpu, uint64_t root, uint16_t asid);
 
 /* ---- results ------------------------------------------------------------ */
 

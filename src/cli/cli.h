@@ -145,6 +145,46 @@ struct rec_merge_stats {
 int rec_merge(const char *dir, tlbsim_trace_writer *w, struct rec_merge_stats *st,
 	      struct tlbsim_error *err);
 
+/*
+ * A statistic of a run's JSON (docs/stats-schema.md) by name: a dotted
+ * path ("fabric.dvm_broadcasts", "totals.walks"), or a plain key of the
+ * top level ("cycles", "seconds") or else of "totals" ("walks"); the
+ * number (borrowed), or NULL when the run has no such number.
+ */
+const json_t *cli_stat(const json_t *st, const char *name);
+/* What compare prints and merge takes by default: label and cli_stat()
+ * key; ends with {NULL, NULL}. */
+struct cli_metric {
+	const char *label;
+	const char *key;
+};
+extern const struct cli_metric cli_metrics[];
+
+/*
+ * Charts (plot.c).  cli_gnuplot() runs gnuplot on @script, a constant
+ * gnuplot script of the caller that draws into ARG1 and takes its data
+ * paths and titles as ARG2.. (the @nargs <= 8 strings @args, passed by
+ * `gnuplot -c`: strings, never parsed as script); the terminal (svg or
+ * pngcairo, 900x500, noenhanced text) comes from @out's extension.  The
+ * chart is drawn to a temporary name beside @out and renamed over it.
+ * 0, or CLI_USAGE after printing why (gnuplot's own message included).
+ */
+int cli_gnuplot(const char *script, const char *out, const char *const *args, unsigned nargs);
+/* Whether @path ends in .svg or .png, the charts cli_gnuplot() draws. */
+bool cli_plot_ext_ok(const char *path);
+/* A new temporary data file for gnuplot, its path in @path (the caller
+ * unlinks it); NULL after printing why. */
+FILE *cli_plot_data(char *path, size_t len);
+/* @in as a label of a tab-separated gnuplot data file: control characters
+ * and quotes become '_'. */
+void cli_plot_label(const char *in, char *out, size_t len);
+
+/* Append to the string of @used bytes in @buf (@len bytes): returns the
+ * length it would have, so that >= @len means it was cut short (then @buf
+ * holds what fits, NUL-terminated). */
+size_t cli_appendf(char *buf, size_t len, size_t used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Seconds since an arbitrary point (CLOCK_MONOTONIC). */
 double cli_now(void);
 

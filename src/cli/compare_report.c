@@ -189,26 +189,60 @@ void cli_compare_answer(FILE *f, json_t *runs, char *const *names, unsigned n)
 
 /* ---- the chart ------------------------------------------------------------------ */
 
-/* "@s@suffix", @s reduced to characters that mean nothing to gnuplot inside "..." (@suffix is
- * ours). */
-static void label(FILE *f, const char *s, const char *suffix)
-{
-	fputc('"', f);
-	for (; *s; s++)
-		fputc((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-			      (*s >= '0' && *s <= '9') || strchr("+:=,._-", *s)
-			  ? *s
-			  : '_',
-		      f);
-	fprintf(f, "%s\"", suffix);
-}
+/*
+ * gnuplot draws it through cli_gnuplot() (plot.c): this script is a
+ * constant, and the figures come in one tab-separated data file, ARG2, of
+ * four blocks (gnuplot's `index`): 0 coherence cycles by kind, 1 the
+ * totals' labels, 2 the run times, 3 the two axes' tops; ARG3 is the
+ * machine's name, a string.
+ */
+static const char chart[] =
+    "eval sprintf(\"set terminal %s size 1200,540 font ',11' noenhanced\", GPVAL_TERM)\n"
+    "set datafile separator '\\t'\n"
+    "set style textbox opaque noborder\n"
+    "stats ARG2 index 3 using 1:2 nooutput\n"
+    "top = STATS_max_x\n"
+    "tmax = STATS_max_y\n"
+    "stats ARG2 index 2 using 2 nooutput\n"
+    "n = STATS_records\n"
+    "set multiplot\n"
+    "set size 0.66,1\n"
+    "set origin 0,0\n"
+    "set title sprintf('%s: cycles spent on TLB coherence (all cpus), by kind', ARG3)\n"
+    "set style data histograms\n"
+    "set style histogram rowstacked\n"
+    "set style fill solid 0.85 border -1\n"
+    "set boxwidth 0.6\n"
+    "set grid ytics\n"
+    "set xtics rotate by -20\n"
+    "set key outside bottom center horizontal maxrows 3\n"
+    "set ylabel 'million cycles'\n"
+    "set xrange [-0.6:n - 0.4]\n"
+    "set yrange [0:top]\n"
+    "plot for [k=2:8] ARG2 index 0 using k:xtic(1) title columnheader(k), \\\n"
+    "     ARG2 index 1 using 1:2:3 with labels boxed offset 0,0.8 notitle\n"
+    "set size 0.34,1\n"
+    "set origin 0.66,0\n"
+    "unset key\n"
+    "set title 'run time (simulated)'\n"
+    "set ylabel 'ms'\n"
+    "set yrange [0:tmax * 1.15]\n"
+    "plot ARG2 index 2 using 0:2:xtic(1) with boxes linecolor rgb '#4a6fa5', \\\n"
+    "     ARG2 index 2 using 0:2:3 with labels boxed offset 0,0.8\n"
+    "unset multiplot\n";
 
-static void script(FILE *gp, json_t *runs, char *const *names, unsigned n, const char *machine,
-		   bool png)
+_Static_assert(NR_KINDS == 7, "the chart's script plots columns 2..8");
+
+int cli_compare_plot(const char *path, json_t *runs, char *const *names, unsigned n,
+		     const char *machine)
 {
+	char file[4096], lab[256];
+	const char *args[2];
 	uint64_t lo = UINT64_MAX, hi = 0, second = 0, top;
-	double tmax = 0, tbest = 0;
+	double tbest = 0, tmax = 0;
 	unsigned i, k, best = 0;
+	FILE *f;
+	int rc;
 
 	for (i = 0; i < n; i++) {
 		json_t *c = coherence(runs, i);
@@ -232,130 +266,55 @@ static void script(FILE *gp, json_t *runs, char *const *names, unsigned n, const
 	/* One policy far above the rest (flush-all, the reference) would flatten
 	 * them: its bar goes off the scale, and its label says so. */
 	top = hi > 4 * second && second ? second + second / 2 : hi + hi / 7;
-	/* noenhanced: an '_' or '^' in a label is a character, not a sub/superscript */
-	fprintf(gp,
-		"set terminal %s size 1200,540 font ',11' noenhanced\n"
-		"set style textbox opaque noborder\n",
-		png ? "pngcairo" : "svg");
-	fprintf(gp, "$coherence << EOD\npolicy");
+	if (!(f = cli_plot_data(file, sizeof(file))))
+		return CLI_USAGE;
+	/* block 0: coherence cycles by kind, M cycles */
+	fprintf(f, "policy");
 	for (k = 0; k < NR_KINDS; k++)
-		fprintf(gp, " \"%s\"", kinds[k].label); /* ours: no quote in them */
-	fputc('\n', gp);
+		fprintf(f, "\t%s", kinds[k].label);
+	fprintf(f, "\n");
 	for (i = 0; i < n; i++) {
 		json_t *c = coherence(runs, i);
 
-		label(gp, names[i], "");
+		cli_plot_label(names[i], lab, sizeof(lab));
+		fprintf(f, "%s", lab);
 		for (k = 0; k < NR_KINDS; k++)
-			fprintf(gp, " %.6f", c ? (double)get(c, kinds[k].key) / 1e6 : 0.0);
-		fputc('\n', gp);
+			fprintf(f, "\t%.6f", c ? (double)get(c, kinds[k].key) / 1e6 : 0.0);
+		fprintf(f, "\n");
 	}
-	/* the totals above the bars, with the multiple of the fewest */
-	fprintf(gp, "EOD\n$total << EOD\n");
+	/* block 1: each total above its bar, with the multiple of the fewest */
+	fprintf(f, "\n\n");
 	for (i = 0; i < n; i++) {
 		json_t *c = coherence(runs, i);
 		uint64_t v = c ? get(c, "cycles") : 0;
 
-		fprintf(gp, "%u %.6f ", i, (double)(v > top ? top - top / 12 : v) / 1e6);
+		fprintf(f, "%u\t%.6f\t", i, (double)(v > top ? top - top / 12 : v) / 1e6);
 		if (!c)
-			fprintf(gp, "\"-\"\n");
+			fprintf(f, "-\n");
 		else if (v == lo || !lo)
-			fprintf(gp, "\"%.2f M, fewest\"\n", (double)v / 1e6);
+			fprintf(f, "%.2f M, fewest\n", (double)v / 1e6);
 		else
-			fprintf(gp, "\"%s%.2f M, %.1fx\"\n", v > top ? "off scale: " : "",
+			fprintf(f, "%s%.2f M, %.1fx\n", v > top ? "off scale: " : "",
 				(double)v / 1e6, (double)v / (double)lo);
 	}
-	/* run times: the bar's value above it, the change from the fewest-coherence run under it */
-	fprintf(gp, "EOD\n$time << EOD\n");
+	/* block 2: run times, their change from the fewest-coherence run under each bar */
+	fprintf(f, "\n\n");
 	for (i = 0; i < n; i++) {
 		double t = json_real_value(json_object_get(json_array_get(runs, i), "seconds"));
-		char pct[32] = "";
 
+		cli_plot_label(names[i], lab, sizeof(lab));
+		fprintf(f, "%s", lab);
 		if (i != best && tbest > 0)
-			snprintf(pct, sizeof(pct), " %+.1f%%", 100.0 * (t - tbest) / tbest);
-		label(gp, names[i], pct);
-		fprintf(gp, " %.6f \"%.3f\"\n", t * 1e3, t * 1e3);
+			fprintf(f, " %+.1f%%", 100.0 * (t - tbest) / tbest);
+		fprintf(f, "\t%.6f\t%.3f\n", t * 1e3, t * 1e3);
 	}
-	fprintf(gp, "EOD\nset multiplot\nset size 0.66,1\nset origin 0,0\nset title ");
-	label(gp, machine, "");
-	fprintf(gp,
-		". ': cycles spent on TLB coherence (all cpus), by kind'\n"
-		"set style data histograms\nset style histogram rowstacked\n"
-		"set style fill solid 0.85 border -1\nset boxwidth 0.6\nset grid ytics\n"
-		"set xtics rotate by -20\nset key outside bottom center horizontal maxrows 3\n"
-		"set ylabel 'million cycles'\nset xrange [-0.6:%u.4]\nset yrange [0:%.6f]\n"
-		"plot $coherence using 2:xtic(1) title columnheader",
-		n - 1, top ? (double)top / 1e6 : 1.0);
-	for (k = 1; k < NR_KINDS; k++)
-		fprintf(gp, ", '' using %u title columnheader", k + 2);
-	fprintf(gp,
-		", $total using 1:2:3 with labels boxed offset 0,0.8 notitle\n"
-		"set size 0.34,1\nset origin 0.66,0\nunset key\n"
-		"set title 'run time (simulated)'\nset ylabel 'ms'\nset yrange [0:%.6f]\n"
-		"plot $time using 0:2:xtic(1) with boxes linecolor rgb '#4a6fa5', "
-		"'' using 0:2:3 with labels boxed offset 0,0.8\n"
-		"unset multiplot\n",
-		tmax > 0 ? tmax * 1e3 * 1.15 : 1.0);
-}
-
-int cli_compare_plot(const char *path, json_t *runs, char *const *names, unsigned n,
-		     const char *machine)
-{
-	char tmp[4096];
-	const char *ext = strrchr(path, '.');
-	int fd, pipefd[2], status = 0;
-	pid_t pid;
-	FILE *gp;
-
-	mode_t mask = umask(0);
-
-	umask(mask);
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp) ||
-	    (fd = mkstemp(tmp)) < 0)
-		return cli_fail("--plot: cannot create a temporary file beside %s: %s", path,
-				strerror(errno));
-	fchmod(fd, 0666 & ~mask); /* what open(0666) would give, not mkstemp()'s 0600 */
-	if (pipe(pipefd) < 0) {
-		close(fd);
-		unlink(tmp);
-		return cli_fail("--plot: %s", strerror(errno));
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(pipefd[0], 0);
-		dup2(fd, 1);
-		if (null >= 0)
-			dup2(null, 2);
-		close(pipefd[1]);
-		execlp("gnuplot", "gnuplot", (char *)NULL);
-		_exit(127);
-	}
-	close(pipefd[0]);
-	close(fd);
-	gp = pid > 0 ? fdopen(pipefd[1], "w") : NULL;
-	if (!gp) {
-		close(pipefd[1]);
-		if (pid > 0)
-			waitpid(pid, &status, 0);
-		unlink(tmp);
-		return cli_fail("--plot: cannot run gnuplot: %s", strerror(errno));
-	}
-	script(gp, runs, names, n, machine, ext && !strcmp(ext, ".png"));
-	fclose(gp);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		unlink(tmp);
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-			return cli_fail(
-			    "--plot: cannot run gnuplot (scripts/install-deps installs it)");
-		return cli_fail("--plot: gnuplot could not draw %s", path);
-	}
-	if (rename(tmp, path)) {
-		unlink(tmp);
-		return cli_fail("--plot: cannot write %s: %s", path, strerror(errno));
-	}
-	return 0;
+	/* block 3: the axes' tops */
+	fprintf(f, "\n\n%.6f\t%.6f\n", top ? (double)top / 1e6 : 1.0, tmax > 0 ? tmax * 1e3 : 1.0);
+	rc = fclose(f) ? cli_fail("--plot: cannot write the data file %s", file) : 0;
+	args[0] = file;
+	args[1] = machine;
+	if (!rc)
+		rc = cli_gnuplot(chart, path, args, 2);
+	unlink(file);
+	return rc;
 }

@@ -50,6 +50,17 @@ int cli_fail_run_err(struct tlbsim_error *err, const char *path,
 	return cli_fail_err(err);
 }
 
+size_t cli_appendf(char *buf, size_t len, size_t used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(used < len ? buf + used : NULL, used < len ? len - used : 0, fmt, ap);
+	va_end(ap);
+	return used + (n > 0 ? (size_t)n : 0);
+}
+
 double cli_now(void)
 {
 	struct timespec ts;
@@ -373,7 +384,11 @@ static int cmd_list(int argc, char **argv)
 		return argc == 2 ? CLI_OK : CLI_USAGE;
 	}
 	if (!strcmp(what, "machines")) {
-		tlbsim_machine_list(print_machine, NULL);
+		if (!tlbsim_machine_list(print_machine, NULL))
+			return cli_fail("list machines: no machine description found (looked in "
+					"$TLBSIM_MODELS, the install's share/tlbsim/models and the "
+					"source tree's models/): set TLBSIM_MODELS to a models "
+					"directory, or name a machine's JSON file");
 	} else if (!strcmp(what, "policies")) {
 		const struct tlbsim_policy *p;
 
@@ -421,17 +436,37 @@ int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_litmus(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
-	{"run", "simulate a trace or a generator under one policy", cmd_run},
-	{"compare", "the same workload under several policies, side by side", cmd_compare},
-	{"gen", "write a generator's events to a trace file", cmd_gen},
-	{"record", "record a program's memory accesses and syscalls under valgrind", cmd_record},
-	{"convert", "convert a trace (text, binary, lackey, champsim) to text or binary", cmd_convert},
-	{"check", "run hazard scenarios and judge them against their expected verdicts", cmd_check},
-	{"list", "list machines, policies or generators", cmd_list},
-	{NULL, NULL, NULL},
+    {"run", "simulate a trace or a generator under one policy", cmd_run},
+    {"compare", "the same workload under several policies, side by side", cmd_compare},
+    {"gen", "write a generator's events to a trace file", cmd_gen},
+    {"record", "record a program's memory accesses and syscalls under valgrind", cmd_record},
+    {"convert", "convert a trace (text, binary, lackey, champsim) to text or binary", cmd_convert},
+    {"check", "run hazard scenarios and judge them against their expected verdicts", cmd_check},
+    {"litmus", "judge Arm VMSA litmus tests (herd7 format): Allowed or Forbidden", cmd_litmus},
+    {"sweep", "expand a spec into many runs, on Slurm (job array) or on this machine", cmd_sweep},
+    {"merge", "gather a sweep's results into one table (CSV, JSON) and charts", cmd_merge},
+    {"list", "list machines, policies or generators", cmd_list},
+    {NULL, NULL, NULL},
 };
+
+/*
+ * What a command printed (tables, summaries, a trace on "-") reached
+ * standard output, or the command fails: a full disk or /dev/full makes
+ * exit status 2, as a failed -o FILE does, never 0 with the output cut.
+ */
+static int stdout_flushed(int rc)
+{
+	errno = 0;
+	if (fflush(stdout) != EOF && !ferror(stdout))
+		return rc;
+	cli_fail("standard output: cannot write: %s", errno ? strerror(errno) : "a write failed");
+	return rc == CLI_INTERRUPTED ? rc : CLI_USAGE;
+}
 
 int main(int argc, char **argv)
 {
@@ -443,15 +478,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("tlbsim %s\n", tlbsim_version());
-		return CLI_OK;
+		return stdout_flushed(CLI_OK);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return CLI_OK;
+		return stdout_flushed(CLI_OK);
 	}
 	for (i = 0; cli_cmds[i].name; i++)
 		if (!strcmp(argv[1], cli_cmds[i].name))
-			return cli_cmds[i].main(argc - 1, argv + 1);
+			return stdout_flushed(cli_cmds[i].main(argc - 1, argv + 1));
 	usage(stderr);
 	return cli_fail("unknown command '%s'", argv[1]);
 }

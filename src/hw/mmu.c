@@ -9,7 +9,7 @@
  *    level from simulated physical memory (Intel SDM vol. 3 4.10.3.2; Arm ARM
  *    D8.13 "intermediate caching of translation table walks");
  *  - not-present descriptors are never cached (SDM 4.10.2.3, 4.10.3.1;
- *    HAZARD-RULES rule 1);
+ *    docs/hazard-rules.md rule 1);
  *  - a page larger than a TLB serves is splintered into the largest size it
  *    serves (as real L1 TLBs without 1G entries do);
  *  - a permission failure drops the entries for the page in the current
@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/oracle.h"
 #include "hw/mmu_internal.h"
+#include "hw/observe.h"
 #include "hw/physmem.h"
 #include "hw/pte.h"
 #include "hw/tlb.h"
@@ -59,15 +59,13 @@ struct tlbsim_mmu {
 	struct tlbsim_mmu_stats st;
 };
 
-/* An entry the hazard oracle poisoned is used: tell it (rare, never inlined
- * into the hit path). */
+/* An entry an observer (the hazard oracle) poisoned is used: tell it (rare,
+ * never inlined into the hit path). */
 static __attribute__((noinline)) void poisoned_use(tlbsim_mmu *mmu, const struct hw_tlb_entry *e,
 						   uint64_t va, bool walk_cache)
 {
-	struct chk_oracle *o = hw_physmem_oracle(mmu->pm);
-
-	if (o)
-		chk_poisoned_use_local(o, mmu->cpu_id, e, va, walk_cache);
+	HW_OBSERVE(hw_physmem_observer(mmu->pm), poisoned_use_local, mmu->cpu_id, e, va,
+		   walk_cache);
 }
 
 _Static_assert(TLBSIM_PROT_READ == 1u << TLBSIM_ACCESS_LOAD &&
@@ -446,7 +444,7 @@ int tlbsim_mmu_write_ttbr0(tlbsim_mmu *mmu, uint64_t root_pfn, uint16_t asid)
 		return -TLBSIM_ENOTSUP;
 	if (mmu->m->asid_bits < 16 && (asid >> mmu->m->asid_bits) != 0)
 		return -TLBSIM_ERANGE;
-	/* Arm ARM D8.13 / HAZARD-RULES rule 9: a TTBR write invalidates
+	/* Arm ARM D8.13 / docs/hazard-rules.md rule 9: a TTBR write invalidates
 	 * nothing; old-ASID entries merely stop matching. */
 	mmu->root_pfn = root_pfn;
 	mmu->asid = asid;
@@ -471,7 +469,7 @@ int tlbsim_mmu_invpcid(tlbsim_mmu *mmu, unsigned type, uint16_t pcid, uint64_t v
 {
 	if (mmu->isa != TLBSIM_ISA_X86_64)
 		return -TLBSIM_ENOTSUP;
-	/* SDM 4.10.4.1 "INVPCID" (HAZARD-RULES rule 16). */
+	/* SDM 4.10.4.1 "INVPCID" (docs/hazard-rules.md rule 16). */
 	switch (type) {
 	case 0: /* mappings of @pcid that would translate @va, globals kept */
 		invalidate(mmu, TLBSIM_INVAL_INVPCID0, &SEL_VA(va, HW_ASID_EQ, pcid),
@@ -504,7 +502,7 @@ int tlbsim_mmu_tlbi(tlbsim_mmu *mmu, enum tlbsim_tlbi_op op, uint64_t va, uint16
 	if (mmu->isa != TLBSIM_ISA_ARM64)
 		return -TLBSIM_ENOTSUP;
 	/*
-	 * Arm system-register descriptions of TLBI (HAZARD-RULES rules 2-3):
+	 * Arm system-register descriptions of TLBI (docs/hazard-rules.md rules 2-3):
 	 * non-last-level forms remove entries from every level of the walk
 	 * for that VA; the *ALE1 forms only final-level entries.  By-VA forms
 	 * also hit global entries for the VA.
@@ -545,7 +543,7 @@ int tlbsim_mmu_tlbi(tlbsim_mmu *mmu, enum tlbsim_tlbi_op op, uint64_t va, uint16
 			   &SEL_ALL(HW_ASID_ANY, 0));
 		return 0;
 	/*
-	 * HAZARD-RULES rule 11 (isla test 17): IPAS2E1IS removes stage-2-only
+	 * docs/hazard-rules.md rule 11 (isla test 17): IPAS2E1IS removes stage-2-only
 	 * entries; combined stage-1+2 entries, all this model keeps, survive.
 	 */
 	case TLBSIM_TLBI_IPAS2E1:

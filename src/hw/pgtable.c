@@ -7,10 +7,10 @@
  * The editing rules follow Linux mm/memory.c and mm/pgtable-generic.c:
  * intermediate tables are allocated zeroed and linked before the leaf is
  * written below them (__pte_alloc: a new table is complete, all entries
- * not-present, when its parent descriptor publishes it; HAZARD-RULES test
+ * not-present, when its parent descriptor publishes it; docs/hazard-rules.md test
  * 5); emptied tables stay linked until free_pgd_range() unlinks them, deepest
  * first, and hands them to the flush policy, which frees them only after
- * the invalidations it needs (HAZARD-RULES 1, 12, 13).
+ * the invalidations it needs (docs/hazard-rules.md rules 1, 12, 13).
  *
  * Only the user half of the address space is modelled: x86-64 VAs below
  * 2^47 (4-level) or 2^56 (5-level), SDM vol. 3A 4.5; arm64 TTBR0_EL1 VAs
@@ -19,7 +19,7 @@
 #include <assert.h>
 #include <stdlib.h>
 
-#include "check/oracle.h"
+#include "hw/observe.h"
 #include "hw/physmem.h"
 #include "hw/pgtable_internal.h"
 #include "hw/pte.h"
@@ -126,8 +126,8 @@ tlbsim_pgtable *tlbsim_pgtable_create(tlbsim_physmem *pm, enum tlbsim_isa isa, u
 	pt->pm = pm;
 	pt->isa = isa;
 	pt->levels = levels;
-	if (hw_physmem_oracle(pm))
-		chk_table_new(hw_physmem_oracle(pm), hw_physmem_table(pm, pt->root), levels - 1, true);
+	HW_OBSERVE(hw_physmem_observer(pm), table_new, hw_physmem_table(pm, pt->root), levels - 1,
+		   true);
 	/* x86: the lower half of a 48- or 57-bit canonical space; arm64: T0SZ = 16. */
 	if (isa == TLBSIM_ISA_X86_64)
 		pt->va_limit = levels == 5 ? 1ull << 56 : 1ull << 47;

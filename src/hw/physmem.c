@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check/oracle.h"
+#include "hw/observe.h"
 #include "hw/physmem.h"
 #include "tlbsim/error.h"
 
@@ -57,8 +57,11 @@ struct frame_meta {
  * @free_slots: stack of recyclable pool slots
  * @nr_free_slots: depth of @free_slots (its capacity is @cap_pages)
  * @nr_used: frames in use per kind
+ * @nr_peak: the most frames ever in use at once, per kind; [TLBSIM_FRAME_FREE]:
+ *           of both kinds together
  * @writes: global descriptor write counter, the version of the last write
- * @oracle: the hazard oracle told of allocations, frees and writes, or NULL
+ * @obs: the observer told of allocations, frees and writes (hw/observe.h);
+ *       @obs.ops NULL: none
  */
 struct tlbsim_physmem {
 	uint64_t max_frames;
@@ -74,8 +77,9 @@ struct tlbsim_physmem {
 	uint32_t *free_slots;
 	uint32_t nr_free_slots;
 	uint64_t nr_used[3];
+	uint64_t nr_peak[3];
 	uint64_t writes;
-	struct chk_oracle *oracle;
+	struct hw_observer obs;
 };
 
 /*
@@ -189,6 +193,17 @@ static int take_frame(tlbsim_physmem *pm, uint64_t *pfn)
 	return 0;
 }
 
+/* Frames of @kind were allocated: the peaks. */
+static inline void note_peak(tlbsim_physmem *pm, enum tlbsim_frame_kind kind)
+{
+	uint64_t all = pm->nr_used[TLBSIM_FRAME_DATA] + pm->nr_used[TLBSIM_FRAME_TABLE];
+
+	if (pm->nr_used[kind] > pm->nr_peak[kind])
+		pm->nr_peak[kind] = pm->nr_used[kind];
+	if (all > pm->nr_peak[TLBSIM_FRAME_FREE])
+		pm->nr_peak[TLBSIM_FRAME_FREE] = all;
+}
+
 int tlbsim_physmem_alloc(tlbsim_physmem *pm, enum tlbsim_frame_kind kind, uint64_t *pfn)
 {
 	uint32_t slot = NO_SLOT;
@@ -213,11 +228,11 @@ int tlbsim_physmem_alloc(tlbsim_physmem *pm, enum tlbsim_frame_kind kind, uint64
 	pm->meta[frame].kind = (uint8_t)kind;
 	pm->meta[frame].slot = slot;
 	pm->nr_used[kind]++;
+	note_peak(pm, kind);
 	if (slot != NO_SLOT)
 		pm->pages[slot]->pfn = frame; /* take_slot() zeroed the rest */
 	*pfn = frame;
-	if (pm->oracle)
-		chk_frame_alloc(pm->oracle, frame, kind);
+	HW_OBSERVE(hw_physmem_observer(pm), frame_alloc, frame, kind);
 	return 0;
 }
 
@@ -261,6 +276,7 @@ int tlbsim_physmem_alloc_block(tlbsim_physmem *pm, unsigned order, uint64_t *pfn
 		pm->meta[f].kind = TLBSIM_FRAME_DATA;
 		pm->nr_used[TLBSIM_FRAME_DATA]++;
 	}
+	note_peak(pm, TLBSIM_FRAME_DATA);
 	*pfn = first;
 	return 0;
 }
@@ -274,9 +290,8 @@ int tlbsim_physmem_free(tlbsim_physmem *pm, uint64_t pfn)
 	m = &pm->meta[pfn];
 	if (m->kind == TLBSIM_FRAME_FREE)
 		return -TLBSIM_EINVAL;
-	if (pm->oracle)
-		chk_frame_free(pm->oracle, pfn, m->kind,
-			       m->slot != NO_SLOT ? pm->pages[m->slot] : NULL);
+	HW_OBSERVE(hw_physmem_observer(pm), frame_free, pfn, m->kind,
+		   m->slot != NO_SLOT ? pm->pages[m->slot] : NULL);
 	if (m->slot != NO_SLOT) {
 		pm->free_slots[pm->nr_free_slots++] = m->slot;
 		m->slot = NO_SLOT;
@@ -308,6 +323,18 @@ uint64_t tlbsim_physmem_nr_used(const tlbsim_physmem *pm, enum tlbsim_frame_kind
 	return pm->nr_used[kind];
 }
 
+uint64_t tlbsim_physmem_nr_peak(const tlbsim_physmem *pm, enum tlbsim_frame_kind kind)
+{
+	if (!pm || kind > TLBSIM_FRAME_TABLE)
+		return 0;
+	return pm->nr_peak[kind];
+}
+
+uint64_t tlbsim_physmem_nr_frames(const tlbsim_physmem *pm)
+{
+	return pm ? pm->max_frames : 0;
+}
+
 struct hw_table_page *hw_physmem_table(const tlbsim_physmem *pm, uint64_t pfn)
 {
 	uint32_t slot;
@@ -324,18 +351,18 @@ void hw_physmem_write(tlbsim_physmem *pm, struct hw_table_page *t, unsigned inde
 
 	t->raw[index] = raw;
 	t->version[index] = ++pm->writes;
-	if (pm->oracle)
-		chk_desc_write(pm->oracle, t, index, old, old_version, raw);
+	HW_OBSERVE(hw_physmem_observer(pm), desc_write, t, index, old, old_version, raw);
 }
 
-void hw_physmem_set_oracle(tlbsim_physmem *pm, struct chk_oracle *o)
+void hw_physmem_set_observer(tlbsim_physmem *pm, const struct hw_observer_ops *ops, void *ctx)
 {
-	pm->oracle = o;
+	pm->obs.ops = ops;
+	pm->obs.ctx = ops ? ctx : NULL;
 }
 
-struct chk_oracle *hw_physmem_oracle(const tlbsim_physmem *pm)
+const struct hw_observer *hw_physmem_observer(const tlbsim_physmem *pm)
 {
-	return pm->oracle;
+	return pm->obs.ops ? &pm->obs : NULL;
 }
 
 int tlbsim_physmem_read_desc(const tlbsim_physmem *pm, uint64_t pfn, unsigned index, uint64_t *raw,

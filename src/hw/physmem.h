@@ -18,7 +18,7 @@
  * @raw: the 512 descriptors, in the ISA's format
  * @version: per descriptor, the global write counter when it was written
  *
- * What the hazard oracle (src/check) learns of the table; the hardware
+ * What an observer (hw/observe.h: the hazard oracle) learns of the table; the hardware
  * model never reads these:
  * @pfn: the frame
  * @base_va: first virtual address it translates (valid with @placed)
@@ -43,12 +43,6 @@ struct hw_table_page {
 	uint16_t asids[HW_ROOT_ASIDS];
 	uint64_t unlinked_at;
 };
-
-struct chk_oracle;
-
-/* The hazard oracle watching @pm (NULL: none); set by chk_create(). */
-void hw_physmem_set_oracle(tlbsim_physmem *pm, struct chk_oracle *o);
-struct chk_oracle *hw_physmem_oracle(const tlbsim_physmem *pm);
 
 /*
  * The contents of table frame @pfn, or NULL if @pfn is not currently a table

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "bug.h"
-#include "check/oracle.h"
 #include "hw/mmu_internal.h"
+#include "hw/observe.h"
 #include "hw/physmem.h"
 #include "hw/smp.h"
 #include "hw/tlb.h"
@@ -65,10 +65,10 @@ static void hw_satisfied(struct hw_cpu *cpu, enum hw_wait why)
 	}
 }
 
-/* The hazard oracle, or NULL. */
-static struct chk_oracle *oracle(const struct hw_smp *smp)
+/* The observer of the machine's memory (the hazard oracle), or NULL. */
+static const struct hw_observer *observer(const struct hw_smp *smp)
 {
-	return hw_physmem_oracle(smp->pm);
+	return hw_physmem_observer(smp->pm);
 }
 
 static uint64_t lat(const struct hw_smp *smp, unsigned from, unsigned to)
@@ -158,8 +158,7 @@ void hw_write_cr3(struct hw_smp *smp, struct hw_cpu *cpu, uint64_t root_pfn, uin
 {
 	MMU_OK(tlbsim_mmu_write_cr3(cpu->mmu, root_pfn, pcid, noflush));
 	hw_charge(cpu, smp->m->costs.cr3_write);
-	if (oracle(smp))
-		chk_context_load_local(oracle(smp), cpu->id, root_pfn, pcid);
+	HW_OBSERVE(observer(smp), context_load_local, cpu->id, root_pfn, pcid);
 }
 
 void hw_flush_all(struct hw_smp *smp, struct hw_cpu *cpu)
@@ -173,30 +172,26 @@ void hw_tlbi_local(struct hw_smp *smp, struct hw_cpu *cpu, enum tlbsim_tlbi_op o
 {
 	MMU_OK(tlbsim_mmu_tlbi(cpu->mmu, op, va, asid));
 	hw_charge(cpu, smp->m->costs.tlbi_local);
-	if (oracle(smp))
-		chk_tlbi_local(oracle(smp), cpu->id, op, va, asid, false);
+	HW_OBSERVE(observer(smp), tlbi_local, cpu->id, op, va, asid, false);
 }
 
 void hw_write_ttbr0(struct hw_smp *smp, struct hw_cpu *cpu, uint64_t root_pfn, uint16_t asid)
 {
 	MMU_OK(tlbsim_mmu_write_ttbr0(cpu->mmu, root_pfn, asid));
 	hw_charge(cpu, smp->m->costs.isb);
-	if (oracle(smp))
-		chk_context_load_local(oracle(smp), cpu->id, root_pfn, asid);
+	HW_OBSERVE(observer(smp), context_load_local, cpu->id, root_pfn, asid);
 }
 
 void hw_isb(struct hw_smp *smp, struct hw_cpu *cpu)
 {
 	hw_charge(cpu, smp->m->costs.isb);
-	if (oracle(smp))
-		chk_context_sync_local(oracle(smp), cpu->id);
+	HW_OBSERVE(observer(smp), context_sync_local, cpu->id);
 }
 
 void hw_dsb_local(struct hw_smp *smp, struct hw_cpu *cpu)
 {
 	hw_charge(cpu, smp->m->costs.dsb);
-	if (oracle(smp))
-		chk_dsb_done_local(oracle(smp), cpu->id, false);
+	HW_OBSERVE(observer(smp), dsb_done_local, cpu->id, false);
 }
 
 /* ---- broadcasts ------------------------------------------------------- */
@@ -216,8 +211,7 @@ void hw_tlbi_is(struct hw_smp *smp, struct hw_cpu *cpu, enum tlbsim_tlbi_op op, 
 	eng_send(smp->eng, cpu->core, &m);
 	cpu->tlbi_outstanding++;
 	cpu->st.tlbi_bcast_sent++;
-	if (oracle(smp))
-		chk_tlbi_local(oracle(smp), cpu->id, op, va, asid, true);
+	HW_OBSERVE(observer(smp), tlbi_local, cpu->id, op, va, asid, true);
 }
 
 void hw_dsb(struct hw_smp *smp, struct hw_cpu *cpu)
@@ -226,8 +220,8 @@ void hw_dsb(struct hw_smp *smp, struct hw_cpu *cpu)
 	cpu->st.dsbs++;
 	if (cpu->tlbi_outstanding)
 		hw_wait(cpu, HW_WAIT_DSB);
-	else if (oracle(smp))
-		chk_dsb_done_local(oracle(smp), cpu->id, true);
+	else
+		HW_OBSERVE(observer(smp), dsb_done_local, cpu->id, true);
 }
 
 void hw_invlpgb(struct hw_smp *smp, struct hw_cpu *cpu, uint64_t va, unsigned nr_pages,
@@ -245,8 +239,7 @@ void hw_invlpgb(struct hw_smp *smp, struct hw_cpu *cpu, uint64_t va, unsigned nr
 	eng_send(smp->eng, cpu->core, &m);
 	cpu->invlpgb_outstanding++;
 	cpu->st.invlpgb_sent++;
-	if (oracle(smp))
-		chk_invlpgb_local(oracle(smp), cpu->id, va, nr_pages, stride_shift, pcid, flags);
+	HW_OBSERVE(observer(smp), invlpgb_local, cpu->id, va, nr_pages, stride_shift, pcid, flags);
 }
 
 void hw_tlbsync(struct hw_smp *smp, struct hw_cpu *cpu)
@@ -255,8 +248,8 @@ void hw_tlbsync(struct hw_smp *smp, struct hw_cpu *cpu)
 	cpu->st.tlbsyncs++;
 	if (cpu->invlpgb_outstanding)
 		hw_wait(cpu, HW_WAIT_TLBSYNC);
-	else if (oracle(smp))
-		chk_tlbsync_done_local(oracle(smp), cpu->id);
+	else
+		HW_OBSERVE(observer(smp), tlbsync_done_local, cpu->id);
 }
 
 /*
@@ -336,8 +329,7 @@ void hw_smp_deliver(struct hw_smp *smp, struct eng_core *c, const struct eng_msg
 	case HW_MSG_TLBI_DONE:
 		BUG_ON(!cpu->tlbi_outstanding, "a completion for a TLBI in flight");
 		if (--cpu->tlbi_outstanding == 0 && (cpu->waiting_for & (1u << HW_WAIT_DSB))) {
-			if (oracle(smp))
-				chk_dsb_done_local(oracle(smp), cpu->id, true);
+			HW_OBSERVE(observer(smp), dsb_done_local, cpu->id, true);
 			hw_satisfied(cpu, HW_WAIT_DSB);
 		}
 		break;
@@ -354,8 +346,7 @@ void hw_smp_deliver(struct hw_smp *smp, struct eng_core *c, const struct eng_msg
 	case HW_MSG_INVLPGB_DONE:
 		BUG_ON(!cpu->invlpgb_outstanding, "a completion for an INVLPGB in flight");
 		if (--cpu->invlpgb_outstanding == 0 && (cpu->waiting_for & (1u << HW_WAIT_TLBSYNC))) {
-			if (oracle(smp))
-				chk_tlbsync_done_local(oracle(smp), cpu->id);
+			HW_OBSERVE(observer(smp), tlbsync_done_local, cpu->id);
 			hw_satisfied(cpu, HW_WAIT_TLBSYNC);
 		}
 		break;

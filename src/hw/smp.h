@@ -12,7 +12,7 @@
  *             for every earlier broadcast of this core (Arm ARM: a TLBI is
  *             complete only at a later DSB on the issuing PE)
  *   AMD:      INVLPGB broadcast; TLBSYNC waits only for this core's
- *             earlier INVLPGBs (HAZARD-RULES rule 20)
+ *             earlier INVLPGBs (docs/hazard-rules.md rule 20)
  *
  * Everything here runs inside the engine's hooks: in a core's step or
  * delivery (parallel phase) it touches only that core; broadcasts are

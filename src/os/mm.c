@@ -572,42 +572,46 @@ static bool syscall_ok(const struct os *os, const struct os_mm *mm, const struct
 	}
 }
 
+unsigned os_syscall_ranges(const struct tlbsim_event *ev, uint64_t brk_end, uint64_t start[2],
+			   uint64_t end[2])
+{
+	switch (ev->kind) {
+	case TLBSIM_EV_MMAP: /* MAP_FIXED replaces what was there */
+		start[0] = ev->mmap.addr;
+		end[0] = ev->mmap.addr + ev->mmap.len;
+		return 1;
+	case TLBSIM_EV_MUNMAP:
+		start[0] = ev->munmap.addr;
+		end[0] = ev->munmap.addr + ev->munmap.len;
+		return 1;
+	case TLBSIM_EV_MPROTECT:
+		start[0] = ev->mprotect.addr;
+		end[0] = ev->mprotect.addr + ev->mprotect.len;
+		return 1;
+	case TLBSIM_EV_MADVISE:
+		start[0] = ev->madvise.addr;
+		end[0] = ev->madvise.addr + ev->madvise.len;
+		return 1;
+	case TLBSIM_EV_MREMAP:
+		start[0] = ev->mremap.old_addr;
+		end[0] = ev->mremap.old_addr + ev->mremap.old_len;
+		start[1] = ev->mremap.new_addr;
+		end[1] = ev->mremap.new_addr + ev->mremap.new_len;
+		return 2;
+	case TLBSIM_EV_BRK:
+		start[0] = ev->brk.end < brk_end ? ev->brk.end : brk_end;
+		end[0] = ev->brk.end < brk_end ? brk_end : ev->brk.end;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* What a syscall changes, for the hazard oracle's commit at its return. */
 static void ret_ranges(struct os_ret *r, const struct os_mm *mm, const struct tlbsim_event *ev)
 {
 	r->root = tlbsim_pgtable_root(mm->pgt);
-	r->n = 1;
-	switch (ev->kind) {
-	case TLBSIM_EV_MMAP: /* MAP_FIXED replaces what was there */
-		r->start[0] = ev->mmap.addr;
-		r->end[0] = ev->mmap.addr + ev->mmap.len;
-		break;
-	case TLBSIM_EV_MUNMAP:
-		r->start[0] = ev->munmap.addr;
-		r->end[0] = ev->munmap.addr + ev->munmap.len;
-		break;
-	case TLBSIM_EV_MPROTECT:
-		r->start[0] = ev->mprotect.addr;
-		r->end[0] = ev->mprotect.addr + ev->mprotect.len;
-		break;
-	case TLBSIM_EV_MADVISE:
-		r->start[0] = ev->madvise.addr;
-		r->end[0] = ev->madvise.addr + ev->madvise.len;
-		break;
-	case TLBSIM_EV_MREMAP:
-		r->start[0] = ev->mremap.old_addr;
-		r->end[0] = ev->mremap.old_addr + ev->mremap.old_len;
-		r->start[1] = ev->mremap.new_addr;
-		r->end[1] = ev->mremap.new_addr + ev->mremap.new_len;
-		r->n = 2;
-		break;
-	case TLBSIM_EV_BRK:
-		r->start[0] = ev->brk.end < mm->brk_end ? ev->brk.end : mm->brk_end;
-		r->end[0] = ev->brk.end < mm->brk_end ? mm->brk_end : ev->brk.end;
-		break;
-	default:
-		r->n = 0;
-	}
+	r->n = os_syscall_ranges(ev, mm->brk_end, r->start, r->end);
 }
 
 bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const struct tlbsim_event *ev)
@@ -638,6 +642,7 @@ void os_kernel_exit(struct os *os, struct hw_cpu *cpu)
 
 	if (oc->cont)
 		return;
+	os_hb_done(os, cpu);
 	if (oc->locked) {
 		if (oc->locked_write)
 			oc->locked->lock_writer = 0;
@@ -707,6 +712,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 {
 	unsigned shift = 12;
 	uint64_t pfn;
+	int err;
 
 	if (v->flags & (OS_VMA_HUGE_2M | OS_VMA_HUGE_1G)) {
 		unsigned s = (v->flags & OS_VMA_HUGE_1G) ? 30 : 21;
@@ -726,11 +732,15 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 				BUG_ON(tlbsim_physmem_free(os->pm, pfn + i), "free an unused block");
 		}
 	}
-	if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn))
+	if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn)) {
+		os_out_of_memory(os, "a page fault", va);
 		return -TLBSIM_ENOMEM;
-	if (map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot)) {
+	}
+	if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot))) {
 		BUG_ON(tlbsim_physmem_free(os->pm, pfn), "free an unused frame");
-		return -TLBSIM_ENOMEM;
+		if (err == -TLBSIM_ENOMEM)
+			os_out_of_memory(os, "a page fault's page table", va);
+		return err;
 	}
 	charge(cpu, os->m->costs.page_copy);
 	/* do_anonymous_page() -> folio_add_lru_vma() */
@@ -785,8 +795,10 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 			uint64_t pfn;
 
 			if (order ? tlbsim_physmem_alloc_block(os->pm, order, &pfn)
-				  : tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn))
+				  : tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn)) {
+				os_out_of_memory(os, "a copy-on-write fault", va);
 				return false;
+			}
 			BUG_ON(tlbsim_pgtable_unmap(mm->pgt, page, NULL), "unmap the shared page");
 			for (i = 0; i < (1ull << order); i++)
 				os->mapcount[cur.pfn + i]--;
@@ -850,8 +862,12 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 				prot &= ~TLBSIM_PROT_WRITE;
 				BUG_ON(tlbsim_pgtable_protect(parent->pgt, va, prot), "write-protect");
 			}
-			if (!map_page(os, child, pstart, cur.pfn, cur.size_shift, prot))
+			int e = map_page(os, child, pstart, cur.pfn, cur.size_shift, prot);
+
+			if (!e)
 				copied++;
+			else if (e == -TLBSIM_ENOMEM)
+				os_out_of_memory(os, "fork's copy of the page tables", pstart);
 			va = page_end(pstart, &cur);
 		}
 	}

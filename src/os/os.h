@@ -210,6 +210,14 @@ struct os_spill {
 	char dir[256];
 };
 
+/* A memory syscall read and not yet returned (src/os/hb.c): [@start,
+ * @end), of the event at trace index @idx >> 1; bit 0 of @idx: it takes
+ * mmap_lock for writing (every memory syscall but madvise). */
+struct os_hb_rec {
+	uint64_t idx;
+	uint64_t start, end;
+};
+
 /**
  * struct os_thread - a thread
  * @tid, @pid: ids from the trace
@@ -223,6 +231,11 @@ struct os_spill {
  * @rq_next: runqueue link
  * @events_done: events it has completed
  * @fault_retries: faults taken by the access at the head of @q
+ * @hb: its memory syscalls read and not yet returned, oldest first, a
+ *        ring of @hb_cap from @hb_head, @hb_n of them (src/os/hb.c);
+ *        @hb_lo/@hb_hi bound their ranges; @hb_slot: its place in
+ *        os->hb_threads (while @hb_n > 0); @hb_waiting: the syscall at
+ *        the head of @q waits for an earlier one of another thread
  */
 struct os_thread {
 	uint32_t tid, pid;
@@ -236,6 +249,10 @@ struct os_thread {
 	struct os_thread *rq_next;
 	uint64_t events_done;
 	unsigned fault_retries;
+	struct os_hb_rec *hb;
+	uint32_t hb_head, hb_n, hb_cap, hb_slot;
+	uint64_t hb_lo, hb_hi;
+	bool hb_waiting;
 	/* The thread's life as read from the source, in trace order (the
 	 * front end's input checks; the fields above follow execution). */
 	bool r_created, r_exited;
@@ -369,6 +386,8 @@ struct os_cow {
  *        holds, and how
  * @lru_batch: faulted-in pages in this cpu's LRU add batch, not yet on the
  *        LRU (Linux's per-cpu cpu_fbatches.lru_add)
+ * @hb_thread/@hb_idx: the thread and trace index of the memory syscall in
+ *        progress (src/os/hb.c; NULL: none)
  * @st: counters
  */
 struct os_cpu {
@@ -391,6 +410,8 @@ struct os_cpu {
 	struct os_mm *locked;
 	bool locked_write;
 	unsigned lru_batch;
+	struct os_thread *hb_thread;
+	uint64_t hb_idx;
 	uint64_t evq_popped; /* events this cpu popped off queues, ever */
 	struct os_cpu_stats st;
 };
@@ -441,10 +462,13 @@ struct os_policy {
  * @rcu_batches/@rcu_tables_freed: RCU table free
  * @switches_folded: SWITCH events naming a cpu the machine lacks, folded
  *        onto cpu % nr_cpus
+ * @syscall_order_waits: memory syscalls that waited for an earlier one
+ *        (trace order) of another thread on an overlapping range to return
+ *        (src/os/hb.c)
  */
 struct os_stats {
 	uint64_t events_read, unknown_thread_events, asid_rollovers, global_asid_resets;
-	uint64_t switches_folded;
+	uint64_t switches_folded, syscall_order_waits;
 	uint64_t rcu_batches, rcu_tables_freed;
 };
 
@@ -469,6 +493,9 @@ struct os {
 	struct os_thread **retired;
 	uint32_t nr_retired, cap_retired;
 	struct chk_map pid_live; /* pid -> threads alive in trace order (route()) */
+	/* threads with memory syscalls read and not yet returned (hb.c) */
+	struct os_thread **hb_threads;
+	uint32_t nr_hb_threads, cap_hb_threads;
 	struct os_mm **mms;
 	uint32_t nr_mms, cap_mms;
 	uint32_t next_mm_id;
@@ -511,6 +538,7 @@ struct os {
 
 	uint64_t max_events;
 	uint64_t max_cycles;
+	long long serving; /* the event os_serve() serves (trace index), or -1 */
 	bool stopped_early;
 	struct os_stats st;
 
@@ -546,6 +574,11 @@ static inline struct hw_cpu *os_hw(struct os *os, unsigned id)
 /* ---- across files -------------------------------------------------------- */
 
 /* mm.c: address spaces, syscalls, faults */
+/* The ranges memory syscall @ev names, [start[i], end[i]) for i below the
+ * count returned (0 for another kind, 2 for mremap); a brk's is between
+ * @brk_end (the break before it) and its new end. */
+unsigned os_syscall_ranges(const struct tlbsim_event *ev, uint64_t brk_end, uint64_t start[2],
+			   uint64_t end[2]);
 struct os_mm *os_mm_create(struct os *os, uint32_t pid);
 void os_mm_destroy(struct os *os, struct os_mm *mm);
 int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot, unsigned flags);
@@ -687,6 +720,27 @@ void os_flush_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_
 void os_free_frames(struct os *os, const uint64_t *pfns, unsigned n);
 int os_gasid_init(struct os *os);
 
+/* hb.c: the trace's order of memory syscalls on overlapping ranges */
+static inline bool os_is_mem_syscall(unsigned kind)
+{
+	return kind >= TLBSIM_EV_MMAP && kind <= TLBSIM_EV_BRK;
+}
+/* Memory syscall @ev (trace index @idx) of @t was read: 0 or -TLBSIM_ENOMEM. */
+int os_hb_add(struct os *os, struct os_thread *t, const struct tlbsim_event *ev, uint64_t idx);
+/* The thread whose earlier memory syscall @ev of @t (index @idx) must
+ * wait for, or NULL when it may start. */
+struct os_thread *os_hb_blocker(struct os *os, const struct os_thread *t,
+				const struct tlbsim_event *ev, uint64_t idx);
+/* @cpu starts @t's memory syscall of index @idx. */
+void os_hb_start(struct os *os, struct hw_cpu *cpu, struct os_thread *t, uint64_t idx);
+/* @cpu's syscall in progress returns (os_kernel_exit()). */
+void os_hb_done(struct os *os, struct hw_cpu *cpu);
+/* Is every cpu idle or running a thread whose memory syscall waits for an
+ * earlier one (os_hb_blocker()), with nothing else to run?  Then nothing
+ * can ever return. */
+bool os_hb_stuck(struct os *os);
+void os_hb_fini(struct os *os);
+
 /* lru.c: the lruvec lock (lru_lock) */
 int os_lru_init(struct os *os);
 void os_lru_fini(struct os *os);
@@ -705,6 +759,14 @@ void os_rcu_fini(struct os *os);
 int os_policy_resolve(struct os_policy *pol, const char *spec, enum tlbsim_isa isa,
 		      struct tlbsim_error *err);
 void os_policy_fini(struct os_policy *pol);
+/* -TLBSIM_ENOTSUP when @pol needs a feature machine @m lacks (INVLPGB). */
+int os_policy_check_machine(const struct os_policy *pol, const struct tlbsim_machine *m,
+			    struct tlbsim_error *err);
+
+/* sim.c: the run stops with an error: @what (a page fault, fork's copy of
+ * the page tables ...) at @va needs a frame that simulated memory (or the
+ * host) cannot give; the message names the event served (os->serving). */
+void os_out_of_memory(struct os *os, const char *what, uint64_t va);
 
 /* sim.c: the OS inside a simulation (tests inspect it) */
 struct os *os_of_sim(tlbsim_sim *sim);

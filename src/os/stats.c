@@ -189,6 +189,7 @@ char *os_stats_json(const struct os *os)
 	rep_json_set_u64(osj, "address_spaces", os->nr_mms);
 	rep_json_set_u64(osj, "unknown_thread_events", os->st.unknown_thread_events);
 	rep_json_set_u64(osj, "switches_folded", os->st.switches_folded);
+	rep_json_set_u64(osj, "syscall_order_waits", os->st.syscall_order_waits);
 	rep_json_set_u64(osj, "asid_rollovers", os->st.asid_rollovers);
 	rep_json_set_u64(osj, "global_asid_resets", os->st.global_asid_resets);
 	rep_json_set_u64(osj, "rcu_batches", os->st.rcu_batches);
@@ -196,8 +197,14 @@ char *os_stats_json(const struct os *os)
 	rep_json_set_u64(osj, "lru_lock_acquisitions", lru_served);
 	rep_json_set_u64(osj, "lru_lock_queued_cycles", lru_queued);
 	json_object_set_new(root, "os", osj);
+	rep_json_set_u64(mem, "frames", tlbsim_physmem_nr_frames(os->pm));
 	rep_json_set_u64(mem, "data_frames_used", tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_DATA));
 	rep_json_set_u64(mem, "table_frames_used", tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_TABLE));
+	rep_json_set_u64(mem, "frames_peak", tlbsim_physmem_nr_peak(os->pm, TLBSIM_FRAME_FREE));
+	rep_json_set_u64(mem, "data_frames_peak",
+			 tlbsim_physmem_nr_peak(os->pm, TLBSIM_FRAME_DATA));
+	rep_json_set_u64(mem, "table_frames_peak",
+			 tlbsim_physmem_nr_peak(os->pm, TLBSIM_FRAME_TABLE));
 	json_object_set_new(root, "memory", mem);
 	json_object_set_new(root, "hazards", chk_json(os->oracle));
 	json_object_set_new(root, "per_cpu", cpus);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer harness: the machine-file loader (src/machine.c, format in
+ * libFuzzer harness: the machine-file loader (src/config/machine.c, format in
  * models/README.md) on arbitrary text.  A loaded machine must pass
  * tlbsim_machine_validate() and survive a deep copy.  Seeds:
  * corpus/machine/.

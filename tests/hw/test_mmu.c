@@ -4,7 +4,7 @@
  * (both ISAs), and a table-driven test of every invalidation instruction,
  * checking which TLB and walk-cache entries survive.  Expected values are
  * worked out by hand in the comments, from the manuals' rules as
- * HAZARD-RULES.md summarises them.
+ * docs/hazard-rules.md summarises them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -300,7 +300,7 @@ static void huge_page_is_splintered_into_largest_l1_size(void **state)
 
 /*
  * One invalidation by VA anywhere in a large page drops every smaller entry
- * cached for it (SDM vol. 3 4.10.2.3 and 4.10.4.1; HAZARD-RULES rule 14:
+ * cached for it (SDM vol. 3 4.10.2.3 and 4.10.4.1; docs/hazard-rules.md rule 14:
  * "one INVLPG is enough for a page larger than 4 KB"; arm64 Linux relies
  * on the same, one TLBI per block).  Here the L1 dTLB serves 4K only and
  * the L2 4K and 2M, so two 1 GiB pages at 2G and 3G are splintered:
@@ -464,7 +464,7 @@ struct inval_row {
 	const char *survive;
 };
 
-/* ---- x86 rows (Intel SDM vol. 3 4.10.4.1; HAZARD-RULES 14-16) ---- */
+/* ---- x86 rows (Intel SDM vol. 3 4.10.4.1; docs/hazard-rules.md rules 14-16) ---- */
 
 /* INVLPG A: TLB entries for A in PCID 1 (and globals for A: none); all
  * PWC entries of PCID 1 whatever their address; PCID 2 untouched. */
@@ -543,7 +543,7 @@ static const struct inval_row x86_rows[] = {
 	{"flush all (CR4.PGE)", flush_all, "0000000000000"},
 };
 
-/* ---- arm64 rows (TLBI descriptions; HAZARD-RULES 2-4, 9) ---- */
+/* ---- arm64 rows (TLBI descriptions; docs/hazard-rules.md rules 2-4, 9) ---- */
 
 /* VAE1 (A, 1): entries for A at every level of the walk, tag 1 and global:
  * T_A1, P3_1, P2_A1, P1_A1. */

@@ -266,7 +266,7 @@ static void x86_stock_ipis_the_other_non_lazy_cpus_of_the_mask(void **state)
 }
 
 /* The same flush freeing page tables also interrupts the lazy cpus 3 and
- * 5 (HAZARD-RULES rule 19: speculative walks through freed tables). */
+ * 5 (docs/hazard-rules.md rule 19: speculative walks through freed tables). */
 static void x86_stock_ipis_lazy_cpus_when_tables_are_freed(void **state)
 {
 	const struct tlbsim_policy *stock = tlbsim_policy_find("x86-stock", TLBSIM_ISA_X86_64);

@@ -277,7 +277,7 @@ static void check_rec_prog(const struct trace *t, bool fetches)
 /* Replays @path on generic-x86-64: every access lands in a mapping, every thread was made. */
 static void replays_cleanly(const char *dir, const char *path)
 {
-	char json[600], cmd[2000], *text;
+	char json[600], cmd[4096], *text;
 	size_t size;
 
 	snprintf(json, sizeof(json), "%s/run.json", dir);
@@ -449,7 +449,7 @@ static void merge_keeps_the_lifecycle_rules(void **state)
 /* A part shorter than the order file says: an error naming the part, exit 2. */
 static void merge_of_a_cut_part_fails_naming_it(void **state)
 {
-	char parts[600], out[600], path[1024], cmd[2000];
+	char parts[600], out[600], path[1024], cmd[4096];
 	FILE *f;
 
 	snprintf(parts, sizeof(parts), "%s/parts", (char *)*state);

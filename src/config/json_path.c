@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "json_path.h"
+#include "config/json_path.h"
 
 void jpath_push_key(struct jpath *p, const char *key)
 {

@@ -24,8 +24,8 @@
 #include <jansson.h>
 
 #include "error_internal.h"
-#include "json_read.h"
-#include "machine_internal.h"
+#include "config/json_read.h"
+#include "config/machine_internal.h"
 #include "tlbsim/machine.h"
 
 /* ---- limits (models/README.md lists them with their reasons) ---- */

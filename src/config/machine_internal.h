@@ -2,7 +2,7 @@
 /*
  * The parts of the machine loader that describe the interconnect and the
  * mechanisms' costs (struct tlbsim_topology, struct tlbsim_costs), kept
- * apart from src/machine.c, which reads the per-core structures.  Both
+ * apart from src/config/machine.c, which reads the per-core structures.  Both
  * files share the reading helpers of json_read.h; models/README.md
  * documents every key and default.  Internal (prefix mach_).
  */
@@ -11,7 +11,7 @@
 
 #include <jansson.h>
 
-#include "json_read.h"
+#include "config/json_read.h"
 #include "tlbsim/machine.h"
 
 /* Keys of the "topology" and "costs" objects, for the schema of "sources". */

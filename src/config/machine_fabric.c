@@ -8,7 +8,7 @@
  * (arm64, eMAG-like) and F (x86-64, Intel-like), converted at a generic
  * 3 GHz; models/README.md gives the derivation of each.
  *
- * Same error rules as src/machine.c: -TLBSIM_EPARSE for unknown keys and
+ * Same error rules as src/config/machine.c: -TLBSIM_EPARSE for unknown keys and
  * wrong JSON types, -TLBSIM_ERANGE for values out of range or inconsistent.
  */
 #include <stddef.h>
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "error_internal.h"
-#include "machine_internal.h"
+#include "config/machine_internal.h"
 
 /* ---- limits (models/README.md lists them with their reasons) ---- */
 

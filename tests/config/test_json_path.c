@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of src/json_path.c: path rendering and the positions of values in
+ * Tests of src/config/json_path.c: path rendering and the positions of values in
  * JSON text, the way the machine loader reports them.
  *
  * Every expected position below was counted by hand on DOC, line by line
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "json_path.h"
+#include "config/json_path.h"
 
 /*
  * line 1, offset   0: {

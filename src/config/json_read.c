@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "error_internal.h"
-#include "json_read.h"
+#include "config/json_read.h"
 
 int jr_parse(struct jr_ctx *c, json_t **root)
 {

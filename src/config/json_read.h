@@ -8,7 +8,7 @@
  * members with the jr_opt_* helpers (absent members keep the caller's
  * default), and keeps the current path in jr_ctx.path so that any error
  * can be placed by json_path.c.  First used by the machine loader
- * (src/machine.c).
+ * (src/config/machine.c).
  */
 #ifndef TLBSIM_JSON_READ_H
 #define TLBSIM_JSON_READ_H
@@ -18,7 +18,7 @@
 
 #include <jansson.h>
 
-#include "json_path.h"
+#include "config/json_path.h"
 #include "tlbsim/error.h"
 
 /*
