@@ -201,25 +201,25 @@ if command -v gnuplot >/dev/null; then
   check "... with the coherence kinds in its legend" grep -q 'walks after flushes' "$odd"
 fi
 
-# compare: the run in progress is stopped, later ones do not start (one at a time).
-rm -f "$tmp"/sig.json*
-timeout -s KILL 120 "$bin" compare --jobs 1 --machine generic-x86-64 --policies x86-stock,flush-all --gen ctx-switch --param loops=100000000 --json "$tmp/sig.json" >"$tmp/sig.txt" 2>&1 &
-pid=$!
-sleep 2
-kill -INT $pid
-wait $pid; rc=$?
+# compare, stopped by SIGINT 2 s into a long run of two policies, JOBS at
+# a time: sets rc, the output in sig.txt and sig.json.
+interrupt_compare() {
+  rm -f "$tmp"/sig.json*
+  timeout -s KILL 120 "$bin" compare --jobs "$1" --machine generic-x86-64 --policies x86-stock,flush-all --gen ctx-switch --param loops=100000000 --json "$tmp/sig.json" >"$tmp/sig.txt" 2>&1 &
+  pid=$!
+  sleep 2
+  kill -INT $pid
+  wait $pid; rc=$?
+}
+# One at a time: the run in progress is stopped, later ones do not start.
+interrupt_compare 1
 check "compare: SIGINT exits 130" test $rc -eq 130
 check "compare: the stopped run is marked partial" grep -q '^\[partial\] x86-stock' "$tmp/sig.txt"
 check "compare: later policies do not run" bash -c "! grep -q 'running flush-all' '$tmp/sig.txt'"
 check "compare: the JSON holds the one partial run" bash -c "[ \$(grep -c '\"partial\": true' '$tmp/sig.json') -eq 1 ]"
 check "compare: SIGINT leaves no temporary file" bash -c "! ls -a '$tmp' | grep -q '\.tmp\.'"
-# two at once: both are stopped, both partial
-rm -f "$tmp"/sig.json*
-timeout -s KILL 120 "$bin" compare --jobs 2 --machine generic-x86-64 --policies x86-stock,flush-all --gen ctx-switch --param loops=100000000 --json "$tmp/sig.json" >"$tmp/sig.txt" 2>&1 &
-pid=$!
-sleep 2
-kill -INT $pid
-wait $pid; rc=$?
+# Two at once: both are stopped, both partial.
+interrupt_compare 2
 check "compare --jobs 2: SIGINT exits 130" test $rc -eq 130
 check "compare --jobs 2: both runs are stopped and marked partial" bash -c "[ \$(grep -c '\"partial\": true' '$tmp/sig.json') -eq 2 ]"
 

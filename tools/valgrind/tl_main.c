@@ -1108,6 +1108,21 @@ static void tl_pre_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs)
 		flush();
 }
 
+/*
+ * The event of a successful syscall of @tid on the range f[0], f[1] (its
+ * first field an address, the only one): after what it depends on, then a
+ * change the other threads learn of.  A zero length makes no event.
+ */
+static void range_event(ThreadId tid, UInt kind, const ULong *f, UInt nr)
+{
+	if (!f[1])
+		return;
+	dep_range(tid, f[0], f[1]);
+	dep_uses(tid, f[0], f[1]);
+	emit(kind, nr, f, 1);
+	changed(tid, f[0], f[1], 0, 0);
+}
+
 static void tl_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysRes res)
 {
 	struct vthread *t = &vth[tid];
@@ -1133,39 +1148,29 @@ static void tl_post_syscall(ThreadId tid, UInt nr, UWord *args, UInt nargs, SysR
 		return;
 	switch (nr) {
 	case __NR_mmap: /* MAP_FIXED may replace what another thread mapped */
-		dep_range(tid, v, args[1]);
-		dep_uses(tid, v, args[1]);
-		emit_mmap(v, args[1], (UInt)(args[2] & 7), linux_mmap_flags(args[3]));
-		changed(tid, v, args[1], 0, 0);
+		f[0] = v;
+		f[1] = args[1];
+		f[2] = args[2] & 7;
+		f[3] = linux_mmap_flags(args[3]);
+		range_event(tid, TLBSIM_EV_MMAP, f, 4);
 		break;
 	case __NR_munmap:
 		f[0] = args[0];
 		f[1] = args[1];
-		if (args[1]) {
-			dep_range(tid, args[0], args[1]);
-			dep_uses(tid, args[0], args[1]);
-			emit(TLBSIM_EV_MUNMAP, 2, f, 1);
-			changed(tid, args[0], args[1], 0, 0);
-		}
+		range_event(tid, TLBSIM_EV_MUNMAP, f, 2);
 		break;
 	case __NR_mprotect:
 		f[0] = args[0];
 		f[1] = args[1];
 		f[2] = args[2] & 7;
-		dep_range(tid, args[0], args[1]);
-		dep_uses(tid, args[0], args[1]);
-		emit(TLBSIM_EV_MPROTECT, 3, f, 1);
-		changed(tid, args[0], args[1], 0, 0);
+		range_event(tid, TLBSIM_EV_MPROTECT, f, 3);
 		break;
 	case __NR_madvise:
 		f[0] = args[0];
 		f[1] = args[1];
 		if (linux_madvise_advice(args[2], &advice)) {
 			f[2] = advice;
-			dep_range(tid, args[0], args[1]);
-			dep_uses(tid, args[0], args[1]);
-			emit(TLBSIM_EV_MADVISE, 3, f, 1);
-			changed(tid, args[0], args[1], 0, 0);
+			range_event(tid, TLBSIM_EV_MADVISE, f, 3);
 		}
 		break;
 	case __NR_mremap:
