@@ -88,11 +88,13 @@ unsigned hw_smp_ipi_many(struct hw_smp *smp, struct hw_cpu *cpu, const struct tl
 	cpu->call.fn = fn;
 	cpu->call.info = info;
 	hw_charge(cpu, k->ipi_send);
+	cpu->st.ipi_send_cycles += k->ipi_send;
 	tlbsim_for_each_cpu(d, targets) {
 		struct eng_msg m = {0};
 
 		BUG_ON(d == cpu->id || d >= smp->m->nr_cpus, "IPI targets are other existing cpus");
 		hw_charge(cpu, k->ipi_send_per_target);
+		cpu->st.ipi_send_cycles += k->ipi_send_per_target;
 		m.time = cpu->core->now + lat(smp, cpu->id, d);
 		m.dst = d;
 		m.kind = HW_MSG_IPI;

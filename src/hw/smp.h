@@ -55,6 +55,8 @@ enum hw_wait {
  * @ipis_sent/@ipis_received: IPIs (one per target)
  * @shootdowns: multicasts initiated
  * @ipi_stolen_cycles: cycles taken from this core by IPI handlers
+ * @ipi_send_cycles: cycles this core spent sending IPIs (set-up and one
+ *        send per target)
  * @tlbi_bcast_sent/@tlbi_bcast_received: arm64 TLBI IS broadcasts
  * @bcast_stolen_cycles: cycles lost to received broadcasts (TLBI, INVLPGB)
  * @invlpgb_sent/@invlpgb_received: AMD INVLPGBs
@@ -66,7 +68,7 @@ enum hw_wait {
  * @dsbs/@tlbsyncs: barriers executed
  */
 struct hw_cpu_stats {
-	uint64_t ipis_sent, ipis_received, shootdowns, ipi_stolen_cycles;
+	uint64_t ipis_sent, ipis_received, shootdowns, ipi_stolen_cycles, ipi_send_cycles;
 	uint64_t tlbi_bcast_sent, tlbi_bcast_received, bcast_stolen_cycles;
 	uint64_t invlpgb_sent, invlpgb_received;
 	uint64_t wait_cycles[HW_WAIT_NR];

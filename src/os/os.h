@@ -362,6 +362,10 @@ struct os_line_stats {
  *        cpu (part of the core's waiting cycles)
  * @line: per kind of shared line (enum tlbsim_line_kind), what touching
  *        them cost this cpu (os/lines.c)
+ * @mmap_lock_wait_cycles: cycles spent stalled for an mmap_lock another cpu
+ *        holds (part of the core's waiting cycles)
+ * @flush_lock_wait_cycles: of them, while the lock's writer was blocked on
+ *        its flush (IPI acknowledgements, DSB, TLBSYNC)
  */
 struct os_cpu_stats {
 	uint64_t context_switches, mm_switches;
@@ -370,6 +374,8 @@ struct os_cpu_stats {
 	uint64_t flush_cycles;
 	uint64_t lru_wait_cycles;
 	struct os_line_stats line[TLBSIM_LINE_NR_KINDS];
+	uint64_t mmap_lock_wait_cycles;
+	uint64_t flush_lock_wait_cycles;
 };
 
 /**

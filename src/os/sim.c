@@ -771,12 +771,16 @@ static uint64_t os_horizon(void *ctx, const struct eng *e, const struct eng_core
 }
 
 /*
- * @cpu cannot go on now (its mm's mmap_lock is taken, or an ordered replay
- * waits for an earlier event): its clock moves to the next window, as time
- * spent waiting (@wait) or idle, and it runs again: it takes interrupts
- * (the lock holder's IPIs) and parks again for the same event.
+ * @cpu cannot go on now (an mmap_lock is taken, an earlier memory syscall
+ * of the trace has not returned, or an ordered replay waits for an earlier
+ * event): its clock moves to the next window, as time spent waiting
+ * (@wait) or idle, and it runs again: it takes interrupts (the lock
+ * holder's IPIs) and parks again for the same event.  @lock: the mm whose
+ * mmap_lock it waits for, or NULL; a wait while that lock's writer is
+ * blocked on its flush (IPI acknowledgements, DSB, TLBSYNC) is also a
+ * flush's cost.  (Serial: reading the writer's state is deterministic.)
  */
-static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
+static void stall(struct os *os, struct hw_cpu *cpu, bool wait, const struct os_mm *lock)
 {
 	struct eng_core *c = cpu->core;
 	uint64_t to = os->eng.now + os->eng.window;
@@ -787,6 +791,13 @@ static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
 		c->st.waiting += to - c->now;
 	else
 		c->st.idle += to - c->now;
+	if (lock) {
+		struct os_cpu_stats *st = &os_cpu_of(cpu)->st;
+
+		st->mmap_lock_wait_cycles += to - c->now;
+		if (lock->lock_writer && os->smp.cpu[lock->lock_writer - 1].waiting_for)
+			st->flush_lock_wait_cycles += to - c->now;
+	}
 	c->now = to;
 	os_cpu_of(cpu)->park = OS_PARK_NONE;
 	c->state = ENG_RUNNING;
@@ -822,7 +833,7 @@ static void hb_wait(struct os *os, struct hw_cpu *cpu, struct os_thread *t, stru
 		    t->tid, blk->tid);
 		return;
 	}
-	stall(os, cpu, true);
+	stall(os, cpu, true, NULL);
 }
 
 static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
@@ -857,7 +868,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			return;
 		}
 		if (!os_mmap_lock(os, cpu, t->mm, NULL)) {
-			stall(os, cpu, true);
+			stall(os, cpu, true, t->mm);
 			return;
 		}
 		/* The access stays at the head and is retried, unless it
@@ -903,7 +914,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			return;
 		}
 		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
-			stall(os, cpu, true);
+			stall(os, cpu, true, t->mm);
 			return;
 		}
 		os_hb_start(os, cpu, t, idx);
@@ -1019,7 +1030,7 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 			os_preempt(os, cpu);
 			return;
 		}
-		stall(os, cpu, false);
+		stall(os, cpu, false, NULL);
 		return;
 	}
 	oc->park = OS_PARK_NONE;
