@@ -54,6 +54,9 @@ struct repro_metric_spec {
  * @tpl: the process template the generator runs (a path, as
  *        tlbsim_template_load() takes it; the variant's, else the
  *        experiment's), "" for none
+ * @os: OS-model options as tlbsim_os_options_parse() reads them (the
+ *        variant's, else the experiment's; "" for none), and @os_flags
+ *        what they give
  */
 struct repro_variant {
 	char label[REPRO_NAME_LEN];
@@ -61,6 +64,8 @@ struct repro_variant {
 	char generator[REPRO_NAME_LEN];
 	json_t *params;
 	char tpl[256];
+	char os[128];
+	unsigned os_flags;
 };
 
 /*

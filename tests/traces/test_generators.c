@@ -38,14 +38,17 @@ enum { T_UNSEEN = 0, T_CREATED, T_EXITED };
 
 /*
  * The rules of include/tlbsim/event.h for the kinds generators emit:
- * user-level kinds only (LOAD..BRK, EXEC, AFFINITY), performed by a thread (PROC_CREATE by none), cpu
+ * user-level kinds only (LOAD..BRK, the kthread kinds, EXEC, AFFINITY), performed
+ * by a thread (PROC_CREATE by none), cpu
  * given for SWITCH only, non-empty accesses and ranges below 2^64, known
  * flags.
  */
 static void check_event(const struct tlbsim_event *ev)
 {
-	assert_true((ev->kind >= TLBSIM_EV_LOAD && ev->kind <= TLBSIM_EV_BRK) ||
-		    ev->kind == TLBSIM_EV_EXEC || ev->kind == TLBSIM_EV_AFFINITY);
+	assert_true(
+	    (ev->kind >= TLBSIM_EV_LOAD && ev->kind <= TLBSIM_EV_BRK) ||
+	    (ev->kind >= TLBSIM_EV_KTHREAD_CREATE && ev->kind <= TLBSIM_EV_KTHREAD_UNUSE_MM) ||
+	    ev->kind == TLBSIM_EV_EXEC || ev->kind == TLBSIM_EV_AFFINITY);
 	if (ev->kind == TLBSIM_EV_PROC_CREATE) {
 		assert_int_equal(ev->tid, TLBSIM_TID_NONE);
 		assert_true(ev->proc_create.pid >= 1 && ev->proc_create.tid >= 1);
@@ -91,6 +94,9 @@ static void check_event(const struct tlbsim_event *ev)
 	case TLBSIM_EV_WAKE:
 		assert_true(ev->wake.tid >= 1);
 		break;
+	case TLBSIM_EV_KTHREAD_USE_MM:
+		assert_true(ev->kthread_use_mm.pid >= 1 && ev->kthread_use_mm.mmget <= 1);
+		break;
 	default:
 		break;
 	}
@@ -116,6 +122,8 @@ static void check_stream(uint8_t *state, const struct tlbsim_event *ev)
 		born = ev->thread_create.tid;
 	else if (ev->kind == TLBSIM_EV_FORK)
 		born = ev->fork.tid;
+	else if (ev->kind == TLBSIM_EV_KTHREAD_CREATE)
+		born = ev->kthread_create.tid;
 	if (born) {
 		assert_true(born < MAX_TID);
 		assert_int_equal(state[born], T_UNSEEN);
@@ -663,6 +671,47 @@ static void stencil_noise_toggler_and_sleeper(void **unused)
  * then 0 again (wrapped); it frees the first three: MADVISE 8K at base,
  * base + 8K, base + 16K.
  */
+/*
+ * kthread-mm, pages 3, loops 2, compute 50 (the file comment's totals): 1
+ * PROC_CREATE, 1 KTHREAD_CREATE, 2 SWITCH, 1 MMAP; 2 x (MADVISE, 3 STORE,
+ * 3 LOAD, 2 WAKE, 2 SLEEP, USE_MM, UNUSE_MM) = 2 MADVISE, 6 STORE, 6
+ * LOAD, 4 WAKE, 4 SLEEP, 2 + 2; 6 COMPUTE; 2 EXIT: 5 + 26 + 6 + 2 = 39
+ * events.  The
+ * worker's first events: SWITCH cpu 1, SLEEP, KTHREAD_USE_MM 1 mmget.
+ */
+static void kthread_mm_counts_by_kind(void **unused)
+{
+	const char *p = "pages=3,loops=2,compute=50";
+	struct tlbsim_event ev[64];
+	struct counts c;
+	size_t n;
+
+	(void)unused;
+	run_gen("kthread-mm", p, &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(KTHREAD_CREATE), 1);
+	assert_int_equal(N(SWITCH), 2);
+	assert_int_equal(N(MMAP), 1);
+	assert_int_equal(N(MADVISE), 2);
+	assert_int_equal(N(STORE), 6);
+	assert_int_equal(N(LOAD), 6);
+	assert_int_equal(N(WAKE), 4);
+	assert_int_equal(N(SLEEP), 4);
+	assert_int_equal(N(KTHREAD_USE_MM), 2);
+	assert_int_equal(N(KTHREAD_UNUSE_MM), 2);
+	assert_int_equal(N(COMPUTE), 6);
+	assert_int_equal(N(EXIT), 2);
+	assert_int_equal(c.total, 39);
+	n = events_of("kthread-mm", p, 2, ev, 64);
+	assert_true(n >= 3);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_SWITCH);
+	assert_int_equal(ev[0].cpu, 1);
+	assert_int_equal(ev[1].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[2].kind, TLBSIM_EV_KTHREAD_USE_MM);
+	assert_int_equal(ev[2].kthread_use_mm.pid, 1);
+	assert_int_equal(ev[2].kthread_use_mm.mmget, 1);
+}
+
 static void small_free_counts_by_kind(void **unused)
 {
 	const char *p = "threads=2,ops=5,min=8K,max=8K,live=2,compute=100";
@@ -724,6 +773,8 @@ static const struct {
     {"stencil-noise", "ni=30,nj=30,nk=30,iters=2,noise_cpu=7", true},
     {"stencil-noise", "ni=16,nj=16,nk=16,iters=2,noise_cpus=3,noise_size=64K", true},
     {"small-free", "threads=4,ops=50,live=4,max=32K", true},
+    {"kthread-mm", "pages=4,loops=5,compute=100", true},
+    {"kthread-mm", "pages=2,loops=3,mmget=0,cpu=3", true},
 };
 
 /* Generators that draw random numbers from the seed. */
@@ -736,13 +787,14 @@ static void every_generator_is_listed_with_sane_parameters(void **unused)
 {
 	const char *names[] = {
 	    "mprotect-toggle", "madvise-threads", "munmap-churn",  "ctx-switch", "hackbench",
-	    "short-procs",     "page-faults",	  "stencil-noise", "small-free", "spawn"};
+	    "short-procs",     "page-faults",	  "stencil-noise", "small-free", "spawn",
+	    "kthread-mm"};
 	const struct tlbsim_generator *g;
 	unsigned i, j;
 
 	(void)unused;
 	for (i = 0; (g = tlbsim_generator_at(i)); i++) {
-		assert_true(i < 10);
+		assert_true(i < 11);
 		assert_string_equal(g->name, names[i]);
 		assert_true(g->summary && g->summary[0] && g->models && g->models[0]);
 		assert_true(g->nr_params <= TLBSIM_GEN_MAX_PARAMS);
@@ -752,7 +804,7 @@ static void every_generator_is_listed_with_sane_parameters(void **unused)
 			assert_true(g->params[j].def <= g->params[j].max);
 		}
 	}
-	assert_int_equal(i, 10);
+	assert_int_equal(i, 11);
 }
 
 /* With all defaults each generator starts (only the first events are
@@ -1063,6 +1115,7 @@ int main(void)
 	    cmocka_unit_test(stencil_noise_plane_of_pages),
 	    cmocka_unit_test(stencil_noise_toggler_and_sleeper),
 	    cmocka_unit_test(small_free_counts_by_kind),
+	    cmocka_unit_test(kthread_mm_counts_by_kind),
 	    cmocka_unit_test(every_generator_is_listed_with_sane_parameters),
 	    cmocka_unit_test(every_generator_starts_with_its_defaults),
 	    cmocka_unit_test(same_seed_same_stream_another_seed_another),
