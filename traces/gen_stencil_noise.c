@@ -41,7 +41,9 @@
  * stream until Himeno's last iteration, each toggle paced as the cost of
  * its 1024-PTE calls, then @noise_tail percent more (the broadcasts slow
  * Himeno down, so its simulated end comes later than the stream's), then
- * it wakes the sleeper and both exit.
+ * it wakes the sleeper and both exit.  Himeno's initialising stores are
+ * paced as the first-touch faults they are, so that the noise's stream
+ * keeps up with Himeno's simulated time.
  *
  * Parameters: ni, nj, nk (interior points), iters, point_cycles,
  * copy_cycles, cpu, init_cpu, noise (0/1), noise_cpu, noise_cpus, noise_size,
@@ -108,6 +110,9 @@ static const unsigned mat_components[NR_MAT] = {1, 1, 1, 1, 4, 3, 3};
 #define JACOBI_LOADS 15
 /* A toggle's estimated cost beyond a syscall's: its PTE updates. */
 #define EST_PTE_CYCLES 20
+/* A first-touch store's beyond an access's: the fault, zeroing the page
+ * and its PTE (about page_fault + page_copy of the machine files). */
+#define EST_FAULT_CYCLES 2500
 
 struct sn {
 	struct trace_sched s;
@@ -220,6 +225,7 @@ static void himeno_step(struct sn *m, struct trace_actor *a, struct tlbsim_event
 	case H_INIT:
 		/* initmt(): every element written; a->i the matrix, a->j its page */
 		trace_ev_access(ev, a, TLBSIM_EV_STORE, m->mat[a->i] + a->j * TRACE_PAGE, 4);
+		trace_turn_charge(&m->s, EST_FAULT_CYCLES);
 		if (++a->j == mat_components[a->i] * m->comp_len / TRACE_PAGE) {
 			a->j = 0;
 			if (++a->i == NR_MAT) {

@@ -90,8 +90,9 @@ static int check_params(json_t *p, const char *where, const char *file, char *ms
 
 static int load_metric(struct repro_experiment *e, json_t *m, unsigned idx, char *msg, size_t len)
 {
-	static const char *const keys[] = {"metric",	"label",	   "ops",    "ops_per",
-					   "published", "published_ratio", "source", NULL};
+	static const char *const keys[] = {"metric", "label",	  "ops",
+					   "ops_per", "cpu",	  "published",
+					   "published_ratio", "source", NULL};
 	struct repro_metric_spec *s = &e->metrics[idx];
 	char where[32], kind[REPRO_NAME_LEN];
 	json_t *pub, *v;
@@ -105,13 +106,14 @@ static int load_metric(struct repro_experiment *e, json_t *m, unsigned idx, char
 	if (check_keys(m, keys, where, e->file, msg, len) ||
 	    get_str(m, "metric", true, kind, sizeof(kind), where, e->file, msg, len) ||
 	    get_str(m, "label", false, s->label, sizeof(s->label), where, e->file, msg, len) ||
-	    get_str(m, "source", false, s->source, sizeof(s->source), where, e->file, msg, len))
+	    get_str(m, "source", false, s->source, sizeof(s->source), where, e->file, msg, len) ||
+	    get_str(m, "cpu", false, s->cpu_param, sizeof(s->cpu_param), where, e->file, msg, len))
 		return -1;
 	kd = repro_metric_kind(kind);
 	if (kd < 0)
 		return fail(msg, len, e->file,
 			    "%s: unknown metric '%s' (known: seconds, flush_share, "
-			    "flush_share_all, rate, ns_per_switch)",
+			    "flush_share_all, rate, ns_per_switch, faults_rate, cpu_rate)",
 			    where, kind);
 	s->kind = (enum repro_metric_kind)kd;
 	if (!s->label[0])
@@ -122,9 +124,15 @@ static int load_metric(struct repro_experiment *e, json_t *m, unsigned idx, char
 	if (v)
 		s->ops_per = json_number_value(v);
 	v = json_object_get(m, "ops");
-	if ((s->kind == REPRO_RATE) != (v != NULL))
+	if ((s->kind == REPRO_RATE || s->kind == REPRO_CPU_RATE) != (v != NULL))
 		return fail(msg, len, e->file,
-			    "%s: 'ops' goes with metric 'rate', and only with it", where);
+			    "%s: 'ops' goes with metrics 'rate' and 'cpu_rate', and only with them",
+			    where);
+	if ((s->kind == REPRO_CPU_RATE) != (s->cpu_param[0] != 0))
+		return fail(msg, len, e->file,
+			    "%s: 'cpu' (the generator parameter naming the cpu) goes with metric "
+			    "'cpu_rate', and only with it",
+			    where);
 	if (v &&
 	    (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > REPRO_MAX_OPS_PARAMS))
 		return fail(msg, len, e->file, "%s: 'ops' must list 1 to %d parameter names", where,
@@ -316,7 +324,24 @@ int repro_experiment_load(const char *path, struct repro_experiment *e, char *ms
 			fail(msg, len, path, "policies[%zu] must be a policy name", i);
 			goto out;
 		}
-		strcpy(e->policies[e->nr_policies++], json_string_value(x));
+		{
+			const char *name = json_string_value(x), *colon = strchr(name, ':');
+			unsigned k = e->nr_policies++, flags;
+			char why[256];
+
+			strcpy(e->policies[k], name);
+			snprintf(e->policy_name[k], sizeof(e->policy_name[k]), "%.*s",
+				 colon ? (int)(colon - name) : (int)strlen(name), name);
+			snprintf(e->policy_os[k], sizeof(e->policy_os[k]), "%s",
+				 colon ? colon + 1 : "");
+			if (colon && tlbsim_os_options_parse(colon + 1, &flags, why, sizeof(why),
+							     NULL)) {
+				fail(msg, len, path, "policies[%zu]: os options after ':': %s", i,
+				     why);
+				goto out;
+			}
+			e->policy_os_any |= colon != NULL;
+		}
 	}
 	v = json_object_get(root, "metrics");
 	if (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > REPRO_MAX_METRICS) {
@@ -389,6 +414,14 @@ int repro_experiment_load(const char *path, struct repro_experiment *e, char *ms
 			if (check_int_param(e, e->metrics[k].ops_params[q], what, msg, len))
 				goto out;
 		}
+	for (unsigned k = 0; k < e->nr_metrics; k++) {
+		char what[32];
+
+		snprintf(what, sizeof(what), "metrics[%u].cpu", k);
+		if (e->metrics[k].cpu_param[0] &&
+		    check_int_param(e, e->metrics[k].cpu_param, what, msg, len))
+			goto out;
+	}
 	rc = 0;
 out:
 	json_decref(root);
@@ -488,13 +521,14 @@ int repro_experiment_check(const struct repro_experiment *e, double scale, char 
 		tlbsim_template_destroy(tpl);
 		/* A policy is resolved on the machine: its ISA decides. */
 		for (unsigned p = 0; !rc && p < e->nr_policies; p++) {
-			struct tlbsim_sim_config cfg = {.machine = m,
-							.policy = e->policies[p],
-							.threads = 1,
-							.os_flags = v->os_flags};
+			struct tlbsim_sim_config cfg = {
+			    .machine = m, .policy = e->policy_name[p], .threads = 1};
 			tlbsim_sim *sim = NULL;
+			char os[256];
 
-			if (tlbsim_sim_create(&cfg, &sim, &err))
+			if (repro_run_os(e, v, p, os, sizeof(os), &cfg.os_flags))
+				rc = fail(msg, len, e->file, "policies[%u]: os options too long", p);
+			else if (tlbsim_sim_create(&cfg, &sim, &err))
 				rc = fail(msg, len, e->file, "policies[%u]: '%s' on %s (%s): %s", p,
 					  e->policies[p], v->machine, where, err.text);
 			tlbsim_sim_destroy(sim);
@@ -502,4 +536,15 @@ int repro_experiment_check(const struct repro_experiment *e, double scale, char 
 		tlbsim_machine_free(m);
 	}
 	return rc;
+}
+
+int repro_run_os(const struct repro_experiment *e, const struct repro_variant *v, unsigned p,
+		 char *buf, size_t len, unsigned *flags)
+{
+	int n = snprintf(buf, len, "%s%s%s", v->os, v->os[0] && e->policy_os[p][0] ? "," : "",
+			 e->policy_os[p]);
+
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	return tlbsim_os_options_parse(buf, flags, NULL, 0, NULL) ? -1 : 0;
 }

@@ -24,9 +24,11 @@
  * struct repro_metric_spec - one metric of an experiment
  * @kind: what is computed (metrics.h)
  * @label: as printed, e.g. "total time"
- * @ops_params, @nr_ops_params, @ops_per: REPRO_RATE only: a run does
- *        ops_per x the product of these generator parameters (after
- *        --scale) operations
+ * @ops_params, @nr_ops_params, @ops_per: REPRO_RATE and REPRO_CPU_RATE
+ *        only: a run does ops_per x the product of these generator
+ *        parameters (after --scale) operations
+ * @cpu_param: REPRO_CPU_RATE only: the generator parameter naming the cpu
+ *        whose running time is measured
  * @published: per policy (same order as the experiment's), the published
  *        figure in the metric's unit; NaN where none
  * @published_ratio: the published ratio (as repro_ratio() defines it),
@@ -39,6 +41,7 @@ struct repro_metric_spec {
 	char ops_params[REPRO_MAX_OPS_PARAMS][REPRO_NAME_LEN];
 	unsigned nr_ops_params;
 	double ops_per;
+	char cpu_param[REPRO_NAME_LEN];
 	double published[REPRO_MAX_POLICIES];
 	double published_ratio;
 	char source[256];
@@ -75,7 +78,13 @@ struct repro_variant {
  * @title: one line
  * @is_calibration: "kind": "calibration" (true) or "prediction"
  * @policies: the policies (at least two), the first being the baseline of
- *        the ratios
+ *        the ratios, as the file writes them: a policy name, or NAME:OPTS
+ *        with OS-model options for that column only (applied after the
+ *        variant's, so that two columns of one policy can compare OS
+ *        models, e.g. "x86-stock:fault_lock=mm")
+ * @policy_name, @policy_os: each policy's name and its options ("" none)
+ * @policy_os_any: some policy has options (the sweep then runs one group
+ *        per variant and policy)
  * @scale: names of the parameters --scale divides (owned JSON array)
  * @suite_scale: what the suite divides them by at --scale 1 (a long
  *        experiment's reduction, stated in its file; 1: none); --scale F
@@ -89,6 +98,9 @@ struct repro_experiment {
 	char title[160];
 	bool is_calibration;
 	char policies[REPRO_MAX_POLICIES][REPRO_NAME_LEN];
+	char policy_name[REPRO_MAX_POLICIES][REPRO_NAME_LEN];
+	char policy_os[REPRO_MAX_POLICIES][REPRO_NAME_LEN];
+	bool policy_os_any;
 	unsigned nr_policies;
 	struct repro_metric_spec metrics[REPRO_MAX_METRICS];
 	unsigned nr_metrics;
@@ -107,6 +119,15 @@ struct repro_experiment {
  */
 int repro_experiment_load(const char *path, struct repro_experiment *e, char *msg, size_t msg_len);
 void repro_experiment_free(struct repro_experiment *e);
+
+/*
+ * The OS-model options of variant @v under policy @p of @e: the variant's,
+ * then the policy's (later keys win), written to @buf (@len bytes) as an
+ * options string and parsed into *@flags.  Returns 0, or -1 when they do
+ * not fit @buf (the load checked that they parse).
+ */
+int repro_run_os(const struct repro_experiment *e, const struct repro_variant *v, unsigned p,
+		 char *buf, size_t len, unsigned *flags);
 
 /*
  * What loading cannot see: that each variant's machine exists, its

@@ -19,11 +19,12 @@ static const char *const names[] = {
     [REPRO_RATE] = "rate",
     [REPRO_NS_PER_SWITCH] = "ns_per_switch",
     [REPRO_FAULTS_RATE] = "faults_rate",
+    [REPRO_CPU_RATE] = "cpu_rate",
 };
 
 static const char *const units[] = {
     [REPRO_SECONDS] = "s", [REPRO_FLUSH_SHARE] = "%",	 [REPRO_FLUSH_SHARE_ALL] = "%",
-    [REPRO_RATE] = "/s",   [REPRO_NS_PER_SWITCH] = "ns", [REPRO_FAULTS_RATE] = "/s",
+    [REPRO_RATE] = "/s",   [REPRO_NS_PER_SWITCH] = "ns", [REPRO_FAULTS_RATE] = "/s", [REPRO_CPU_RATE] = "/s",
 };
 
 int repro_metric_kind(const char *name)
@@ -46,7 +47,7 @@ const char *repro_metric_unit(enum repro_metric_kind kind)
 
 bool repro_metric_lower_is_better(enum repro_metric_kind kind)
 {
-	return kind != REPRO_RATE && kind != REPRO_FAULTS_RATE;
+	return kind != REPRO_RATE && kind != REPRO_FAULTS_RATE && kind != REPRO_CPU_RATE;
 }
 
 /* A counter of @o: -1 when absent (an older schema), so that a missing
@@ -103,7 +104,8 @@ static double running_time(json_t *totals)
 	return sum(totals, keys, 3);
 }
 
-int repro_metric_value(enum repro_metric_kind kind, json_t *stats, double ops, double *out)
+int repro_metric_value(enum repro_metric_kind kind, json_t *stats, double ops, unsigned cpu,
+		       double *out)
 {
 	json_t *totals = json_object_get(stats, "totals");
 	json_t *sec = json_object_get(stats, "seconds");
@@ -152,6 +154,18 @@ int repro_metric_value(enum repro_metric_kind kind, json_t *stats, double ops, d
 			return -1;
 		*out = n / seconds;
 		return 0;
+	case REPRO_CPU_RATE: {
+		json_t *pc = json_array_get(json_object_get(stats, "per_cpu"), cpu);
+		json_t *ghz = json_object_get(stats, "freq_ghz");
+		double idle_stolen = counter(pc, "idle_stolen_cycles");
+
+		t = running_time(pc);
+		if (!pc || t < 0 || idle_stolen < 0 || !json_is_number(ghz) ||
+		    !(t - idle_stolen > 0))
+			return -1;
+		*out = ops / ((t - idle_stolen) / (json_number_value(ghz) * 1e9));
+		return 0;
+	}
 	}
 	return -1;
 }

@@ -23,6 +23,10 @@
  *   REPRO_NS_PER_SWITCH "ns_per_switch": simulated ns per context switch
  *   REPRO_FAULTS_RATE  "faults_rate": page faults taken (totals.faults)
  *                      per simulated second
+ *   REPRO_CPU_RATE     "cpu_rate": operations per second of one cpu's
+ *                      running time (busy + waiting + stolen, less what
+ *                      was stolen while idle): a program's own timer
+ *                      around the loop it runs alone on that cpu
  */
 enum repro_metric_kind {
 	REPRO_SECONDS,
@@ -31,6 +35,7 @@ enum repro_metric_kind {
 	REPRO_RATE,
 	REPRO_NS_PER_SWITCH,
 	REPRO_FAULTS_RATE,
+	REPRO_CPU_RATE,
 };
 
 /* Name (as in experiment files) to kind; -1 if unknown. */
@@ -46,12 +51,14 @@ bool repro_metric_lower_is_better(enum repro_metric_kind kind);
 /*
  * The metric's value for one run.
  * @stats: the run's statistics (borrowed)
- * @ops: REPRO_RATE only: operations the run did
+ * @ops: REPRO_RATE and REPRO_CPU_RATE only: operations the run did
+ * @cpu: REPRO_CPU_RATE only: the cpu (index into per_cpu)
  * @out: receives the value
  * Returns: 0, or -1 when the statistics lack a counter the metric needs or
  * its denominator is 0 (a run of no time, no switch).
  */
-int repro_metric_value(enum repro_metric_kind kind, json_t *stats, double ops, double *out);
+int repro_metric_value(enum repro_metric_kind kind, json_t *stats, double ops, unsigned cpu,
+		       double *out);
 
 /*
  * How many times better @value is than @base, the first policy's: base /

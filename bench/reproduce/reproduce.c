@@ -270,10 +270,15 @@ static json_t *num_or_null(double v)
 }
 
 /* The sweep group of variant @v of @e: "ID", or "ID/LABEL" with variants. */
-static void group_label(const struct repro_experiment *e, const struct repro_variant *v, char *buf,
-			size_t len)
+/* The sweep group of @v under policy @p: ID or ID/VARIANT, and @N after it
+ * when the experiment's policies carry OS options (a group per policy). */
+static void group_label(const struct repro_experiment *e, const struct repro_variant *v, unsigned p,
+			char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s", e->id, v->label[0] ? "/" : "", v->label);
+	int n = snprintf(buf, len, "%s%s%s", e->id, v->label[0] ? "/" : "", v->label);
+
+	if (e->policy_os_any && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "@%u", p);
 }
 
 /*
@@ -282,15 +287,16 @@ static void group_label(const struct repro_experiment *e, const struct repro_var
  * parameters (the same --scale); NULL with a message printed.
  */
 static json_t *sweep_stats(const struct opts *o, const struct repro_experiment *e,
-			   const struct repro_variant *v, const char *policy)
+			   const struct repro_variant *v, unsigned p)
 {
+	const char *policy = e->policy_name[p];
 	char label[256], path[4096];
 	json_t *run = NULL, *axes = NULL, *st;
 	const char *k;
 	json_t *x;
 	size_t i;
 
-	group_label(e, v, label, sizeof(label));
+	group_label(e, v, p, label, sizeof(label));
 	json_array_foreach(o->sweep_runs, i, run)
 	{
 		axes = json_object_get(run, "axes");
@@ -349,14 +355,21 @@ static int emit_sweep(const struct opts *o, const struct repro_experiment *ex, c
 
 		if (!ok[i] || !selected(o, e->id))
 			continue;
-		for (unsigned vi = 0; vi < e->nr_variants; vi++) {
+		/* One group per variant, or per variant and policy when the
+		 * policies carry OS options of their own. */
+		for (unsigned gi = 0; gi < e->nr_variants * (e->policy_os_any ? e->nr_policies : 1);
+		     gi++) {
+			unsigned vi = e->policy_os_any ? gi / e->nr_policies : gi;
+			unsigned pi = e->policy_os_any ? gi % e->nr_policies : 0;
 			const struct repro_variant *v = &e->variants[vi];
+			unsigned os_flags;
+			char os[256];
 			json_t *g = json_object(), *pols = json_array(), *params = json_object();
 			char label[256], mpath[4096];
 			const char *k;
 			json_t *x;
 
-			group_label(e, v, label, sizeof(label));
+			group_label(e, v, pi, label, sizeof(label));
 			json_object_set_new(g, "label", json_string(label));
 			/* A path is the experiment file's, resolved here: the spec may
 			 * be elsewhere. */
@@ -366,7 +379,8 @@ static int emit_sweep(const struct opts *o, const struct repro_experiment *ex, c
 			else
 				json_object_set_new(g, "machines", json_pack("[s]", v->machine));
 			for (unsigned p = 0; p < e->nr_policies; p++)
-				json_array_append_new(pols, json_string(e->policies[p]));
+				if (!e->policy_os_any || p == pi)
+					json_array_append_new(pols, json_string(e->policy_name[p]));
 			json_object_set_new(g, "policies", pols);
 			json_object_foreach(v->params, k, x) json_object_set_new(
 			    params, k,
@@ -382,8 +396,9 @@ static int emit_sweep(const struct opts *o, const struct repro_experiment *ex, c
 				json_object_set_new(
 				    json_array_get(json_object_get(g, "workloads"), 0), "template",
 				    json_string(realpath(v->tpl, mpath) ? mpath : v->tpl));
-			if (v->os[0])
-				json_object_set_new(g, "options", json_pack("{s:s}", "os", v->os));
+			if (!repro_run_os(e, v, pi, os, sizeof(os), &os_flags) && os[0] &&
+			    (e->policy_os_any || v->os[0]))
+				json_object_set_new(g, "options", json_pack("{s:s}", "os", os));
 			json_array_append_new(groups, g);
 		}
 	}
@@ -481,9 +496,15 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 				fprintf(stderr, "[%s%s%s] %s on %s (%s) under %s...", e->id,
 					v->label[0] ? " " : "", v->label, v->generator, v->machine,
 					params, e->policies[p]);
-			st = o->from ? sweep_stats(o, e, v, e->policies[p])
-				     : simulate(o, e->file, m, v->generator, params, v->tpl,
-						e->policies[p], v->os_flags);
+			unsigned os_flags = 0;
+			char os[256];
+
+			if (repro_run_os(e, v, p, os, sizeof(os), &os_flags))
+				st = NULL; /* checked at load */
+			else
+				st = o->from ? sweep_stats(o, e, v, p)
+					     : simulate(o, e->file, m, v->generator, params, v->tpl,
+							e->policy_name[p], os_flags);
 			/* From a sweep: how long the run took is not known here. */
 			wall = o->from ? NAN : bench_now() - t0;
 			if (!o->quiet)
@@ -500,8 +521,13 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 				for (unsigned q = 0; q < s->nr_ops_params; q++)
 					ops *=
 					    repro_variant_param(e, v, s->ops_params[q], o->scale);
-				if (ops < 0 ||
-				    repro_metric_value(s->kind, st, ops, &values[k][p])) {
+				double cpu = s->cpu_param[0] ? repro_variant_param(
+								    e, v, s->cpu_param, o->scale)
+							      : 0;
+
+				if (ops < 0 || cpu < 0 ||
+				    repro_metric_value(s->kind, st, ops, (unsigned)cpu,
+						       &values[k][p])) {
 					fprintf(stderr,
 						"reproduce: %s: metric '%s' cannot be computed "
 						"(a run of no time or no switch)\n",

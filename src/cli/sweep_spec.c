@@ -969,15 +969,22 @@ static int add_workload_runs(struct expand *e, struct group *gr, size_t wi,
 				break;
 			}
 			if (w->gen) {
+				tlbsim_template *t = NULL;
 				tlbsim_gen *g = NULL;
 
 				tlbsim_error_clear(&e->lib);
-				if (tlbsim_gen_create(w->gen, ptext, m->isa, &g, &e->lib)) {
+				/* A generator that runs a template is checked with it
+				 * (loaded and checked already, above). */
+				if ((w->tpl && tlbsim_template_load(w->tpl_abs, &t, &e->lib)) ||
+				    tlbsim_gen_create_with(w->gen, ptext, m->isa, &t, t ? 1 : 0, &g,
+							   &e->lib)) {
+					tlbsim_template_destroy(t);
 					rc = fail(e, "generator '%s' (%s): %s", w->gen, ptext,
 						  e->lib.text);
 					break;
 				}
 				tlbsim_gen_destroy(g);
+				tlbsim_template_destroy(t);
 			}
 			for (size_t p = 0; !rc && p < npol; p++) {
 				const char *pol =

@@ -83,13 +83,15 @@ enum eng_state {
  * @waiting: cycles spent BLOCKED (acknowledgements, DSB, TLBSYNC)
  * @idle: cycles spent IDLE
  * @stolen: cycles charged by message handlers (interrupts taken)
+ * @stolen_idle: of @stolen, those taken while IDLE (nothing to run: a
+ *             broadcast serviced by a cpu with no thread)
  * @msgs_sent: messages sent
  * @msgs_received: messages taken
  * @late_msgs: messages taken after their arrival time because the core
  *             was inside a step that ran past it
  */
 struct eng_core_stats {
-	uint64_t busy, waiting, idle, stolen;
+	uint64_t busy, waiting, idle, stolen, stolen_idle;
 	uint64_t msgs_sent, msgs_received, late_msgs;
 };
 
@@ -228,6 +230,8 @@ static inline void eng_steal(struct eng_core *c, uint64_t cycles)
 {
 	c->now += cycles;
 	c->st.stolen += cycles;
+	if (c->state == ENG_IDLE)
+		c->st.stolen_idle += cycles;
 }
 
 /* Block @c until @until (ENG_NEVER: until a handler calls eng_unblock). */

@@ -20,6 +20,7 @@
 	X("waiting_cycles", core->st.waiting)                                                      \
 	X("idle_cycles", core->st.idle)                                                            \
 	X("stolen_cycles", core->st.stolen)                                                        \
+	X("idle_stolen_cycles", core->st.stolen_idle)                                              \
 	X("events", oc->st.events)                                                                 \
 	X("context_switches", oc->st.context_switches)                                             \
 	X("mm_switches", oc->st.mm_switches)                                                       \

@@ -39,10 +39,10 @@ static void flush_share_is_flush_wait_and_stolen_time_over_non_idle_time(void **
 
 	(void)state;
 	/* (100 + 200 + 300 + 400) / (1500 + 500 + 700) = 1000 / 2700 = 37.04 % */
-	assert_int_equal(repro_metric_value(REPRO_FLUSH_SHARE, st, 0, &v), 0);
+	assert_int_equal(repro_metric_value(REPRO_FLUSH_SHARE, st, 0, 0, &v), 0);
 	assert_float_equal(v, 100.0 * 1000 / 2700, 1e-9);
 	/* over all the time: 1000 / (4 cpus x 1000 cycles) = 25 % */
-	assert_int_equal(repro_metric_value(REPRO_FLUSH_SHARE_ALL, st, 0, &v), 0);
+	assert_int_equal(repro_metric_value(REPRO_FLUSH_SHARE_ALL, st, 0, 0, &v), 0);
 	assert_float_equal(v, 25.0, 1e-12);
 	json_decref(st);
 }
@@ -55,7 +55,7 @@ static void flush_share_fails_without_the_flush_cycles_counter(void **state)
 	(void)state;
 	/* An older schema without flush_cycles must not read as 0 %. */
 	json_object_del(json_object_get(st, "totals"), "flush_cycles");
-	assert_int_equal(repro_metric_value(REPRO_FLUSH_SHARE, st, 0, &v), -1);
+	assert_int_equal(repro_metric_value(REPRO_FLUSH_SHARE, st, 0, 0, &v), -1);
 	json_decref(st);
 }
 
@@ -65,16 +65,41 @@ static void rate_seconds_and_switch_time_from_the_run(void **state)
 	double v;
 
 	(void)state;
-	assert_int_equal(repro_metric_value(REPRO_SECONDS, st, 0, &v), 0);
+	assert_int_equal(repro_metric_value(REPRO_SECONDS, st, 0, 0, &v), 0);
 	assert_float_equal(v, 1e-6, 1e-18);
 	/* 2 operations in 1 us: 2e6 per second */
-	assert_int_equal(repro_metric_value(REPRO_RATE, st, 2, &v), 0);
+	assert_int_equal(repro_metric_value(REPRO_RATE, st, 2, 0, &v), 0);
 	assert_float_equal(v, 2e6, 1e-6);
 	/* 1000 ns / 500 switches = 2 ns each */
-	assert_int_equal(repro_metric_value(REPRO_NS_PER_SWITCH, st, 0, &v), 0);
+	assert_int_equal(repro_metric_value(REPRO_NS_PER_SWITCH, st, 0, 0, &v), 0);
 	assert_float_equal(v, 2.0, 1e-12);
 	json_object_set_new(json_object_get(st, "totals"), "context_switches", json_integer(0));
-	assert_int_equal(repro_metric_value(REPRO_NS_PER_SWITCH, st, 0, &v), -1);
+	assert_int_equal(repro_metric_value(REPRO_NS_PER_SWITCH, st, 0, 0, &v), -1);
+	json_decref(st);
+}
+
+/* cpu_rate: cpu 1 of 2 at 2 GHz ran 3000 busy + 1000 waiting + 1000 stolen
+ * cycles, 400 of the stolen ones while idle: it ran 4600 cycles = 2.3 us;
+ * 46 operations in 2.3 us are 2e7 a second, whatever cpu 0 or the whole
+ * run's time did. */
+static void cpu_rate_is_over_one_cpus_running_time(void **state)
+{
+	json_t *st = json_pack("{s:f, s:f, s:[{s:i, s:i, s:i, s:i}, {s:i, s:i, s:i, s:i}]}",
+			       "freq_ghz", 2.0, "seconds", 1.0, "per_cpu", "busy_cycles", 7,
+			       "waiting_cycles", 0, "stolen_cycles", 0, "idle_stolen_cycles", 0,
+			       "busy_cycles", 3000, "waiting_cycles", 1000, "stolen_cycles", 1000,
+			       "idle_stolen_cycles", 400);
+	double v;
+
+	(void)state;
+	assert_int_equal(repro_metric_value(REPRO_CPU_RATE, st, 46, 1, &v), 0);
+	assert_float_equal(v, 2e7, 1e-3);
+	assert_false(repro_metric_lower_is_better(REPRO_CPU_RATE));
+	/* no cpu 2; a cpu that never ran */
+	assert_int_equal(repro_metric_value(REPRO_CPU_RATE, st, 46, 2, &v), -1);
+	json_object_set_new(json_array_get(json_object_get(st, "per_cpu"), 0), "busy_cycles",
+			    json_integer(0));
+	assert_int_equal(repro_metric_value(REPRO_CPU_RATE, st, 46, 0, &v), -1);
 	json_decref(st);
 }
 
@@ -249,6 +274,7 @@ int main(void)
 	    cmocka_unit_test(flush_share_is_flush_wait_and_stolen_time_over_non_idle_time),
 	    cmocka_unit_test(flush_share_fails_without_the_flush_cycles_counter),
 	    cmocka_unit_test(rate_seconds_and_switch_time_from_the_run),
+	    cmocka_unit_test(cpu_rate_is_over_one_cpus_running_time),
 	    cmocka_unit_test(ratio_is_how_many_times_better_than_the_baseline),
 	    cmocka_unit_test(scale_divides_only_the_listed_parameters_rounding_to_at_least_one),
 	    cmocka_unit_test(an_unknown_metric_is_an_error_naming_file_and_metric),
