@@ -528,8 +528,17 @@ int eng_init(struct eng *e, uint32_t nr_cores, uint64_t window, int threads,
 		return -TLBSIM_EINVAL;
 	/* One extra core record holds the fabric's outbox. */
 	e->cores = calloc(nr_cores + 1, sizeof(*e->cores));
-	if (!e->cores)
+	e->active = calloc((nr_cores + 63) / 64, sizeof(*e->active));
+	e->run = malloc(nr_cores * sizeof(*e->run));
+	e->sorted = malloc(nr_cores * sizeof(*e->sorted));
+	if (!e->cores || !e->active || !e->run || !e->sorted) {
+		free(e->cores);
+		free(e->active);
+		free(e->run);
+		free(e->sorted);
+		memset(e, 0, sizeof(*e));
 		return -TLBSIM_ENOMEM;
+	}
 	e->nr_cores = nr_cores;
 	e->window = window;
 	e->threads = threads > 0 ? threads : 1;
@@ -555,5 +564,8 @@ void eng_fini(struct eng *e)
 	}
 	free(e->cores);
 	free(e->merge.m);
+	free(e->active);
+	free(e->run);
+	free(e->sorted);
 	memset(e, 0, sizeof(*e));
 }
