@@ -101,6 +101,36 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+/* ---- the active cores ----------------------------------------------- */
+
+/*
+ * May @c do nothing until a message reaches it or a serial hook wakes it
+ * (eng_wake())?  Then every part of a window passes it by: core_window()
+ * finds no message to take and no event before any end, scan_active()
+ * gets no activity and no horizon from it, it has nothing to route and is
+ * not parked.  So the windows skip it, and a machine of many idle cores
+ * costs what its busy ones do (bench/perf/README.md).
+ */
+static bool is_quiescent(const struct eng_core *c)
+{
+	if (c->inbox.n || c->outbox.n)
+		return false;
+	return c->state == ENG_IDLE || c->state == ENG_DONE ||
+	       (c->state == ENG_BLOCKED && c->wake_time == ENG_NEVER);
+}
+
+static uint32_t active_words(const struct eng *e)
+{
+	return (e->nr_cores + 63) / 64;
+}
+
+/* Every active core, in id order: @i names it in the body.  A bit set
+ * while the loop runs is seen if it lies in a later word. */
+#define for_each_active(e, i)                                                                      \
+	for (uint32_t w_ = 0, n_ = active_words(e); w_ < n_; w_++)                                 \
+		for (uint64_t b_ = (e)->active[w_];                                                \
+		     b_ && ((i) = w_ * 64 + (uint32_t)__builtin_ctzll(b_), 1); b_ &= b_ - 1)
+
 /* ---- one core's window ---------------------------------------------- */
 
 /* Take every message that has arrived by the core's clock. */
@@ -205,76 +235,147 @@ static struct eng_heap *fabric_out(struct eng *e)
  * pops in (time, src, seq) order, a total order, since (src, seq) is
  * unique; so only the fabric's messages need sorting.
  */
+static bool collect_outbox(struct eng *e, struct eng_heap *o)
+{
+	uint32_t k;
+
+	if (!o->n)
+		return false;
+	for (k = 0; k < o->n; k++) {
+		uint32_t d = o->m[k].dst;
+
+		if (d == ENG_FABRIC) {
+			vec_push(&e->merge, &o->m[k]);
+		} else {
+			heap_push(&e->cores[d].inbox, &o->m[k]);
+			eng_wake(e, &e->cores[d]);
+		}
+	}
+	o->n = 0;
+	return true;
+}
+
+/* Only active cores send: an inactive one runs no hook. */
 static bool collect_outboxes(struct eng *e)
 {
 	bool any = false;
 	uint32_t i;
 
-	for (i = 0; i <= e->nr_cores; i++) {
-		struct eng_heap *o = &e->cores[i].outbox;
-		uint32_t k;
-
-		for (k = 0; k < o->n; k++) {
-			if (o->m[k].dst == ENG_FABRIC)
-				vec_push(&e->merge, &o->m[k]);
-			else
-				heap_push(&e->cores[o->m[k].dst].inbox, &o->m[k]);
-		}
-		any |= o->n > 0;
-		o->n = 0;
-	}
+	for_each_active(e, i)
+		any |= collect_outbox(e, &e->cores[i].outbox);
+	any |= collect_outbox(e, fabric_out(e));
 	return any;
 }
 
-static int parked_cmp(const void *pa, const void *pb)
+/* The end of the run of cores from @i on whose clocks do not go down. */
+static uint32_t run_end(struct eng_core *const *a, uint32_t i, uint32_t n)
 {
-	const struct eng_core *a = *(struct eng_core *const *)pa;
-	const struct eng_core *b = *(struct eng_core *const *)pb;
+	while (++i < n && a[i - 1]->now <= a[i]->now)
+		;
+	return i;
+}
 
-	if (a->now != b->now)
-		return a->now < b->now ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id;
+/*
+ * Sort @n parked cores, which come in id order, into (clock, id) order:
+ * a stable sort by clock, merging the runs they already form (most
+ * often one: cores that wait for a lock retry at each window's end, at
+ * the same clock), taking the left one's core on equal clocks; @tmp
+ * has room for @n.  Returns @a or @tmp, whichever holds the result.
+ */
+static struct eng_core **sort_parked(struct eng_core **a, struct eng_core **tmp, uint32_t n)
+{
+	for (;;) {
+		uint32_t i = 0, runs = 0;
+
+		while (i < n) {
+			uint32_t mid = run_end(a, i, n), end = mid < n ? run_end(a, mid, n) : n;
+			uint32_t l = i, r = mid, o = i;
+
+			while (l < mid && r < end)
+				tmp[o++] = a[r]->now < a[l]->now ? a[r++] : a[l++];
+			while (l < mid)
+				tmp[o++] = a[l++];
+			while (r < end)
+				tmp[o++] = a[r++];
+			runs++;
+			i = end;
+		}
+		struct eng_core **t = a;
+
+		a = tmp;
+		tmp = t;
+		if (runs <= 1)
+			return a;
+	}
 }
 
 static void boundary(struct eng *e, struct eng_core **parked)
 {
+	struct eng_core **order = parked;
 	uint32_t i, n = 0;
 	bool sorted = true;
 
 	while (collect_outboxes(e))
 		route_fabric(e);
-	for (i = 0; i < e->nr_cores; i++)
+	for_each_active(e, i)
 		if (e->cores[i].state == ENG_PARKED) {
 			parked[n++] = &e->cores[i];
 			/* In id order already: sorted unless a clock went
-			 * down (most often they are equal: cores that wait
-			 * for a lock retry at each window's end). */
+			 * down. */
 			sorted &= n == 1 || parked[n - 2]->now <= parked[n - 1]->now;
 		}
 	if (!sorted)
-		qsort(parked, n, sizeof(*parked), parked_cmp);
+		order = sort_parked(parked, e->sorted, n);
 	for (i = 0; i < n && e->ops->serve; i++)
-		e->ops->serve(e->ctx, e, parked[i]);
+		e->ops->serve(e->ctx, e, order[i]);
 	while (collect_outboxes(e))
 		route_fabric(e);
 }
 
-/* Earliest time at which anything happens, or ENG_NEVER. */
-static uint64_t next_activity(const struct eng *e)
+/*
+ * One pass over the active cores, before a window: drops those that went
+ * quiescent, lists the others in @e->run (the window's cores), and finds
+ * the earliest time at which anything happens (*@next, ENG_NEVER if
+ * nothing does) and the lookahead (*@quiet, below).
+ *
+ * Lookahead: with no message in flight, a core can affect another only
+ * after it parks (or a timed block ends), at the earliest at its horizon;
+ * what it then sends arrives a window later.  So the window may end at the
+ * smallest horizon plus the window length instead of the earliest activity
+ * plus it: long computations need no boundary every L cycles.  *@quiet is
+ * the smallest horizon, or 0 when no lookahead applies (a message in an
+ * inbox, a parked core, no horizon hook).
+ */
+static void scan_active(struct eng *e, uint64_t *next, uint64_t *quiet)
 {
-	uint64_t t = ENG_NEVER;
+	uint64_t t = ENG_NEVER, h = ENG_NEVER;
+	bool lookahead = e->ops->horizon != NULL;
 	uint32_t i;
 
-	for (i = 0; i < e->nr_cores; i++) {
+	e->nr_run = 0;
+	for_each_active(e, i) {
 		const struct eng_core *c = &e->cores[i];
 
+		if (is_quiescent(c)) {
+			e->active[i / 64] &= ~(1ull << (i % 64));
+			continue;
+		}
+		e->run[e->nr_run++] = i;
+		if (c->inbox.n)
+			lookahead = false;
 		switch (c->state) {
 		case ENG_RUNNING:
+			t = min_u64(t, c->now);
+			if (lookahead)
+				h = min_u64(h, e->ops->horizon(e->ctx, e, c));
+			break;
 		case ENG_PARKED:
 			t = min_u64(t, c->now);
+			lookahead = false;
 			break;
 		case ENG_BLOCKED:
 			t = min_u64(t, min_u64(c->wake_time, inbox_head_time(c)));
+			h = min_u64(h, c->wake_time);
 			break;
 		case ENG_IDLE:
 			t = min_u64(t, inbox_head_time(c));
@@ -283,44 +384,20 @@ static uint64_t next_activity(const struct eng *e)
 			break;
 		}
 	}
-	return t;
+	*next = t;
+	*quiet = lookahead && h != ENG_NEVER ? h : 0;
 }
 
-/*
- * Lookahead: with no message in flight, a core can affect another only
- * after it parks (or a timed block ends), at the earliest at its horizon;
- * what it then sends arrives a window later.  So the window may end at the
- * smallest horizon plus the window length instead of the earliest activity
- * plus it: long computations need no boundary every L cycles.  Returns the
- * smallest horizon, or 0 when no lookahead applies.
- */
-static uint64_t quiet_horizon(const struct eng *e)
+#ifndef NDEBUG
+/* Debug builds check eng_wake()'s contract: every core left out of the
+ * windows is quiescent. */
+static void check_inactive(const struct eng *e)
 {
-	uint64_t h = ENG_NEVER;
-	uint32_t i;
-
-	if (!e->ops->horizon)
-		return 0;
-	for (i = 0; i < e->nr_cores; i++) {
-		const struct eng_core *c = &e->cores[i];
-
-		if (c->inbox.n)
-			return 0;
-		switch (c->state) {
-		case ENG_RUNNING:
-			h = min_u64(h, e->ops->horizon(e->ctx, e, c));
-			break;
-		case ENG_BLOCKED:
-			h = min_u64(h, c->wake_time);
-			break;
-		case ENG_PARKED:
-			return 0;
-		default:
-			break;
-		}
-	}
-	return h == ENG_NEVER ? 0 : h;
+	for (uint32_t i = 0; i < e->nr_cores; i++)
+		BUG_ON(!(e->active[i / 64] >> (i % 64) & 1) && !is_quiescent(&e->cores[i]),
+		       "a core that may do something is active (eng_wake())");
 }
+#endif
 
 /*
  * Serial: choose the next window, or decide that the run is over (*@done,
@@ -328,7 +405,12 @@ static uint64_t quiet_horizon(const struct eng *e)
  */
 static void plan_window(struct eng *e, uint64_t max_time, uint64_t *end, bool *done, int *result)
 {
-	uint64_t w = next_activity(e);
+	uint64_t w, h;
+
+#ifndef NDEBUG
+	check_inactive(e);
+#endif
+	scan_active(e, &w, &h);
 
 	if (atomic_load_explicit(&e->stop_requested, memory_order_relaxed) ||
 	    (max_time != ENG_NEVER && w != ENG_NEVER && w >= max_time)) {
@@ -339,8 +421,6 @@ static void plan_window(struct eng *e, uint64_t max_time, uint64_t *end, bool *d
 	} else {
 		/* A lagging core can start a window behind the previous one's
 		 * end; the window starts at the earliest activity. */
-		uint64_t h = quiet_horizon(e);
-
 		e->now = w;
 		*end = w + e->window;
 		if (h > w && h - w > e->window && h + e->window > *end)
@@ -395,8 +475,8 @@ struct share {
 
 static void run_cores(struct eng *e, uint64_t end)
 {
-	for (uint32_t i = 0; i < e->nr_cores; i++)
-		core_window(e, &e->cores[i], end);
+	for (uint32_t i = 0; i < e->nr_run; i++)
+		core_window(e, &e->cores[e->run[i]], end);
 }
 
 static bool worth_sharing(const struct eng *e, const struct share *sh)
@@ -459,6 +539,10 @@ int eng_run(struct eng *e, uint64_t max_time)
 
 	if (!parked)
 		return -TLBSIM_ENOMEM;
+	/* The owner set the cores up as it liked: every one may be active. */
+	for (uint32_t i = 0; i < e->nr_cores; i++)
+		if (!is_quiescent(&e->cores[i]))
+			eng_wake(e, &e->cores[i]);
 	/* Parked cores from set-up are served before the first window. */
 	boundary(e, parked);
 	plan_window(e, max_time, &end, &finished, &result);
@@ -483,8 +567,8 @@ int eng_run(struct eng *e, uint64_t max_time)
 		double part = omp_get_wtime();
 
 #pragma omp for schedule(dynamic, 4) nowait
-		for (uint32_t i = 0; i < e->nr_cores; i++)
-			core_window(e, &e->cores[i], end);
+		for (uint32_t i = 0; i < e->nr_run; i++)
+			core_window(e, &e->cores[e->run[i]], end);
 		part = omp_get_wtime() - part;
 #pragma omp atomic
 		sh.work += part;
