@@ -92,7 +92,8 @@ static bool is_permitted(unsigned prot, enum tlbsim_access access)
 /*
  * Insert the leaf translation @leaf (of its own page size) into @t,
  * splintered to the largest page size @t serves that is not larger; a TLB
- * that serves no such size keeps nothing.
+ * that serves no such size keeps nothing.  A lookup of @va in the current
+ * context has just missed in @t (hw_tlb_insert_missed()).
  */
 static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t va)
 {
@@ -115,7 +116,7 @@ static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t
 		/* First 4 KiB frame of the splinter inside the page. */
 		e.pfn = leaf->pfn +
 			(((va & ((1ull << leaf->size_shift) - 1)) >> s) << (s - TLBSIM_PAGE_SHIFT));
-		hw_tlb_insert(t, &e, NULL);
+		hw_tlb_insert_missed(t, &e, NULL);
 		return;
 	}
 }
@@ -234,7 +235,8 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 			tlb_fill(mmu->l1_of[access], &e, va);
 			return 0;
 		}
-		/* A table descriptor at lvl >= 1: cache it, descend. */
+		/* A table descriptor at lvl >= 1: cache it, descend (walk_start()
+		 * looked it up in that cache and missed). */
 		if (mmu->pwc[lvl].nr_sets) {
 			struct hw_tlb_entry p = {
 				.vpn = va >> hw_level_shift(lvl),
@@ -244,7 +246,7 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 				.size_shift = (uint8_t)hw_level_shift(lvl),
 				.flags = HW_TLBE_VALID,
 			};
-			hw_tlb_insert(&mmu->pwc[lvl], &p, NULL);
+			hw_tlb_insert_missed(&mmu->pwc[lvl], &p, NULL);
 		}
 		table_pfn = d.pfn;
 		lvl--;

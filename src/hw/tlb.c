@@ -145,6 +145,34 @@ static inline bool is_splinter(const struct hw_tlb_entry *x)
 	return x->leaf_shift > x->size_shift;
 }
 
+/* The index into @t->shifts of size @shift, which @t serves. */
+static inline unsigned shift_slot(const struct hw_tlb *t, unsigned shift)
+{
+	unsigned i = 0;
+
+	while (i + 1 < t->nr_shifts && t->shifts[i] != shift)
+		i++;
+	return i;
+}
+
+/* Valid entry @x of set @set is removed (@d = -1) or made (+1): the
+ * counts follow. */
+static inline void count_valid(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *x, int d)
+{
+	t->nr_valid[shift_slot(t, x->size_shift)] += (unsigned)d;
+	t->nr_valid_all += (unsigned)d;
+	t->set_valid[set] += (unsigned)d;
+	if (is_splinter(x))
+		t->nr_splinters += (unsigned)d;
+}
+
+/* Remove valid entry @x. */
+static void drop(struct hw_tlb *t, struct hw_tlb_entry *x)
+{
+	count_valid(t, (unsigned)((size_t)(x - t->e) / t->ways), x, -1);
+	x->flags = 0;
+}
+
 static bool sel_matches_asid(const struct hw_tlb_sel *sel, const struct hw_tlb_entry *x)
 {
 	bool global = x->flags & HW_TLBE_GLOBAL;
@@ -200,6 +228,8 @@ uint64_t hw_tlb_bytes(const struct tlbsim_cache_geom *geom)
 		bytes += n * sizeof(uint64_t);
 	else if (geom->repl == TLBSIM_REPL_PLRU && geom->ways)
 		bytes += (n / geom->ways + 2 * (uint64_t)geom->ways) * sizeof(uint64_t);
+	if (geom->ways)
+		bytes += n / geom->ways * sizeof(uint32_t); /* set_valid */
 	return bytes + HW_ASID_WORDS * sizeof(uint64_t);
 }
 
@@ -257,6 +287,9 @@ int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned
 			plru_path(t->ways, w, &t->plru[t->nr_sets + 2 * w],
 				  &t->plru[t->nr_sets + 2 * w + 1]);
 	}
+	t->set_valid = calloc(t->nr_sets, sizeof(*t->set_valid));
+	if (!t->set_valid)
+		goto nomem;
 	/* One bit per possible ASID (16 bits): see hw_tlb_invalidate(). */
 	t->asid_seen = calloc(HW_ASID_WORDS, sizeof(*t->asid_seen));
 	if (!t->asid_seen)
@@ -274,6 +307,7 @@ void hw_tlb_fini(struct hw_tlb *t)
 	free(t->stamp);
 	free(t->plru);
 	free(t->asid_seen);
+	free(t->set_valid);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -338,6 +372,8 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 		const unsigned set = (unsigned)(vpn & t->set_mask);
 		struct hw_tlb_entry *s = t->e + (size_t)set * ways;
 
+		if (!t->nr_valid[i])
+			continue; /* no entry of this size: no match */
 		const unsigned w = first_match(s, ways, vpn, shift, asid);
 
 		if (w < ways) {
@@ -349,6 +385,21 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 		}
 	}
 	return NULL;
+}
+
+/* Put @e into way @way of set @set, replacing what it held. */
+static void fill(struct hw_tlb *t, unsigned set, unsigned way, const struct hw_tlb_entry *e)
+{
+	struct hw_tlb_entry *x = &t->e[(size_t)set * t->ways + way];
+
+	if (x->flags & HW_TLBE_VALID)
+		count_valid(t, set, x, -1);
+	count_valid(t, set, e, +1);
+	*x = *e;
+	x->flags |= HW_TLBE_VALID;
+	if (!(e->flags & HW_TLBE_GLOBAL))
+		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
+	touch(t, set, set * t->ways + way);
 }
 
 bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb_entry *victim)
@@ -383,16 +434,40 @@ bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb
 			*victim = t->e[base + way];
 	}
 fill:
-	if ((t->e[base + way].flags & HW_TLBE_VALID) && is_splinter(&t->e[base + way]))
-		t->nr_splinters--;
-	if (is_splinter(e))
-		t->nr_splinters++;
-	t->e[base + way] = *e;
-	t->e[base + way].flags |= HW_TLBE_VALID;
-	if (!(e->flags & HW_TLBE_GLOBAL))
-		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
-	touch(t, set, base + way);
+	fill(t, set, way, e);
 	return evicted;
+}
+
+bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
+			  struct hw_tlb_entry *victim)
+{
+	t->last_hit = NULL;
+	if (t->nr_sets == 0)
+		return false;
+	assert(serves_shift(t, e->size_shift) && "hw_tlb_insert_missed: entry size not served");
+
+	const unsigned set = (unsigned)(e->vpn & t->set_mask);
+	const struct hw_tlb_entry *s = &t->e[(size_t)set * t->ways];
+	unsigned way = 0;
+
+#ifndef NDEBUG
+	for (unsigned w = 0; w < t->ways; w++)
+		assert(!((s[w].flags & HW_TLBE_VALID) && same_key(&s[w], e)) &&
+		       "hw_tlb_insert_missed: the translation is held");
+#endif
+	/* As hw_tlb_insert() without a way holding the translation: the
+	 * first invalid way, unless the set is full. */
+	if (t->set_valid[set] < t->ways) {
+		while (s[way].flags & HW_TLBE_VALID)
+			way++;
+		fill(t, set, way, e);
+		return false;
+	}
+	way = pick_victim(t, set);
+	if (victim)
+		*victim = s[way];
+	fill(t, set, way, e);
+	return true;
 }
 
 /*
@@ -409,9 +484,7 @@ static unsigned invalidate_range(struct hw_tlb *t, struct hw_tlb_entry *x, unsig
 			continue;
 		if (shift && (x[i].size_shift != shift || x[i].vpn != sel->va >> shift))
 			continue;
-		if (is_splinter(&x[i]))
-			t->nr_splinters--;
-		x[i].flags = 0;
+		drop(t, &x[i]);
 		removed++;
 	}
 	return removed;
@@ -423,8 +496,8 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 
 	t->last_hit = NULL;
 
-	if (t->nr_sets == 0)
-		return 0;
+	if (t->nr_valid_all == 0)
+		return 0; /* also when there are no sets */
 	if (!sel->by_va) {
 		/*
 		 * A by-ASID invalidation (TLBI ASIDE1 on every cpu, for each
@@ -450,7 +523,9 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		unsigned shift = t->shifts[i];
 		unsigned set = (unsigned)((sel->va >> shift) & t->set_mask);
 
-		removed += invalidate_range(t, t->e + (size_t)set * t->ways, t->ways, sel, shift);
+		if (t->nr_valid[i])
+			removed +=
+			    invalidate_range(t, t->e + (size_t)set * t->ways, t->ways, sel, shift);
 	}
 	/* Splinters of a larger page covering va sit in any set: look at all
 	 * of them, only while some are held (1 GiB pages through a TLB that
@@ -461,8 +536,7 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		if (!(x->flags & HW_TLBE_VALID) || !is_splinter(x) || !sel_matches_asid(sel, x) ||
 		    (x->vpn << x->size_shift) >> x->leaf_shift != sel->va >> x->leaf_shift)
 			continue;
-		t->nr_splinters--;
-		x->flags = 0;
+		drop(t, x);
 		removed++;
 	}
 	return removed;
@@ -489,7 +563,7 @@ unsigned hw_tlb_mark_version(struct hw_tlb *t, uint64_t va, unsigned leaf_shift,
 		unsigned shift = t->shifts[i];
 		uint64_t n, v;
 
-		if (shift > leaf_shift)
+		if (shift > leaf_shift || !t->nr_valid[i])
 			continue;
 		n = 1ull << (leaf_shift - shift);
 		if (n > (uint64_t)t->nr_sets) {

@@ -124,6 +124,15 @@ struct hw_tlb {
 	 * while there are none, a by-VA invalidation looks only in the sets
 	 * the address indexes. */
 	unsigned nr_splinters;
+	/* Valid entries of each size, by index into @shifts, and in all: a
+	 * lookup or invalidation skips a size none of whose entries is
+	 * held (a 4 KiB-only workload probes one set of an L1 serving
+	 * three sizes, not three). */
+	unsigned nr_valid[3];
+	unsigned nr_valid_all;
+	/* Valid entries of each set: hw_tlb_insert_missed() takes a full
+	 * set's victim without looking for an invalid way. */
+	uint32_t *set_valid;
 	/* The last lookup's hit, and that lookup's smallest-size page
 	 * (va >> shifts[0]) and ASID; NULL once an insert or an
 	 * invalidation may have changed what a lookup finds.  See
@@ -179,6 +188,16 @@ static inline struct hw_tlb_entry *hw_tlb_last_hit(const struct hw_tlb *t, uint6
  * valid entry was evicted.
  */
 bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb_entry *victim);
+
+/*
+ * hw_tlb_insert() of an entry no valid entry of @t holds the translation
+ * of (the same page, size and ASID, or both global), as when a lookup of
+ * its page with its ASID has just missed and nothing was inserted since
+ * (the walker's fills): the same way, victim and result, without looking
+ * for a way that holds it.  Debug builds check the precondition.
+ */
+bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
+			  struct hw_tlb_entry *victim);
 
 /* Invalidate every entry @sel selects; returns how many were valid and removed. */
 unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel);
