@@ -169,8 +169,11 @@ static inline void count_valid(struct hw_tlb *t, unsigned set, const struct hw_t
 /* Remove valid entry @x. */
 static void drop(struct hw_tlb *t, struct hw_tlb_entry *x)
 {
-	count_valid(t, (unsigned)((size_t)(x - t->e) / t->ways), x, -1);
+	size_t i = (size_t)(x - t->e);
+
+	count_valid(t, (unsigned)(i / t->ways), x, -1);
 	x->flags = 0;
+	t->tag[i] = HW_TLB_NO_TAG;
 }
 
 static bool sel_matches_asid(const struct hw_tlb_sel *sel, const struct hw_tlb_entry *x)
@@ -228,6 +231,8 @@ uint64_t hw_tlb_bytes(const struct tlbsim_cache_geom *geom)
 		bytes += n * sizeof(uint64_t);
 	else if (geom->repl == TLBSIM_REPL_PLRU && geom->ways)
 		bytes += (n / geom->ways + 2 * (uint64_t)geom->ways) * sizeof(uint64_t);
+	bytes += (n * sizeof(uint64_t) + ENTRY_ALIGN_BYTES - 1) / ENTRY_ALIGN_BYTES *
+		 ENTRY_ALIGN_BYTES; /* tag */
 	if (geom->ways)
 		bytes += n / geom->ways * sizeof(uint32_t); /* set_valid */
 	return bytes + HW_ASID_WORDS * sizeof(uint64_t);
@@ -270,6 +275,12 @@ int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned
 	if (!t->e)
 		goto nomem;
 	memset(t->e, 0, bytes);
+	t->tag = aligned_alloc(ENTRY_ALIGN_BYTES, (n * sizeof(*t->tag) + ENTRY_ALIGN_BYTES - 1) /
+						      ENTRY_ALIGN_BYTES * ENTRY_ALIGN_BYTES);
+	if (!t->tag)
+		goto nomem;
+	for (unsigned i = 0; i < n; i++)
+		t->tag[i] = HW_TLB_NO_TAG;
 	if (t->repl == TLBSIM_REPL_LRU) {
 		t->stamp = calloc(n, sizeof(*t->stamp));
 		if (!t->stamp)
@@ -304,6 +315,7 @@ nomem:
 void hw_tlb_fini(struct hw_tlb *t)
 {
 	free(t->e);
+	free(t->tag);
 	free(t->stamp);
 	free(t->plru);
 	free(t->asid_seen);
@@ -312,30 +324,26 @@ void hw_tlb_fini(struct hw_tlb *t)
 }
 
 /*
- * One branch per way, the vpn compared first: on the hit path of a 4-way
- * L1 with 32 pages visited in random order this measured 100-170 M hits/s,
- * while a branch-free match of 4 ways at a time measured only 55-90 M/s on
- * the same (virtualised EPYC) machine, so the simple scan stays.
+ * The first of the @ways entries of set @s, whose tags are @tag, that
+ * translates @vpn at page size 1 << @shift for @asid (or globally), or
+ * @ways if none.  The tags of all ways are compared first, a bit each,
+ * without a branch: which way holds a page is as good as random, so a
+ * branch per way would be mispredicted about once a lookup (perf annotate,
+ * the hit trace: two thirds of hw_tlb_lookup()'s samples were on the way
+ * loop's branches); and the tags of a 12-way set are two cache lines, its
+ * entries six (the miss-heavy trace's L2 lookups wait for them).  The ways
+ * whose tag matches, lowest first, are then checked in full, as the way
+ * loop did.
  */
-/*
- * The first of the @ways entries of set @s that translates @vpn at page
- * size 1 << @shift for @asid (or globally), or @ways if none.  The page
- * numbers of all ways are compared first, a bit each, without a branch:
- * which way holds a page is as good as random, so a branch per way would
- * be mispredicted about once a lookup (perf annotate, the hit trace: two
- * thirds of hw_tlb_lookup()'s samples were on the way loop's branches).
- * The ways whose page number matches, lowest first, are then checked in
- * full, as the way loop did.
- */
-static inline unsigned first_match(const struct hw_tlb_entry *s, unsigned ways, uint64_t vpn,
-				   unsigned shift, uint16_t asid)
+static inline unsigned first_match(const struct hw_tlb_entry *s, const uint64_t *tag, unsigned ways,
+				   uint64_t vpn, unsigned shift, uint16_t asid)
 {
 	for (unsigned base = 0; base < ways; base += 64) {
 		const unsigned n = ways - base < 64 ? ways - base : 64;
 		uint64_t m = 0;
 
 		for (unsigned w = 0; w < n; w++)
-			m |= (uint64_t)(s[base + w].vpn == vpn) << w;
+			m |= (uint64_t)(tag[base + w] == vpn) << w;
 		for (; m; m &= m - 1) {
 			const unsigned w = base + (unsigned)__builtin_ctzll(m);
 			const struct hw_tlb_entry *x = &s[w];
@@ -374,7 +382,8 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 
 		if (!t->nr_valid[i])
 			continue; /* no entry of this size: no match */
-		const unsigned w = first_match(s, ways, vpn, shift, asid);
+		const unsigned w =
+		    first_match(s, t->tag + (size_t)set * ways, ways, vpn, shift, asid);
 
 		if (w < ways) {
 			touch(t, set, set * ways + w);
@@ -397,6 +406,7 @@ static void fill(struct hw_tlb *t, unsigned set, unsigned way, const struct hw_t
 	count_valid(t, set, e, +1);
 	*x = *e;
 	x->flags |= HW_TLBE_VALID;
+	t->tag[(size_t)set * t->ways + way] = e->vpn;
 	if (!(e->flags & HW_TLBE_GLOBAL))
 		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
 	touch(t, set, set * t->ways + way);
@@ -448,6 +458,7 @@ bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
 
 	const unsigned set = (unsigned)(e->vpn & t->set_mask);
 	const struct hw_tlb_entry *s = &t->e[(size_t)set * t->ways];
+	const uint64_t *tag = &t->tag[(size_t)set * t->ways];
 	unsigned way = 0;
 
 #ifndef NDEBUG
@@ -458,7 +469,7 @@ bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
 	/* As hw_tlb_insert() without a way holding the translation: the
 	 * first invalid way, unless the set is full. */
 	if (t->set_valid[set] < t->ways) {
-		while (s[way].flags & HW_TLBE_VALID)
+		while (tag[way] != HW_TLB_NO_TAG)
 			way++;
 		fill(t, set, way, e);
 		return false;
@@ -479,10 +490,31 @@ static unsigned invalidate_range(struct hw_tlb *t, struct hw_tlb_entry *x, unsig
 {
 	unsigned removed = 0;
 
+	if (shift) {
+		/* One set: its ways' tags compared first, a bit a way (as
+		 * first_match()), then the matching ones in full. */
+		const uint64_t vpn = sel->va >> shift, *tag = t->tag + (x - t->e);
+
+		for (unsigned b = 0; b < n; b += 64) {
+			const unsigned k = n - b < 64 ? n - b : 64;
+			uint64_t m = 0;
+
+			for (unsigned w = 0; w < k; w++)
+				m |= (uint64_t)(tag[b + w] == vpn) << w;
+			for (; m; m &= m - 1) {
+				struct hw_tlb_entry *y = &x[b + (unsigned)__builtin_ctzll(m)];
+
+				if ((y->flags & HW_TLBE_VALID) && y->size_shift == shift &&
+				    sel_matches_asid(sel, y)) {
+					drop(t, y);
+					removed++;
+				}
+			}
+		}
+		return removed;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		if (!(x[i].flags & HW_TLBE_VALID) || !sel_matches_asid(sel, &x[i]))
-			continue;
-		if (shift && (x[i].size_shift != shift || x[i].vpn != sel->va >> shift))
 			continue;
 		drop(t, &x[i]);
 		removed++;

@@ -97,6 +97,8 @@ struct hw_tlb_sel {
  * @repl: replacement policy
  * @latency_cycles: hit latency
  * @e: @nr_sets * @ways entries, set-major
+ * @tag: per entry, its @vpn while valid, HW_TLB_NO_TAG while not: what a
+ *       lookup compares first (tlb.c first_match())
  * @stamp: LRU: per entry, the tick of its last use; PLRU: unused
  * @plru: PLRU: per set, the tree bits (ways - 1 bits used); then, for each
  *        way, the mask of its path's nodes and the value pointing them away
@@ -115,6 +117,7 @@ struct hw_tlb {
 	enum tlbsim_repl repl;
 	unsigned latency_cycles;
 	struct hw_tlb_entry *e;
+	uint64_t *tag;
 	uint64_t *stamp;
 	uint64_t *plru;
 	uint64_t tick;
@@ -141,6 +144,10 @@ struct hw_tlb {
 	uint64_t last_vpn;
 	uint16_t last_asid;
 };
+
+/* The tag of an invalid entry: no page number (va >> 12 or more) has all
+ * 64 bits set. */
+#define HW_TLB_NO_TAG UINT64_MAX
 
 /* Words of the @asid_seen bitmap: 2^16 ASIDs. */
 #define HW_ASID_WORDS (65536 / 64)

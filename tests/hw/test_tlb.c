@@ -900,6 +900,11 @@ static struct diff_stats run_diff(unsigned entries, unsigned ways, unsigned nr_o
 			if (mv != hw_tlb_nr_valid(&t) || mv != t.nr_valid_all ||
 			    by_size[0] != t.nr_valid[0] || by_size[1] != t.nr_valid[1])
 				st.mismatches++;
+			/* Each entry's tag is its page number while valid. */
+			for (unsigned i = 0; i < t.nr_sets * t.ways; i++)
+				st.mismatches +=
+				    t.tag[i] !=
+				    (t.e[i].flags & HW_TLBE_VALID ? t.e[i].vpn : HW_TLB_NO_TAG);
 		}
 	}
 	hw_tlb_fini(&t);
