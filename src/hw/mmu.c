@@ -351,6 +351,7 @@ static inline void hot_of(const tlbsim_mmu *mmu, const struct hw_tlb *t, bool fe
 	h->vpn = t->last_vpn;
 	h->shift = t->shifts[0];
 	h->latency = t->latency_cycles;
+	h->walked = false;
 	/* last_hit()'s tests, but the page's, which the caller makes. */
 	h->ok = 0;
 	if (!e || !mmu->has_ctx || t->last_asid != mmu->asid || (e->flags & HW_TLBE_POISON))
@@ -377,10 +378,37 @@ int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsig
 	int rc;
 
 	x.cycles = 0;
+	x.src = TLBSIM_XLATE_L1;
 	rc = translate(mmu, l1, va, access, &x);
 	*cycles = x.cycles;
 	hot_of(mmu, l1, access == TLBSIM_ACCESS_FETCH, h);
+	h->walked = x.src == TLBSIM_XLATE_WALK;
 	return rc;
+}
+
+void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va)
+{
+	uint64_t pfn = mmu->root_pfn;
+
+	if (!mmu->has_ctx)
+		return;
+	for (unsigned lvl = mmu->levels - 1;; lvl--) {
+		const struct hw_table_page *t = hw_physmem_table(mmu->pm, pfn);
+		const unsigned idx = hw_pte_index(va, lvl);
+		struct hw_pte d;
+
+		if (!t)
+			return;
+		if (lvl == 0) {
+			__builtin_prefetch(&t->raw[idx]);
+			__builtin_prefetch(&t->version[idx]);
+			return;
+		}
+		hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
+		if (!d.present || d.leaf)
+			return;
+		pfn = d.pfn;
+	}
 }
 
 void hw_mmu_hot_hits(tlbsim_mmu *mmu, uint64_t data, uint64_t fetch)

@@ -823,11 +823,55 @@ static void an_access_hands_back_its_l1s_hot_state(void **state)
 
 	assert_int_equal(hw_mmu_access(r.mmu, MiB(8), TLBSIM_ACCESS_STORE, &cycles, &h), 0);
 	assert_int_equal(h.ok, 0);
+	assert_true(h.walked);
 	assert_int_equal(hw_mmu_access(r.mmu, MiB(8) + 8, TLBSIM_ACCESS_LOAD, &cycles, &h), 0);
 	assert_int_equal(cycles, 1);
+	assert_false(h.walked);
 	assert_int_equal(h.vpn, 2048);
 	assert_int_equal(h.shift, 12);
 	assert_int_equal(h.ok, TLBSIM_PROT_READ | TLBSIM_PROT_WRITE);
+	rig_fini(&r);
+}
+
+static void sum_entry(void *arg, enum hw_struct s, const struct hw_tlb_entry *e)
+{
+	uint64_t *h = arg;
+
+	*h = (*h ^ ((uint64_t)s << 56 ^ e->vpn ^ e->pfn << 20 ^ e->version << 40 ^ e->asid)) *
+	     0x100000001b3ull;
+}
+
+/*
+ * hw_mmu_prefetch() is a hint to the host: it changes no statistic and no
+ * entry of any structure, for a mapped page, an unmapped one, and without
+ * a context; the walk that follows costs what it would have.  8 MiB's walk
+ * cached the tables down to the PD that 4 MiB shares (PD entries 4 and 2):
+ * 4 MiB's walk hits the level-2 walk cache (3 cycles), reads levels 1 and
+ * 0 (20 + 10) and pays the L1's 1: 34 cycles.
+ */
+static void a_prefetch_changes_nothing_simulated(void **state)
+{
+	struct rig r;
+	struct tlbsim_mmu_stats before;
+	uint64_t h0 = 0xcbf29ce484222325ull, h1 = h0;
+	struct tlbsim_xlate x;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, false);
+	hw_mmu_prefetch(r.mmu, MiB(4));
+	map4k(&r, r.pt1, MiB(4), TLBSIM_PROT_READ);
+	map4k(&r, r.pt1, MiB(8), TLBSIM_PROT_READ);
+	load_ctx(&r, r.pt1, 1);
+	load(&r, MiB(8));
+	before = *tlbsim_mmu_stats(r.mmu);
+	hw_mmu_for_each(r.mmu, sum_entry, &h0);
+	hw_mmu_prefetch(r.mmu, MiB(4));
+	hw_mmu_prefetch(r.mmu, GiB(3));
+	hw_mmu_for_each(r.mmu, sum_entry, &h1);
+	assert_memory_equal(&before, tlbsim_mmu_stats(r.mmu), sizeof(before));
+	assert_true(h0 == h1);
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, MiB(4), TLBSIM_ACCESS_LOAD, &x), 0);
+	assert_int_equal(x.cycles, 34);
 	rig_fini(&r);
 }
 
@@ -910,23 +954,24 @@ static void hot_state_is_the_last_hit_the_shortcut_would_serve(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(x86_walk_latency_with_pwc_hit_at_each_level),
-		cmocka_unit_test(arm64_walk_latency_with_pwc_hit_at_each_level),
-		cmocka_unit_test(l2_hit_costs_both_lookups_and_refills_l1),
-		cmocka_unit_test(store_to_read_only_page_faults_and_drops_the_entry),
-		cmocka_unit_test(unmapped_address_faults_and_caches_no_leaf),
-		cmocka_unit_test(huge_page_is_splintered_into_largest_l1_size),
-		cmocka_unit_test(invlpg_drops_a_large_pages_splinters),
-		cmocka_unit_test(tlbi_by_va_drops_a_large_pages_splinters),
-		cmocka_unit_test(x86_invalidation_instructions_remove_what_the_sdm_says),
-		cmocka_unit_test(arm64_tlbi_operations_remove_what_the_arm_arm_says),
-		cmocka_unit_test(instructions_of_the_other_isa_are_refused),
-		cmocka_unit_test(walk_through_freed_table_is_counted),
-		cmocka_unit_test(stats_json_has_documented_keys),
-		cmocka_unit_test(
-		    poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortcut),
-		cmocka_unit_test(hot_state_is_the_last_hit_the_shortcut_would_serve),
-		cmocka_unit_test(an_access_hands_back_its_l1s_hot_state),
+	    cmocka_unit_test(x86_walk_latency_with_pwc_hit_at_each_level),
+	    cmocka_unit_test(arm64_walk_latency_with_pwc_hit_at_each_level),
+	    cmocka_unit_test(l2_hit_costs_both_lookups_and_refills_l1),
+	    cmocka_unit_test(store_to_read_only_page_faults_and_drops_the_entry),
+	    cmocka_unit_test(unmapped_address_faults_and_caches_no_leaf),
+	    cmocka_unit_test(huge_page_is_splintered_into_largest_l1_size),
+	    cmocka_unit_test(invlpg_drops_a_large_pages_splinters),
+	    cmocka_unit_test(tlbi_by_va_drops_a_large_pages_splinters),
+	    cmocka_unit_test(x86_invalidation_instructions_remove_what_the_sdm_says),
+	    cmocka_unit_test(arm64_tlbi_operations_remove_what_the_arm_arm_says),
+	    cmocka_unit_test(instructions_of_the_other_isa_are_refused),
+	    cmocka_unit_test(walk_through_freed_table_is_counted),
+	    cmocka_unit_test(stats_json_has_documented_keys),
+	    cmocka_unit_test(
+		poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortcut),
+	    cmocka_unit_test(hot_state_is_the_last_hit_the_shortcut_would_serve),
+	    cmocka_unit_test(an_access_hands_back_its_l1s_hot_state),
+	    cmocka_unit_test(a_prefetch_changes_nothing_simulated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
