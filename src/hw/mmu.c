@@ -154,6 +154,35 @@ static int fault(tlbsim_mmu *mmu, uint64_t va, struct tlbsim_xlate *out)
 }
 
 /*
+ * fault() of a walk that found no translation of @va at level @lvl: the
+ * same entries go, but the invalidations that would remove none are not
+ * made.  The L1 that @access looked up and the L2 missed @va in this
+ * context, and so did the walk caches of levels 1 to @lvl (walk_start()
+ * looked them up below its hit, and nothing filled them since): none
+ * holds an entry for @va that a by-VA invalidation would select, but for
+ * the splinters of a larger page covering it, which no lookup of @va
+ * finds (looked for only while a structure holds splinters).
+ */
+static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned lvl)
+{
+	struct hw_tlb_sel sel = {
+	    .by_va = true, .va = va, .asid_match = HW_ASID_EQ_OR_GLOBAL, .asid = mmu->asid};
+	struct hw_tlb *l1 = mmu->l1_of[access];
+	unsigned k;
+
+	mmu->st.faults++;
+	hw_tlb_invalidate(l1 == &mmu->l1d ? &mmu->l1i : &mmu->l1d, &sel);
+	if (l1->nr_splinters)
+		hw_tlb_invalidate(l1, &sel);
+	if (mmu->l2.nr_splinters)
+		hw_tlb_invalidate(&mmu->l2, &sel);
+	sel.asid_match = HW_ASID_EQ;
+	for (k = lvl + 1; k < mmu->levels; k++)
+		hw_tlb_invalidate(&mmu->pwc[k], &sel);
+	return -TLBSIM_EFAULT;
+}
+
+/*
  * Find where the walk starts: the deepest walk-cache hit.  Returns the level
  * of the table to read first and sets *table_pfn; *pwc_level receives the
  * level that hit, 0 for none.
@@ -254,7 +283,7 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 	mmu->st.walk_cycles += cycles;
 	mmu->st.pte_reads += out->pte_reads;
 	out->cycles += cycles;
-	return fault(mmu, va, out);
+	return fault_after_walk(mmu, va, access, lvl);
 }
 
 /* tlbsim_mmu_translate() but for its fast path: the lookup of @l1 on. */
