@@ -8,6 +8,7 @@
  * number of OpenMP threads or on their scheduling.
  */
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -440,18 +441,20 @@ static void serial_part(struct eng *e, struct eng_core **parked, uint64_t max_ti
 }
 
 /*
- * Sharing a window's cores among the threads costs two barriers, each a
- * futex sleep and wake-up when a thread waits (libgomp, passive or after
- * its spin): tens of microseconds on the development VM, while a window of
- * a flush-heavy run (an IPI handled here and there) takes a few
- * microseconds on one thread; sharing every window made 2 threads 4 to 12
- * times slower than 1 (bench/perf/README.md).  So the engine shares only
- * windows that gain by it, measured on the host as it goes:
+ * Sharing a window's cores among the threads costs a meeting of the
+ * threads at its end (the gate below): about a microsecond while both
+ * spin on cpus of their own, tens of microseconds on the development VM
+ * when one has to be woken from a sleep, while a window of a flush-heavy
+ * run (an IPI handled here and there) takes a few microseconds on one
+ * thread; sharing every window (with two OpenMP barriers each) made 2
+ * threads 4 to 12 times slower than 1 (bench/perf/README.md).  So the
+ * engine shares only windows that gain by it, measured on the host as it
+ * goes:
  *  - alone, it times each window's cores on the calling thread; once their
  *    moving average (weight 1/4) reaches SHARE_MIN_S and @wait windows
  *    have passed since sharing last failed, the next window is shared;
  *  - shared, each thread times its part of the window, and the window's
- *    wall time (barriers included) is set against the sum of the parts,
+ *    wall time (the meeting included) is set against the sum of the parts,
  *    what one thread would have taken: while the wall time stays under
  *    SHARE_GAIN of it, windows stay shared; else sharing failed, and
  *    @wait doubles (from SHARE_WAIT_MIN windows to SHARE_WAIT_MAX at
@@ -469,7 +472,7 @@ struct share {
 	double avg;	/* alone: moving average of a window's cores, s */
 	uint64_t wait;	/* windows to run alone after a failed share */
 	uint64_t since; /* windows run alone since the last share */
-	double t0;	/* shared: when the window's first barrier began */
+	double t0;	/* shared: when the window opened */
 	double work;	/* shared: the threads' parts of the window, s */
 };
 
@@ -529,10 +532,101 @@ static void after_shared(struct eng *e, struct eng_core **parked, uint64_t max_t
 	run_alone(e, parked, max_time, end, finished, result, sh);
 }
 
+/* ---- the shared windows' gate --------------------------------------- */
+
+/*
+ * How the threads of shared windows meet.  Each takes the window's cores
+ * four at a time; the last to finish its part runs the serial phase (and
+ * the windows that follow it alone, while sharing does not pay) and opens
+ * the next window, which the others wait for.  One wait per window and
+ * thread, where the `omp for` and `omp single` of an OpenMP loop made two;
+ * and a wait spins for up to GATE_SPIN_S before it sleeps: a thread woken
+ * from a futex sleep took tens of microseconds on the development VM, as
+ * long as a busy window's share of work, while the threads of a shared
+ * window finish their parts within microseconds of each other.  The bound
+ * keeps a waiting thread from holding a cpu that another process (or the
+ * thread running windows alone) needs for longer than that.
+ */
+#define GATE_SPIN_S 20e-6
+
+struct gate {
+	atomic_uint gen;     /* bumped when a window opens, or the run ends */
+	atomic_uint done;    /* threads done with the window's cores */
+	atomic_uint next;    /* the next index into e->run to take */
+	atomic_int sleepers; /* threads asleep on @cv */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool finished; /* written before @gen is bumped */
+	double *part;  /* per thread: its part of the window, s */
+};
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* Wait until the gate's generation is no longer @seen; returns it. */
+static unsigned gate_wait(struct gate *g, unsigned seen)
+{
+	double t0 = 0;
+	unsigned now;
+
+	for (unsigned i = 1;; i++) {
+		now = atomic_load_explicit(&g->gen, memory_order_acquire);
+		if (now != seen)
+			return now;
+		if (!(i % 64)) {
+			double t = omp_get_wtime();
+
+			if (!t0)
+				t0 = t;
+			else if (t - t0 > GATE_SPIN_S)
+				break;
+		}
+		cpu_relax();
+	}
+	/* Asleep: the opener sees @sleepers or this thread sees the new
+	 * generation (both sequentially consistent), so no wake-up is lost. */
+	pthread_mutex_lock(&g->mu);
+	atomic_fetch_add(&g->sleepers, 1);
+	while ((now = atomic_load(&g->gen)) == seen)
+		pthread_cond_wait(&g->cv, &g->mu);
+	atomic_fetch_sub(&g->sleepers, 1);
+	pthread_mutex_unlock(&g->mu);
+	return now;
+}
+
+static void gate_open(struct gate *g)
+{
+	atomic_fetch_add(&g->gen, 1);
+	if (atomic_load(&g->sleepers)) {
+		pthread_mutex_lock(&g->mu);
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+	}
+}
+
+/* This thread's part of a shared window: cores four at a time. */
+static double run_part(struct eng *e, struct gate *g, uint64_t end)
+{
+	double t0 = omp_get_wtime();
+	uint32_t i;
+
+	while ((i = atomic_fetch_add_explicit(&g->next, 4, memory_order_relaxed)) < e->nr_run)
+		for (uint32_t k = i; k < i + 4 && k < e->nr_run; k++)
+			core_window(e, &e->cores[e->run[k]], end);
+	return omp_get_wtime() - t0;
+}
+
 int eng_run(struct eng *e, uint64_t max_time)
 {
 	struct eng_core **parked = malloc(e->nr_cores * sizeof(*parked));
 	struct share sh = {0};
+	struct gate g = {0};
 	int result = 0;
 	uint64_t end = 0;
 	bool finished = false;
@@ -552,34 +646,54 @@ int eng_run(struct eng *e, uint64_t max_time)
 		free(parked);
 		return result;
 	}
+	g.part = calloc((size_t)e->threads, sizeof(*g.part));
+	if (!g.part) {
+		free(parked);
+		return -TLBSIM_ENOMEM;
+	}
+	atomic_init(&g.gen, 0);
+	atomic_init(&g.done, 0);
+	atomic_init(&g.next, 0);
+	atomic_init(&g.sleepers, 0);
+	pthread_mutex_init(&g.mu, NULL);
+	pthread_cond_init(&g.cv, NULL);
 	/*
-	 * Shared windows.  Two barriers per window: the one after the
-	 * parallel loop (every core has reached the window's end before the
-	 * boundary routes its messages) and the one closing the single (the
-	 * boundary and the next window's plan are visible before any core
-	 * runs again).  Every thread reads @finished after the second, so
-	 * all leave together.  The single also runs the windows that follow
-	 * on its own thread while sharing does not pay.
+	 * Shared windows (the gate above).  What the last thread of a window
+	 * does (the serial phase, the plan of the next window in @end) is
+	 * seen by the others once they see the gate open: the acquire and
+	 * release of @done and @gen order it.
 	 */
 	sh.t0 = omp_get_wtime();
 #pragma omp parallel num_threads(e->threads) default(shared)
-	while (!finished) {
-		double part = omp_get_wtime();
+	{
+		const unsigned nthreads = (unsigned)omp_get_num_threads();
+		const int me = omp_get_thread_num();
+		unsigned seen = 0;
 
-#pragma omp for schedule(dynamic, 4) nowait
-		for (uint32_t i = 0; i < e->nr_run; i++)
-			core_window(e, &e->cores[e->run[i]], end);
-		part = omp_get_wtime() - part;
-#pragma omp atomic
-		sh.work += part;
-#pragma omp barrier
-#pragma omp single
-		{
-			after_shared(e, parked, max_time, &end, &finished, &result, &sh);
-			sh.work = 0;
-			sh.t0 = omp_get_wtime();
+		for (;;) {
+			g.part[me] = run_part(e, &g, end);
+			if (atomic_fetch_add_explicit(&g.done, 1, memory_order_acq_rel) ==
+			    nthreads - 1) {
+				sh.work = 0;
+				for (unsigned t = 0; t < nthreads; t++)
+					sh.work += g.part[t];
+				after_shared(e, parked, max_time, &end, &finished, &result, &sh);
+				atomic_store_explicit(&g.done, 0, memory_order_relaxed);
+				atomic_store_explicit(&g.next, 0, memory_order_relaxed);
+				g.finished = finished;
+				sh.t0 = omp_get_wtime();
+				gate_open(&g);
+				seen++;
+			} else {
+				seen = gate_wait(&g, seen);
+			}
+			if (g.finished)
+				break;
 		}
 	}
+	pthread_cond_destroy(&g.cv);
+	pthread_mutex_destroy(&g.mu);
+	free(g.part);
 	free(parked);
 	return result;
 }

@@ -166,14 +166,14 @@ struct eng_ops {
  * @now: start of the current window
  * @stop_requested: set (e.g. by a signal handler) to stop at the next window;
  *        a lock-free atomic, because the handler runs on any thread and the
- *        flag is read inside the parallel region (by the omp single that
+ *        flag is read inside the parallel region (by the thread that
  *        plans windows): C11 7.14.1.1 lets a handler store to a lock-free
  *        atomic, while a plain volatile int would be a data race
  * @fabric_seq: sequence of messages the fabric sends
  * @merge: scratch: the fabric's messages of one batch
  * @share_all: with @threads > 1, run every window's cores on all the
  *        threads (tests and ThreadSanitizer); false: only windows whose
- *        cores are worth the barriers (eng_run())
+ *        cores are worth the threads meeting (eng_run())
  * @shared_windows: windows whose cores ran on all the threads (host-time
  *        dependent: not part of the results)
  * @active: a bit per core that may do something: every core but those
