@@ -2,7 +2,7 @@
 /*
  * Parallel speed-up of the time engine (src/engine) on a busy simulated
  * arm64 machine, for 1 and 2 OpenMP threads, and a check that both give
- * the same statistics (DESIGN.md "Time": results identical for 1 and N
+ * the same statistics (README.md, "How a run works": results identical for 1 and N
  * threads).
  *
  * Machine: the arm64 defaults (models/README.md) with 64 cores (1 socket,

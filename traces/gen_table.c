@@ -93,6 +93,16 @@ static bool parse_value(const char *s, size_t len, uint64_t *out)
 	return true;
 }
 
+int tlbsim_size_parse(const char *s, uint64_t *out)
+{
+	uint64_t v;
+
+	if (!s || !out || !parse_value(s, strlen(s), &v))
+		return -TLBSIM_EINVAL;
+	*out = v;
+	return 0;
+}
+
 int tlbsim_gen_create(const char *name, const char *params, enum tlbsim_isa isa, tlbsim_gen **out,
 		      struct tlbsim_error *err)
 {

@@ -119,6 +119,12 @@ int lk_imply(struct tlbsim_trace_reader *r, struct tlbsim_error *err, uint32_t t
 
 	first &= ~(lk->page_size - 1);
 	last |= lk->page_size - 1;
+	/* Page 0 is never implied: an MMAP at address 0 means "the kernel
+	 * picks" (traces/FORMAT.md), and a program's access there faulted. */
+	if (first == 0)
+		first = lk->page_size;
+	if (last < first)
+		return 0;
 	while (trace_ranges_first_gap(&lk->mapped, first, last, &gf, &gl)) {
 		struct tlbsim_event *ev = lk_push(lk, TLBSIM_EV_MMAP, tid);
 

@@ -22,6 +22,11 @@
  * syscalls: the first access to each 1 GiB region (2^30 bytes, aligned)
  * is preceded by an implied anonymous MMAP of the whole region, so every
  * address is mapped and the OS model's VMA list stays a few entries long.
+ * The first region starts at its second page, 0x1000: an MMAP at address
+ * 0 means "the kernel picks the address" (traces/FORMAT.md), and the code
+ * of a non-PIE binary (0x400000 on), where SPEC traces' IPs are, would be
+ * mapped elsewhere; page 0 stays unmapped, as Linux's mmap_min_addr keeps
+ * it.
  *
  * The format has no magic, so it is never guessed: it is read only when
  * asked for (format "champsim").  Records are checked so that a file of
@@ -41,6 +46,8 @@
 #define CS_SRC_OFFSET 32
 /* Implied mappings come in 1 GiB regions: few events, few VMAs. */
 #define CS_REGION_SHIFT 30
+/* Where the implied mapping of region 0 starts: page 0 cannot be mapped at. */
+#define CS_FIRST_VA 0x1000ull
 /* Above x86-64 user space even with 5-level paging (Intel SDM vol. 3, 4.5). */
 #define CS_USER_LIMIT (1ull << 56)
 #define CS_PID 1
@@ -98,8 +105,8 @@ static int cs_access(struct tlbsim_trace_reader *r, struct tlbsim_error *err, ui
 		if (trace_ranges_add(&cs->regions, base, base + (1ull << CS_REGION_SHIFT) - 1) < 0)
 			return err_set(err, -TLBSIM_ENOMEM, r->in.name, -1, -1, -1, NULL,
 				       "out of memory");
-		ev->mmap.addr = base;
-		ev->mmap.len = 1ull << CS_REGION_SHIFT;
+		ev->mmap.addr = base ? base : CS_FIRST_VA;
+		ev->mmap.len = (1ull << CS_REGION_SHIFT) - (base ? 0 : CS_FIRST_VA);
 		ev->mmap.prot = TLBSIM_PROT_READ | TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC;
 		ev->mmap.flags = TLBSIM_MAP_PRIVATE | TLBSIM_MAP_ANON;
 		r->stats.implied_mmaps++;

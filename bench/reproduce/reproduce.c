@@ -9,9 +9,16 @@
  * whether the experiment is a calibration point or a prediction, and
  * writes everything as JSON (a temporary file renamed into place).
  *
+ * With --emit-sweep OUT it runs nothing and writes the experiments as a
+ * sweep spec instead (docs/sweep.md: one group per experiment and variant,
+ * labelled "ID" or "ID/VARIANT"), so that `tlbsim sweep` runs the suite on
+ * a Slurm cluster; --from-sweep DIR then makes the same table from the
+ * sweep's results rather than by simulating.
+ *
  * usage: tlbsim-reproduce [--scale F] [--threads N] [--json OUT] [--only ID,...]
- *                         [FILE.json | DIR]...
+ *                         [--emit-sweep OUT | --from-sweep DIR] [FILE.json | DIR]...
  */
+#define _XOPEN_SOURCE 700 /* realpath() */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -40,6 +47,9 @@ struct opts {
 	const char *json;
 	const char *only;
 	bool quiet;
+	const char *emit;   /* --emit-sweep: the spec to write */
+	const char *from;   /* --from-sweep: the sweep directory */
+	json_t *sweep_runs; /* its manifest's "runs" */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -200,9 +210,10 @@ static int load_all(const struct opts *o, char **files, unsigned n, struct repro
 
 /* One simulation: the run's statistics, or NULL with a message printed. */
 static json_t *simulate(const struct opts *o, const char *file, const struct tlbsim_machine *m,
-			const char *gen, const char *params, const char *policy)
+			const char *gen, const char *params, const char *policy, unsigned os_flags)
 {
-	struct tlbsim_sim_config cfg = {.machine = m, .policy = policy, .threads = o->threads};
+	struct tlbsim_sim_config cfg = {
+	    .machine = m, .policy = policy, .threads = o->threads, .os_flags = os_flags};
 	struct tlbsim_error err;
 	tlbsim_sim *sim = NULL;
 	tlbsim_gen *g = NULL;
@@ -230,24 +241,168 @@ static json_t *simulate(const struct opts *o, const char *file, const struct tlb
 	return st;
 }
 
-/* What the JSON keeps of a run: everything but the per-cpu, per-mm and
- * hazard detail (a 128-cpu run's per_cpu alone is megabytes). */
-static json_t *run_summary(json_t *st, const char *policy, double wall)
+/* Write @v to @path through a temporary file renamed into place, so an
+ * interrupted run leaves no half-written file. */
+static int write_json(const char *path, json_t *v)
 {
-	json_t *r = json_object();
-	static const char *const keys[] = {"cycles", "seconds", "events_read", "partial",
-					   "totals", "fabric",	"os"};
+	char tmp[4096];
+	int rc;
 
-	json_object_set_new(r, "policy", json_string(policy));
-	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		json_object_set(r, keys[i], json_object_get(st, keys[i]));
-	json_object_set_new(r, "wall_seconds", json_real(wall));
-	return r;
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	rc = json_dump_file(v, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	if (rc || rename(tmp, path)) {
+		fprintf(stderr, "reproduce: cannot write %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }
 
 static json_t *num_or_null(double v)
 {
 	return isnan(v) ? json_null() : json_real(v);
+}
+
+/* The sweep group of variant @v of @e: "ID", or "ID/LABEL" with variants. */
+static void group_label(const struct repro_experiment *e, const struct repro_variant *v, char *buf,
+			size_t len)
+{
+	snprintf(buf, len, "%s%s%s", e->id, v->label[0] ? "/" : "", v->label);
+}
+
+/*
+ * --from-sweep: the statistics of @e's variant @v under @policy from the
+ * sweep's runs/ID.json, after checking that the sweep ran it with these
+ * parameters (the same --scale); NULL with a message printed.
+ */
+static json_t *sweep_stats(const struct opts *o, const struct repro_experiment *e,
+			   const struct repro_variant *v, const char *policy)
+{
+	char label[256], path[4096];
+	json_t *run = NULL, *axes = NULL, *st;
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	group_label(e, v, label, sizeof(label));
+	json_array_foreach(o->sweep_runs, i, run)
+	{
+		axes = json_object_get(run, "axes");
+		if (!strcmp(json_string_value(json_object_get(axes, "group"))
+				? json_string_value(json_object_get(axes, "group"))
+				: "",
+			    label) &&
+		    !strcmp(json_string_value(json_object_get(axes, "policy")), policy))
+			break;
+	}
+	if (i == json_array_size(o->sweep_runs)) {
+		fprintf(stderr,
+			"reproduce: %s: the sweep %s has no run of group '%s' under %s "
+			"(emitted from other experiments?)\n",
+			e->file, o->from, label, policy);
+		return NULL;
+	}
+	json_object_foreach(v->params, k, x)
+	{
+		json_t *got = json_object_get(axes, k);
+		bool same = json_is_integer(x)
+				? json_is_integer(got) && (double)json_integer_value(got) ==
+							      repro_variant_param(e, v, k, o->scale)
+				: json_equal(got, x);
+
+		if (!same) {
+			fprintf(stderr,
+				"reproduce: %s: the sweep %s ran group '%s' with another "
+				"'%s' (another --scale?)\n",
+				e->file, o->from, label, k);
+			return NULL;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/runs/%lld.json", o->from,
+		 (long long)json_integer_value(json_object_get(run, "id")));
+	st = json_load_file(path, 0, NULL);
+	if (!st)
+		fprintf(stderr,
+			"reproduce: %s: run %lld of %s (group '%s', %s) has no result: "
+			"'tlbsim merge %s' lists what is missing\n",
+			e->file, (long long)json_integer_value(json_object_get(run, "id")), o->from,
+			label, policy, o->from);
+	return st;
+}
+
+/* --emit-sweep: the selected experiments as one sweep spec, written to
+ * @o->emit.  0, or -1 after a message. */
+static int emit_sweep(const struct opts *o, const struct repro_experiment *ex, const bool *ok,
+		      unsigned n)
+{
+	json_t *spec = json_object(), *groups = json_array();
+	int rc;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct repro_experiment *e = &ex[i];
+
+		if (!ok[i] || !selected(o, e->id))
+			continue;
+		for (unsigned vi = 0; vi < e->nr_variants; vi++) {
+			const struct repro_variant *v = &e->variants[vi];
+			json_t *g = json_object(), *pols = json_array(), *params = json_object();
+			char label[256], mpath[4096];
+			const char *k;
+			json_t *x;
+
+			group_label(e, v, label, sizeof(label));
+			json_object_set_new(g, "label", json_string(label));
+			/* A path is the experiment file's, resolved here: the spec may
+			 * be elsewhere. */
+			if ((strchr(v->machine, '/') || strstr(v->machine, ".json")) &&
+			    realpath(v->machine, mpath))
+				json_object_set_new(g, "machines", json_pack("[s]", mpath));
+			else
+				json_object_set_new(g, "machines", json_pack("[s]", v->machine));
+			for (unsigned p = 0; p < e->nr_policies; p++)
+				json_array_append_new(pols, json_string(e->policies[p]));
+			json_object_set_new(g, "policies", pols);
+			json_object_foreach(v->params, k, x) json_object_set_new(
+			    params, k,
+			    json_is_integer(x)
+				? json_integer((json_int_t)repro_variant_param(e, v, k, o->scale))
+				: json_incref(x));
+			json_object_set_new(
+			    g, "workloads",
+			    json_pack("[{s:s, s:o}]", "gen", v->generator, "params", params));
+			if (v->os[0])
+				json_object_set_new(g, "options", json_pack("{s:s}", "os", v->os));
+			json_array_append_new(groups, g);
+		}
+	}
+	json_object_set_new(spec, "name", json_string("reproduce"));
+	json_object_set(spec, "groups", groups);
+	rc = write_json(o->emit, spec);
+	if (!rc)
+		fprintf(stderr,
+			"reproduce: wrote %s (%zu groups); run it with 'tlbsim sweep %s -o DIR "
+			"--slurm' (or --local), then 'tlbsim-reproduce --from-sweep DIR'%s\n",
+			o->emit, json_array_size(groups), o->emit,
+			o->scale != 1 ? " with the same --scale" : "");
+	json_decref(groups);
+	json_decref(spec);
+	return rc;
+}
+
+/* What the JSON keeps of a run: everything but the per-cpu, per-mm and
+ * hazard detail (a 128-cpu run's per_cpu alone is megabytes). */
+static json_t *run_summary(json_t *st, const char *policy, double wall)
+{
+	json_t *r = json_object();
+	static const char *const keys[] = {"cycles",  "seconds",    "events_read",
+					   "partial", "os_options", "totals",
+					   "lines",   "fabric",	    "os"};
+
+	json_object_set_new(r, "policy", json_string(policy));
+	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		json_object_set(r, keys[i], json_object_get(st, keys[i]));
+	json_object_set_new(r, "wall_seconds", num_or_null(wall));
+	return r;
 }
 
 static void print_header(void)
@@ -304,6 +459,7 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 		json_object_set_new(vj, "machine", json_string(v->machine));
 		json_object_set_new(vj, "generator", json_string(v->generator));
 		json_object_set_new(vj, "params", json_string(params));
+		json_object_set_new(vj, "os", json_string(v->os));
 		for (unsigned p = 0; ok && p < e->nr_policies; p++) {
 			double t0 = bench_now(), wall;
 			json_t *st;
@@ -312,10 +468,15 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 				fprintf(stderr, "[%s%s%s] %s on %s (%s) under %s...", e->id,
 					v->label[0] ? " " : "", v->label, v->generator, v->machine,
 					params, e->policies[p]);
-			st = simulate(o, e->file, m, v->generator, params, e->policies[p]);
-			wall = bench_now() - t0;
+			st = o->from
+				 ? sweep_stats(o, e, v, e->policies[p])
+				 : simulate(o, e->file, m, v->generator, params, e->policies[p],
+					    v->os_flags);
+			/* From a sweep: how long the run took is not known here. */
+			wall = o->from ? NAN : bench_now() - t0;
 			if (!o->quiet)
-				fprintf(stderr, " %.1f s\n", wall);
+				fprintf(stderr, o->from ? " (from the sweep)\n" : " %.1f s\n",
+					wall);
 			if (!st) {
 				ok = false;
 				break;
@@ -404,23 +565,6 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 	return failures;
 }
 
-/* Write @v to @path through a temporary file renamed into place, so an
- * interrupted run leaves no half-written file. */
-static int write_json(const char *path, json_t *v)
-{
-	char tmp[4096];
-	int rc;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	rc = json_dump_file(v, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	if (rc || rename(tmp, path)) {
-		fprintf(stderr, "reproduce: cannot write %s: %s\n", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
 static const char usage[] =
     "usage: tlbsim-reproduce [--scale F] [--threads N] [--json OUT] [--only ID,...] [--quiet]\n"
     "                        [EXPERIMENT.json | DIR]...\n\n"
@@ -431,6 +575,10 @@ static const char usage[] =
     "parameters each experiment lists under \"scale\" (loop counts) by F, for a\n"
     "quick smoke run; the figures then are not comparable with the published\n"
     "ones.  --threads: OpenMP threads per simulation (results do not depend on it).\n"
+    "--emit-sweep OUT writes the experiments as a sweep spec (one group per\n"
+    "experiment and variant) and runs nothing: 'tlbsim sweep OUT -o DIR --slurm'\n"
+    "runs the suite on a cluster; --from-sweep DIR then prints the table from\n"
+    "DIR's results (give the same --scale and experiments).\n"
     "Format of an experiment: bench/reproduce/README.md.\n";
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -441,6 +589,8 @@ static int parse(int argc, char **argv, struct opts *o)
 	    {"json", required_argument, NULL, 'j'},
 	    {"only", required_argument, NULL, 'o'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"emit-sweep", required_argument, NULL, 'e'},
+	    {"from-sweep", required_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -473,6 +623,12 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'q':
 			o->quiet = true;
 			break;
+		case 'e':
+			o->emit = optarg;
+			break;
+		case 'f':
+			o->from = optarg;
+			break;
 		case 'h':
 			fputs(usage, stdout);
 			exit(0);
@@ -481,6 +637,28 @@ static int parse(int argc, char **argv, struct opts *o)
 			return -1;
 		}
 	}
+	if (o->emit && o->from)
+		return fprintf(stderr, "reproduce: --emit-sweep or --from-sweep, not both\n"), -1;
+	return 0;
+}
+
+/* --from-sweep DIR: its manifest's runs into @o.  0, or -1 after a message. */
+static int load_sweep(struct opts *o)
+{
+	char path[4096];
+	json_error_t je;
+	json_t *m;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", o->from);
+	m = json_load_file(path, 0, &je);
+	if (!m || !json_is_array(json_object_get(m, "runs"))) {
+		fprintf(stderr, "reproduce: --from-sweep %s: %s is no sweep manifest (%s)\n",
+			o->from, path, m ? "no runs" : je.text);
+		json_decref(m);
+		return -1;
+	}
+	o->sweep_runs = json_incref(json_object_get(m, "runs"));
+	json_decref(m);
 	return 0;
 }
 
@@ -496,7 +674,8 @@ int main(int argc, char **argv)
 	struct opts o;
 	double t0 = bench_now();
 
-	if (parse(argc, argv, &o) || check_output(o.json))
+	if (parse(argc, argv, &o) || check_output(o.json) || check_output(o.emit) ||
+	    (o.from && load_sweep(&o)))
 		goto done;
 	if (optind == argc && add_dir(REPRO_EXPERIMENTS_DIR, files, &nr_files))
 		goto done;
@@ -520,6 +699,10 @@ int main(int argc, char **argv)
 	failures = load_all(&o, files, nr_files, ex, ok, failed);
 	if (check_only(&o, ex, ok, nr_files))
 		goto done;
+	if (o.emit) {
+		rc = emit_sweep(&o, ex, ok, nr_files) ? 2 : failures ? 1 : 0;
+		goto done;
+	}
 	print_header();
 	for (unsigned i = 0; i < nr_files; i++) {
 		struct repro_experiment *e = &ex[i];
@@ -562,5 +745,6 @@ done:
 	json_decref(exps);
 	json_decref(table);
 	json_decref(failed);
+	json_decref(o.sweep_runs);
 	return rc;
 }

@@ -7,7 +7,7 @@
  * tlbsim_sim_config.check, sim.h) or inside the replayer below; it reports
  * stale uses, walks into freed (or reused) page tables, incomplete
  * maintenance and skipped break-before-make, following the Arm ARM and
- * Intel SDM rules collected in ../shared/HAZARD-RULES.md.
+ * Intel SDM rules collected in docs/hazard-rules.md.
  *
  * Kernel-level replay runs raw events (PTE writes, TLBI, DSB, ISB, TTBR/CR3
  * writes, INVLPG/INVPCID/INVLPGB/TLBSYNC, table allocation and free, and
@@ -79,7 +79,7 @@ struct tlbsim_replay_config {
  * descriptor value written by pte_write or phys_store names frames as
  * above.  TLBI with an unknown operand invalidates nothing (an unknown
  * address is not assumed to cover any); DSB LD/ST forms do not complete
- * TLBIs (Arm ARM: completion needs a DSB of the full type, HAZARD-RULES
+ * TLBIs (Arm ARM: completion needs a DSB of the full type, docs/hazard-rules.md
  * rule 5).
  *
  * Returns: 0; -TLBSIM_EINVAL for an event that cannot be replayed (no cpu,
@@ -171,6 +171,70 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_scenario_check(const char *path,
 						       const struct tlbsim_scenario_opts *opts,
 						       struct tlbsim_scenario_result *res,
 						       struct tlbsim_error *err);
+
+/**
+ * struct tlbsim_litmus_opts - how to judge a litmus test
+ * @ets2: the threads (P0 = bit 0, ...) that implement FEAT_ETS2 (Arm ARM
+ *        D8.16.2; HAZARD-RULES rule 7), or NULL for none (borrowed)
+ * @max_candidates: stop with -TLBSIM_EBUSY after this many candidate
+ *        executions, each placement of the TLBIs against the walks
+ *        counting as one, and thread runs counting too (0: 50 000 000);
+ *        bounds the time any test takes
+ *
+ * Zero-initialise it: new members keep their meaning at 0.
+ */
+struct tlbsim_litmus_opts {
+	const struct tlbsim_cpumask *ets2;
+	uint64_t max_candidates;
+};
+
+/**
+ * struct tlbsim_litmus_result - the verdict on one litmus test
+ * @name: the test's name (its first line, herd's "AArch64 NAME")
+ * @verdict: "Allowed" (some consistent execution satisfies the condition;
+ *        for ~exists as for exists), "Forbidden" (none does), or for
+ *        forall: "Required" (all do), else "Allowed"/"Forbidden" as above
+ * @bbm_warning: herd's Warning-BBM-expected flag: some consistent
+ *        execution changes a valid descriptor to another valid one needing
+ *        break-before-make without it (HAZARD-RULES rule 10), reported
+ *        beside the verdict, never deciding it
+ * @candidates: candidate executions checked; @consistent: of them, allowed
+ *        by the model; @positive: of those, satisfying the condition
+ * @complete: every candidate was checked (the search stops early once the
+ *        verdict and the flag cannot change)
+ */
+struct tlbsim_litmus_result {
+	char name[128];
+	char verdict[16];
+	int bbm_warning;
+	uint64_t candidates, consistent, positive;
+	int complete;
+};
+
+/**
+ * tlbsim_litmus_check() - judge an Arm VMSA litmus test in herd7's format
+ * @path: the .litmus file (herdtools7 AArch64 syntax, VMSA subset:
+ *        docs/litmus.md)
+ * @opts: options, or NULL for the defaults (no ETS2)
+ * @res: receives the verdict
+ * @err: error report, or NULL
+ *
+ * Every candidate execution of the test (values of its loads and walks,
+ * reads-from, coherence, and the order of each TLBI against each walk it
+ * covers) is checked against the Arm VMSA memory model as herd7's
+ * aarch64.cat states it (herdtools7 herd/libdir/aarch64.cat,
+ * aarch64hwreqs.cat, aarch64bbm.cat; HAZARD-RULES.md rules 1, 5-8, 10).
+ *
+ * Returns: 0; -TLBSIM_EPARSE for a syntax error or a construct outside the
+ * subset, with the file and line in @err (never a verdict on what was not
+ * understood); -TLBSIM_ENOTSUP for an operation the model cannot compute
+ * (arithmetic on addresses), with its line; -TLBSIM_EBUSY past
+ * @opts->max_candidates; -TLBSIM_ENOENT, -TLBSIM_EIO, -TLBSIM_ENOMEM.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_litmus_check(const char *path,
+						     const struct tlbsim_litmus_opts *opts,
+						     struct tlbsim_litmus_result *res,
+						     struct tlbsim_error *err);
 
 #ifdef __cplusplus
 }

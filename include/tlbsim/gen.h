@@ -113,6 +113,20 @@ TLBSIM_API int tlbsim_gen_next(void *g, struct tlbsim_event *ev, struct tlbsim_e
 TLBSIM_API void tlbsim_gen_destroy(tlbsim_gen *g);
 
 /**
+ * tlbsim_size_parse() - a number written as generator parameters are
+ * @s: decimal or 0x-hex, with an optional K, M or G suffix (x 2^10, 2^20,
+ *     2^30): "4096", "0x1000", "4K", "64G"; no sign, no space
+ * @out: receives the value (unchanged on error)
+ *
+ * What tlbsim_gen_create() takes for a parameter's value, and what the
+ * command's --memory takes: one syntax for sizes everywhere.
+ *
+ * Returns: 0, or -TLBSIM_EINVAL for a malformed number or one that
+ * overflows 64 bits.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_size_parse(const char *s, uint64_t *out);
+
+/**
  * tlbsim_generator_at() - the @i-th generator, for listings
  * @i: index from 0
  *

@@ -22,6 +22,7 @@
 #ifndef TLBSIM_MACHINE_H
 #define TLBSIM_MACHINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tlbsim/error.h"
@@ -88,6 +89,14 @@ struct tlbsim_cache_geom {
  * @lat_node: between clusters of one node, cycles
  * @lat_socket: between nodes of one socket, cycles
  * @lat_remote: between sockets (over the socket link), cycles
+ * @line_cluster/@line_node/@line_socket/@line_remote: the time a shared
+ *        cache line (a lock, a counter the kernel updates atomically, an
+ *        mm_cpumask word) takes to move from the core holding it to
+ *        another core at that distance, cycles: what an atomic or a read
+ *        of a line last written elsewhere pays (the line model,
+ *        src/fabric/line.c; core-to-core CAS latencies, CALIBRATION.md
+ *        section 2).  All 0 (the default): shared lines cost nothing.
+ *        With a @matrix, lines still go by these levels.
  * @matrix: optional explicit one-way latencies, nr_cpus * nr_cpus cycles,
  *        row = sender; overrides the four levels; NULL when derived.
  *        Owned by the machine.
@@ -104,6 +113,10 @@ struct tlbsim_topology {
 	unsigned lat_node;
 	unsigned lat_socket;
 	unsigned lat_remote;
+	unsigned line_cluster;
+	unsigned line_node;
+	unsigned line_socket;
+	unsigned line_remote;
 	uint32_t *matrix;
 };
 
@@ -157,6 +170,11 @@ struct tlbsim_topology {
  *        for pages a syscall frees, folio_batch_move_lru() for faulted-in
  *        pages, 15 at a time); the lock is one FIFO resource per NUMA node,
  *        so cpus freeing pages at once queue for it.  0: no lock modelled
+ * @atomic_rmw: an atomic read-modify-write (x86 LOCK-prefixed
+ *        instruction, arm64 LDADD/CAS or an LDXR/STXR loop) on a line the
+ *        core already holds; a line held elsewhere adds its transfer
+ *        (@topology.line_*).  Concurrent atomics on one line serialise:
+ *        the line is a FIFO resource (src/fabric/line.c).  0: free
  * @rcu_grace_min: the shortest RCU grace period, cycles
  * @sched_slice: the scheduler's time slice, cycles
  */
@@ -168,7 +186,7 @@ struct tlbsim_costs {
 	unsigned invlpgb_issue, invlpgb_service, invlpgb_perform, invlpgb_receive;
 	unsigned invlpgb_max_pages, tlbsync;
 	unsigned syscall, page_fault, page_copy, pte_update;
-	unsigned context_switch, switch_mm, call_rcu, lru_page;
+	unsigned context_switch, switch_mm, call_rcu, lru_page, atomic_rmw;
 	uint64_t rcu_grace_min, sched_slice;
 };
 
@@ -293,7 +311,9 @@ TLBSIM_API void tlbsim_machine_free(struct tlbsim_machine *m);
  * tlbsim_machine_find() - load a machine by name or path
  * @name: a path (contains '/' or ends in ".json"), or a name such as
  *        "emag-32" looked up as machines/NAME.json in $TLBSIM_MODELS, the
- *        source tree's models/, then the installed share/tlbsim/models
+ *        installed share/tlbsim/models relative to the executable and to
+ *        libtlbsim.so (an install moved to another prefix), the source
+ *        tree's models/, then the configured prefix's share/tlbsim/models
  * @out: on success, receives a new machine owned by the caller
  * @err: error report, or NULL
  *
@@ -301,6 +321,24 @@ TLBSIM_API void tlbsim_machine_free(struct tlbsim_machine *m);
  * directories searched when no such machine exists.
  */
 TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_find(const char *name, struct tlbsim_machine **out,
+						     struct tlbsim_error *err);
+
+/**
+ * tlbsim_machine_path() - the file tlbsim_machine_find() would load for @name
+ * @name: a path (contains '/' or ends in ".json"): copied as it is, not
+ *        checked; or a name, looked up as tlbsim_machine_find() does
+ * @buf: receives the path, NUL-terminated
+ * @len: size of @buf, bytes
+ * @err: error report, or NULL
+ *
+ * For tools that copy or derive a machine description (tlbsim sweep's
+ * machine overrides) rather than load it.
+ *
+ * Returns: 0; -TLBSIM_ENOENT naming the directories searched when no
+ * such machine exists; -TLBSIM_ERANGE if the path does not fit @len;
+ * -TLBSIM_EINVAL for a NULL argument or @len 0.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_machine_path(const char *name, char *buf, size_t len,
 						     struct tlbsim_error *err);
 
 /**

@@ -3,7 +3,7 @@
  * One core's MMU: L1 iTLB, L1 dTLB, L2 TLB, page-walk caches per level, the
  * hardware walker, the current translation context (CR3+PCID or TTBR0+ASID)
  * and the local TLB-maintenance instructions with the invalidation semantics
- * the manuals define (summarised with sources in HAZARD-RULES.md):
+ * the manuals define (summarised with sources in docs/hazard-rules.md):
  *
  *   x86: INVLPG, INVPCID types 0-3, MOV to CR3 with and without the PCID
  *        no-flush bit (bit 63), global pages, the full flush of a CR4.PGE
@@ -119,6 +119,14 @@ enum tlbsim_inval_kind {
  * @inval: invalidation instructions executed, by enum tlbsim_inval_kind
  * @tlb_entries_invalidated: TLB entries (all levels) removed by them
  * @pwc_entries_invalidated: walk-cache entries removed by them
+ * @walks_after_flush/@walk_cycles_after_flush: of @walks and @walk_cycles,
+ *        the walks that filled again a translation an invalidation had
+ *        removed from this MMU's TLBs since it was last filled (the refill
+ *        cost of a flush: a TLB coherence miss, told apart from cold and
+ *        capacity misses as cache coherence misses are, Hennessy &
+ *        Patterson 5.3).  Counted through a direct-mapped table of
+ *        2^k >= 2 * (L1i + L1d + L2 entries) removed translations, so a
+ *        lower bound when more removed translations wait than it holds
  */
 struct tlbsim_mmu_stats {
 	uint64_t l1i_hits, l1i_misses;
@@ -134,6 +142,8 @@ struct tlbsim_mmu_stats {
 	uint64_t inval[TLBSIM_INVAL_NR];
 	uint64_t tlb_entries_invalidated;
 	uint64_t pwc_entries_invalidated;
+	uint64_t walks_after_flush;
+	uint64_t walk_cycles_after_flush;
 };
 
 typedef struct tlbsim_mmu tlbsim_mmu;
@@ -205,7 +215,7 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_mmu_write_cr3(tlbsim_mmu *mmu, uint64_t 
  * @asid: ASID (< 2^asid_bits)
  *
  * Invalidates nothing: entries of the old ASID stay, and become unreachable
- * until that ASID is loaded again (Arm ARM D8.13; HAZARD-RULES rule 9).
+ * until that ASID is loaded again (Arm ARM D8.13; docs/hazard-rules.md rule 9).
  * The context takes effect for the next translation (the ISB is implied).
  *
  * Returns: 0, -TLBSIM_ENOTSUP on an x86 MMU, -TLBSIM_ERANGE for a bad @asid.
@@ -303,7 +313,7 @@ enum tlbsim_tlbi_range_op {
  *
  * VAE1 removes entries of @asid and global entries that translate @va, at
  * every level of the walk; VALE1 only final-level (leaf) entries, so
- * walk-cache entries survive (HAZARD-RULES rule 2); VAAE1/VAALE1 likewise
+ * walk-cache entries survive (docs/hazard-rules.md rule 2); VAAE1/VAALE1 likewise
  * for every ASID; ASIDE1 every non-global entry of @asid; VMALLE1 all.
  * The IS forms are the same operation on each receiving core: the fabric
  * calls this on every core of the shareability domain.
@@ -311,7 +321,7 @@ enum tlbsim_tlbi_range_op {
  * The model has one EL1&0 translation regime and no stage 2, so: ALLE1
  * and VMALLS12E1 remove everything, as VMALLE1; IPAS2E1 and IPAS2LE1
  * remove nothing, since every entry here is a stage-1 (or combined
- * stage-1+2) entry and those survive a stage-2-only TLBI (HAZARD-RULES
+ * stage-1+2) entry and those survive a stage-2-only TLBI (docs/hazard-rules.md
  * rule 11, test 17); the EL2 and EL3 operations remove nothing of EL1&0
  * (they name other regimes, Arm ARM D8.13 "TLB maintenance").  Each is
  * counted in its own TLBSIM_INVAL_TLBI_* kind.
@@ -336,7 +346,7 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_mmu_tlbi(tlbsim_mmu *mmu, enum tlbsim_tl
  * (entries of @asid and global ones, every level: walk-cache entries in
  * the range go too), RVALE1 as VALE1 (last level: walk caches survive),
  * RVAAE1/RVAALE1 likewise for every ASID (Arm ARM C5.5, "TLBI RVAE1,
- * ..."; HAZARD-RULES rules 2-3).  A TLB entry of a larger page goes when
+ * ..."; docs/hazard-rules.md rules 2-3).  A TLB entry of a larger page goes when
  * it overlaps the range.  One instruction counts once.
  *
  * Returns: 0, -TLBSIM_EINVAL for a bad @op, @nr_pages or @page_shift,
@@ -370,7 +380,7 @@ enum tlbsim_invlpgb_flags {
  * TLB entries of @pcid (or of every PCID without the PCID flag), global
  * ones only with INCLUDE_GLOBAL, and, unless FINAL_ONLY, the walk-cache
  * entries on the way (AMD APM vol. 3 INVLPGB, as used by Linux
- * arch/x86/include/asm/invlpgb.h; HAZARD-RULES rule 20).  The broadcast to
+ * arch/x86/include/asm/invlpgb.h; docs/hazard-rules.md rule 20).  The broadcast to
  * every core and TLBSYNC are the interconnect's: this is one core's part.
  *
  * Returns: 0, -TLBSIM_EINVAL for nr_pages == 0 with the VA flag,

@@ -138,6 +138,29 @@ TLBSIM_API uint32_t tlbsim_physmem_generation(const tlbsim_physmem *pm, uint64_t
 TLBSIM_API uint64_t tlbsim_physmem_nr_used(const tlbsim_physmem *pm, enum tlbsim_frame_kind kind);
 
 /**
+ * tlbsim_physmem_nr_peak() - the most frames ever in use at once
+ * @pm: the physmem (borrowed)
+ * @kind: TLBSIM_FRAME_DATA or TLBSIM_FRAME_TABLE, or TLBSIM_FRAME_FREE for
+ *        frames of either kind (the peak of their sum, not the sum of the
+ *        peaks)
+ *
+ * A run that ends with every address space torn down uses no frame at the
+ * end; the peak says how much memory it needed.
+ *
+ * Returns: the count in frames (4 KiB each); 0 for a NULL @pm or another @kind.
+ */
+TLBSIM_API uint64_t tlbsim_physmem_nr_peak(const tlbsim_physmem *pm, enum tlbsim_frame_kind kind);
+
+/**
+ * tlbsim_physmem_nr_frames() - the capacity
+ * @pm: the physmem (borrowed)
+ *
+ * Returns: the max_frames given to tlbsim_physmem_create() (4 KiB frames),
+ * or 0 for NULL.
+ */
+TLBSIM_API uint64_t tlbsim_physmem_nr_frames(const tlbsim_physmem *pm);
+
+/**
  * tlbsim_physmem_read_desc() - read one descriptor of a table frame
  * @pm: the physmem (borrowed)
  * @pfn: a table frame
@@ -227,7 +250,7 @@ TLBSIM_API uint64_t tlbsim_pgtable_root(const tlbsim_pgtable *pt);
  *
  * Allocates intermediate tables as needed; a table descriptor is written
  * only after the table below it is complete (Arm ARM D8.2, break-free
- * publication of a new table; HAZARD-RULES test 5).
+ * publication of a new table; docs/hazard-rules.md test 5).
  *
  * Returns: 0; -TLBSIM_EINVAL for a misaligned @va/@pfn, a bad @size_shift or
  * a @va outside the canonical user range; -TLBSIM_EEXIST if any part of the

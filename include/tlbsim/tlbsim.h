@@ -16,6 +16,8 @@
 #include "tlbsim/cpumask.h"
 #include "tlbsim/event.h"
 #include "tlbsim/gen.h"
+#include "tlbsim/trace.h"
+#include "tlbsim/check.h"
 
 #ifdef __cplusplus
 extern "C" {

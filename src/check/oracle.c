@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The hazard oracle (oracle.h): the architectural rules of
- * ../shared/HAZARD-RULES.md turned into checks on the hardware model's
+ * docs/hazard-rules.md turned into checks on the hardware model's
  * state.  What it keeps and why:
  *
  *  - pending changes: a leaf descriptor that was valid and was cleared,
@@ -638,7 +638,7 @@ static void obs_dsb_done_local(void *ctx, unsigned cpu, bool ish)
 	struct chk_oracle *o = ctx;
 	complete(o, cpu, false, !ish);
 	/* A DSB completes the walks of the context this cpu switched away
-	 * from (HAZARD-RULES rule 5; the nr_active_mm review). */
+	 * from (docs/hazard-rules.md rule 5; the nr_active_mm review). */
 	o->cpu[cpu].draining = false;
 }
 
@@ -670,7 +670,7 @@ void chk_access(struct chk_oracle *o, unsigned cpu, uint64_t va)
 				.asid = c->asid, .va = va,
 				.why = "access after TLBI + DSB with no context synchronisation "
 				       "(ISB/ERET) may use the old translation (Arm, no FEAT_ETS2; "
-				       "HAZARD-RULES rule 7)"};
+				       "docs/hazard-rules.md rule 7)"};
 
 			report(o, &c->rep, &rep);
 			return;
@@ -688,7 +688,7 @@ static void obs_context_load_local(void *ctx, unsigned cpu, uint64_t root, uint1
 		return; /* a reload (x86 flush by CR3): nothing new */
 	if (o->isa == TLBSIM_ISA_ARM64 && c->has_ctx && c->root != root) {
 		/* MSR TTBR0 + ISB: walks of the old context may be in flight
-		 * until a DSB (HAZARD-RULES rule 5). */
+		 * until a DSB (docs/hazard-rules.md rule 5). */
 		c->draining = true;
 		c->drain_root = c->root;
 		c->drain_asid = c->asid;
@@ -915,7 +915,7 @@ static bool pwc_in_scope(const struct chk_oracle *o, unsigned cpu, const struct 
 	uint16_t cur_asid;
 
 	if (o->isa == TLBSIM_ISA_ARM64)
-		return true; /* any ASID it holds (DESIGN.md; rules 1 and 12) */
+		return true; /* any ASID it holds (docs/hazard-rules.md rules 1 and 12) */
 	/* x86: only with that CR3 still loaded, in its PCID (rule 19). */
 	if (!hw_mmu_context(o->smp->cpu[cpu].mmu, &cur_root, &cur_asid))
 		return false;
@@ -1002,7 +1002,7 @@ static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_tab
 		}
 		if (scan_walk_caches(o, pfn, gen, root, CHK_WALK_FREED_TABLE, by,
 				     "a walk cache still leads into this page-table frame when it "
-				     "is freed: a speculative walk may read it (HAZARD-RULES rules "
+				     "is freed: a speculative walk may read it (docs/hazard-rules.md rules "
 				     "1, 12, 13, 19)")) {
 			if (chk_map_put(&o->watch, pfn, gen) || chk_map_put(&o->watch_root, pfn, root))
 				o->oom = true;
@@ -1015,7 +1015,7 @@ static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_tab
 					      t->placed ? t->base_va : 0, pfn,
 					      "table freed while a cpu that switched away from this "
 					      "address space (TTBR write + ISB) has not executed a "
-					      "DSB: its walks may be in flight (HAZARD-RULES rule 5)");
+					      "DSB: its walks may be in flight (docs/hazard-rules.md rule 5)");
 		}
 		return;
 	}
@@ -1059,10 +1059,10 @@ static void obs_frame_alloc(void *ctx, uint64_t pfn, unsigned kind)
 				 kind == TLBSIM_FRAME_TABLE
 					 ? "a walk cache still leads into a freed page-table frame "
 					   "now reused as another table: a walk reads foreign "
-					   "descriptors (HAZARD-RULES rules 1, 2, 12)"
+					   "descriptors (docs/hazard-rules.md rules 1, 2, 12)"
 					 : "a walk cache still leads into a freed page-table frame "
 					   "now reused as data: a walk reads data as descriptors "
-					   "(HAZARD-RULES rules 1, 12, 13)");
+					   "(docs/hazard-rules.md rules 1, 12, 13)");
 		chk_map_del(&o->watch, pfn);
 		chk_map_del(&o->watch_root, pfn);
 	}
@@ -1080,10 +1080,10 @@ static void obs_frame_alloc(void *ctx, uint64_t pfn, unsigned kind)
 				continue;
 			report_serial(o, CHK_INCOMPLETE_MAINT, w->cpu, by, 0, 0, 0, pfn,
 				      w->invlpgb ? "frame reused before TLBSYNC on the issuing cpu "
-						   "completed the INVLPGB covering it (HAZARD-RULES "
+						   "completed the INVLPGB covering it (docs/hazard-rules.md "
 						   "rule 20)"
 						 : "frame reused before a DSB on the issuing cpu "
-						   "completed the TLBI covering it (HAZARD-RULES rules 5 "
+						   "completed the TLBI covering it (docs/hazard-rules.md rules 5 "
 						   "and 12)");
 			break; /* one report per reuse */
 		}
@@ -1146,7 +1146,7 @@ static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned in
 			report_serial(o, CHK_BBM, by, by, t->root_pfn, 0, va, new->pfn,
 				      "a valid descriptor replaced by another valid one with a "
 				      "different output address or type, without break-before-make "
-				      "(invalid, DSB, TLBI, DSB; HAZARD-RULES rule 10)");
+				      "(invalid, DSB, TLBI, DSB; docs/hazard-rules.md rule 10)");
 		return;
 	}
 	if (old->present) {
@@ -1177,7 +1177,7 @@ static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned in
 		report_serial(o, CHK_BBM, by, by, t->root_pfn, 0, va, new->pfn,
 			      "a descriptor made invalid and then valid with a different output "
 			      "address, with no completed broadcast TLBI covering it in between "
-			      "(break-before-make; HAZARD-RULES rule 10)");
+			      "(break-before-make; docs/hazard-rules.md rule 10)");
 }
 
 static void obs_desc_write(void *ctx, struct hw_table_page *t, unsigned index, uint64_t old_raw,
@@ -1234,7 +1234,7 @@ static void obs_poisoned_use_local(void *ctx, unsigned cpu, const struct hw_tlb_
 		.root = c->root, .mm = mm_of(o, c->root), .asid = e->asid, .va = va,
 		.pfn = e->pfn + ((va & ((1ull << e->size_shift) - 1)) >> TLBSIM_PAGE_SHIFT),
 		.why = walk_cache ? "a walk through a walk-cache entry of another address space "
-				    "using the same ASID (HAZARD-RULES rule 9)"
+				    "using the same ASID (docs/hazard-rules.md rule 9)"
 				  : "an access through a translation older than a committed change "
 				    "(its syscall returned, its invalidation completed) or than "
 				    "the free of its frame"};

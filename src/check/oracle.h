@@ -4,8 +4,7 @@
  * invalidations of TLB and walk-cache entries, descriptor writes, frame
  * frees and reuses, TLBI/DSB/ISB, INVLPGB/TLBSYNC, TTBR/CR3 writes) and the
  * OS model (syscall and fault returns), and reports what the architecture
- * and Linux's contract forbid (../shared/HAZARD-RULES.md, DESIGN.md "Hazard
- * oracle").  It never changes what the simulation does: the only state it
+ * and Linux's contract forbid (docs/hazard-rules.md).  It never changes what the simulation does: the only state it
  * writes outside its own is the HW_TLBE_POISON bit of TLB entries, which
  * nothing but the oracle reads.
  *
@@ -83,7 +82,7 @@ struct chk_report {
 struct chk_oracle *chk_create(struct hw_smp *smp);
 void chk_destroy(struct chk_oracle *o);
 
-/* Arm FEAT_ETS2 on @cpu (HAZARD-RULES rule 7): a DSB after a TLBI also
+/* Arm FEAT_ETS2 on @cpu (docs/hazard-rules.md rule 7): a DSB after a TLBI also
  * orders this cpu's later walks, no ISB needed. */
 void chk_set_ets2(struct chk_oracle *o, unsigned cpu, bool on);
 

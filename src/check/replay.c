@@ -38,6 +38,17 @@ struct rcpu {
 	uint64_t events, faults;
 };
 
+/* An access that faulted; the value a load returned (docs/scenarios.md). */
+struct rfault {
+	uint64_t event, va;
+	unsigned cpu;
+};
+
+struct rload {
+	uint64_t event, value;
+	bool known;
+};
+
 struct replay {
 	const struct tlbsim_machine *m;
 	tlbsim_physmem *pm;
@@ -57,6 +68,13 @@ struct replay {
 	const char *name; /* for error reports */
 	int rc;
 	bool partial; /* stopped at cfg->max_cycles */
+	struct rfault *faults; /* accesses that took a translation or permission fault */
+	size_t nr_faults, cap_faults;
+	/* Data words (8 bytes, by real PA | 1): their value, or in @unknown
+	 * when a store of no known value wrote them; absent: 0. */
+	struct chk_map words, unknown;
+	struct rload *loads; /* the value each load returned */
+	size_t nr_loads, cap_loads;
 };
 
 static int fail(struct replay *r, uint64_t idx, const char *msg)
@@ -130,7 +148,7 @@ static int table_of(struct replay *r, uint64_t idx, uint64_t name, uint64_t *pfn
 
 
 /* DSB options that complete TLB maintenance: full type, inner or outer
- * shareable or full system (Arm ARM C6.2 DSB; HAZARD-RULES rule 5). */
+ * shareable or full system (Arm ARM C6.2 DSB; docs/hazard-rules.md rule 5). */
 static bool dsb_completes_broadcast(unsigned domain)
 {
 	return domain == TLBSIM_DSB_ISH || domain == TLBSIM_DSB_OSH || domain == TLBSIM_DSB_SY;
@@ -253,6 +271,61 @@ static int invlpgb_refused(struct replay *r, const struct tlbsim_event *ev, uint
 	return fail(r, idx, msg);
 }
 
+/* Room in *@v (of @size-byte items, *@cap of them) for item @n. */
+static bool room_for(void **v, size_t *cap, size_t n, size_t size)
+{
+	void *p;
+
+	if (n < *cap)
+		return true;
+	p = realloc(*v, (*cap ? 2 * *cap : 16) * size);
+	if (!p)
+		return false;
+	*v = p;
+	*cap = *cap ? 2 * *cap : 16;
+	return true;
+}
+
+/* An access of event @idx by @cpu faulted: an outcome scenarios can
+ * expect (fault@EVENT, docs/scenarios.md).  False when out of memory. */
+static bool fault_note(struct replay *r, unsigned cpu, uint64_t idx, uint64_t va)
+{
+	r->cpu[cpu].faults++;
+	if (!room_for((void **)&r->faults, &r->cap_faults, r->nr_faults, sizeof(*r->faults)))
+		return false;
+	r->faults[r->nr_faults++] = (struct rfault){.event = idx, .va = va, .cpu = cpu};
+	return true;
+}
+
+/* The data word at real @pa takes @value (@known false: a value the event
+ * does not give). */
+static bool word_store(struct replay *r, uint64_t pa, uint64_t value, bool known)
+{
+	uint64_t key = (pa & ~7ull) | 1;
+
+	if (!known) {
+		chk_map_del(&r->words, key);
+		return !chk_map_put(&r->unknown, key, 1);
+	}
+	chk_map_del(&r->unknown, key);
+	return !chk_map_put(&r->words, key, value);
+}
+
+/* A load of event @idx read real @pa: record the value it returns (a
+ * descriptor read as data, from a table frame, is unknown here). */
+static bool load_note(struct replay *r, uint64_t idx, uint64_t pa)
+{
+	uint64_t key = (pa & ~7ull) | 1, v = 0;
+	bool known = !chk_map_get(&r->unknown, key, &v) && !hw_physmem_table(r->pm, pa >> 12);
+
+	v = 0;
+	(void)chk_map_get(&r->words, key, &v);
+	if (!room_for((void **)&r->loads, &r->cap_loads, r->nr_loads, sizeof(*r->loads)))
+		return false;
+	r->loads[r->nr_loads++] = (struct rload){.event = idx, .value = v, .known = known};
+	return true;
+}
+
 static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_event *ev, uint64_t idx)
 {
 	struct rcpu *rc = &r->cpu[cpu->id];
@@ -280,11 +353,22 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 	case TLBSIM_EV_STORE:
 	case TLBSIM_EV_FETCH: {
 		struct tlbsim_xlate x;
+		int rc_x;
 
 		if (r->oracle)
 			chk_access(r->oracle, cpu->id, ev->access.va);
-		if (tlbsim_mmu_translate(cpu->mmu, ev->access.va, tlbsim_event_access(ev->kind), &x) == -TLBSIM_EINVAL)
+		rc_x = tlbsim_mmu_translate(cpu->mmu, ev->access.va, tlbsim_event_access(ev->kind),
+					    &x);
+		if (rc_x == -TLBSIM_EINVAL)
 			return fail(r, idx, "an access before any ttbr_write/cr3_write on its cpu");
+		if (rc_x == -TLBSIM_EFAULT && !fault_note(r, cpu->id, idx, ev->access.va))
+			return fail(r, idx, "out of memory for the faults");
+		/* Values: a load returns its word; a store gives none (the
+		 * trace formats carry no value for it). */
+		if (!rc_x && !(ev->kind == TLBSIM_EV_LOAD
+				   ? load_note(r, idx, x.pa)
+				   : ev->kind != TLBSIM_EV_STORE || word_store(r, x.pa, 0, false)))
+			return fail(r, idx, "out of memory for the values");
 		eng_charge(cpu->core, x.cycles ? x.cycles : 1);
 		return 0;
 	}
@@ -319,6 +403,12 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 			hw_dsb_local(&r->smp, cpu);
 		else
 			eng_charge(cpu->core, r->m->costs.dsb); /* LD/ST forms: ordering only */
+		return 0;
+	case TLBSIM_EV_DMB:
+		/* Orders explicit accesses only (Arm ARM C6.2 DMB): a replay runs
+		 * each cpu's events in order, so it only costs time; no public
+		 * figure for its cost, one cycle. */
+		eng_charge(cpu->core, 1);
 		return 0;
 	case TLBSIM_EV_ISB:
 		hw_isb(&r->smp, cpu);
@@ -372,6 +462,11 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 			return fail(r, idx, "table_free of a frame name never used");
 		if (tlbsim_physmem_free(r->pm, NAME_PFN(v)))
 			return fail(r, idx, "table_free of a frame already free");
+		/* A reused frame starts zeroed. */
+		for (level = 0; level < 512; level++) {
+			chk_map_del(&r->words, NAME_PFN(v) << 12 | level << 3 | 1);
+			chk_map_del(&r->unknown, NAME_PFN(v) << 12 | level << 3 | 1);
+		}
 		chk_map_del(&r->names, ev->table_free.pfn);
 		return 0;
 	case TLBSIM_EV_PTE_WRITE:
@@ -392,8 +487,11 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 				return r->rc;
 			if (tlbsim_physmem_write_desc(r->pm, NAME_PFN(v), (ev->phys_store.pa & 0xfff) / 8, raw))
 				return fail(r, idx, "phys_store into a table at a bad offset");
-		} else if (!data_frame(r, ev->phys_store.pa >> 12, 0)) {
+		} else if (!(pfn = data_frame(r, ev->phys_store.pa >> 12, 0))) {
 			return fail(r, idx, "out of simulated memory for a data frame");
+		} else if (!word_store(r, pfn << 12 | (ev->phys_store.pa & 0xfff),
+				       ev->phys_store.value, !ev->phys_store.unknown)) {
+			return fail(r, idx, "out of memory for the values");
 		}
 		eng_charge(cpu->core, 1);
 		return 0;
@@ -597,6 +695,36 @@ static char *stats_json(struct replay *r)
 	rep_json_set_u64(tot, "ignored_operands", r->unknown_ops);
 	json_object_set_new(root, "totals", tot);
 	json_object_set_new(root, "hazards", chk_json(r->oracle));
+	{
+		json_t *faults = json_array();
+		size_t k;
+
+		for (k = 0; k < r->nr_faults && k < 1000; k++) {
+			json_t *f = json_object();
+			char va[24];
+
+			snprintf(va, sizeof(va), "0x%llx", (unsigned long long)r->faults[k].va);
+			json_object_set_new(f, "event",
+					    json_integer((json_int_t)r->faults[k].event));
+			json_object_set_new(f, "cpu", json_integer(r->faults[k].cpu));
+			json_object_set_new(f, "va", json_string(va));
+			json_array_append_new(faults, f);
+		}
+		json_object_set_new(root, "faults", faults);
+		faults = json_array();
+		for (k = 0; k < r->nr_loads && k < 1000; k++) {
+			json_t *l = json_object();
+
+			json_object_set_new(l, "event",
+					    json_integer((json_int_t)r->loads[k].event));
+			json_object_set_new(l, "value",
+					    r->loads[k].known
+						? json_integer((json_int_t)r->loads[k].value)
+						: json_null());
+			json_array_append_new(faults, l);
+		}
+		json_object_set_new(root, "loads", faults);
+	}
 	json_object_set_new(root, "per_cpu", cpus);
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 	json_decref(root);
@@ -620,6 +748,10 @@ static void replay_fini(struct replay *r)
 	free(r->cpu);
 	free(r->ev);
 	free(r->started);
+	free(r->faults);
+	free(r->loads);
+	chk_map_fini(&r->words);
+	chk_map_fini(&r->unknown);
 	chk_map_fini(&r->names);
 	chk_map_fini(&r->tid_cpu);
 }

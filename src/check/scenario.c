@@ -50,6 +50,9 @@ struct scenario {
 	bool has_ets2;
 	char expect[TLBSIM_VERDICT_LEN];
 	char explore[8];	/* "", "hazard" or "safe" */
+	unsigned explore_kinds; /* the kinds exploration counts (bit KIND_FAULT: faults); 0: all */
+	bool want_faults;	/* expect or explore names fault outcomes (mode kernel) */
+	bool want_values;	/* expect names value@EVENT=V items (mode kernel) */
 	unsigned os_flags;	/* TLBSIM_OS_* */
 	enum tlbsim_isa isa;	/* the trace header's */
 	struct tlbsim_event *ev;
@@ -57,6 +60,20 @@ struct scenario {
 };
 
 /* ---- parsing ----------------------------------------------------------------- */
+
+/* An access that faulted (mode kernel): an outcome, not a diagnostic of
+ * the oracle; named "fault" in expect and explore, after the oracle's kinds. */
+#define KIND_FAULT CHK_NR_KINDS
+/* The value a load returned (mode kernel): "value@EVENT=V", V decimal. */
+#define KIND_VALUE (CHK_NR_KINDS + 1)
+
+/* The kind named @name: an oracle diagnostic, "fault" or "value"; -1 if none. */
+static int kind_find(const char *name)
+{
+	if (!strcmp(name, "fault"))
+		return KIND_FAULT;
+	return !strcmp(name, "value") ? KIND_VALUE : chk_kind_find(name);
+}
 
 /* The column (1-based) and byte offset of @p, a pointer into @line. */
 #define AT(p) lineno, (int)((p) - line) + 1, off + ((p) - line)
@@ -119,10 +136,13 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 			tlbsim_cpumask_set(&s->ets2, (unsigned)c);
 		}
 	} else if (!strcmp(key, "os")) {
-		if (strcmp(val, "no_nested_flush"))
-			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
-				       "os takes 'no_nested_flush', found '%s'", val);
-		s->os_flags |= TLBSIM_OS_NO_NESTED_FLUSH;
+		char why[256];
+		size_t at = 0;
+
+		/* The syntax of tlbsim run --os (tlbsim_os_options_parse()). */
+		if (tlbsim_os_options_parse(val, &s->os_flags, why, sizeof(why), &at))
+			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val + at), NULL, "os: %s",
+				       why);
 	} else if (!strcmp(key, "expect")) {
 		char items[TLBSIM_VERDICT_LEN], *tok, *save = NULL;
 		size_t have = strlen(s->expect);
@@ -141,13 +161,31 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 				break;
 			if (at)
 				*at = 0;
-			if (chk_kind_find(tok) < 0 ||
-			    (at && strcmp(at + 1, "*") && (!at[1] || (strtoull(at + 1, &end, 10), *end))))
-				return err_set(err, -TLBSIM_EPARSE, s->path, AT(val + (tok - items)), NULL,
-					       "expect takes 'safe' or items kind@event (event: a number "
-					       "or *; kinds: stale_use, walk_freed_table, walk_reused_table, "
-					       "incomplete_maintenance, bbm), found '%s%s%s'",
-					       tok, at ? "@" : "", at ? at + 1 : "");
+			if (kind_find(tok) == KIND_FAULT)
+				s->want_faults = true;
+			if (kind_find(tok) == KIND_VALUE) {
+				/* value@EVENT=V: a load's value, both numbers decimal. */
+				char *eq = at ? strchr(at + 1, '=') : NULL, *vend = NULL;
+
+				if (!eq || eq == at + 1 || !eq[1] ||
+				    (strtoull(eq + 1, &vend, 10), *vend))
+					return err_set(
+					    err, -TLBSIM_EPARSE, s->path, AT(val + (tok - items)),
+					    NULL,
+					    "a value item is value@EVENT=V (decimal), found "
+					    "'%s%s%s'",
+					    tok, at ? "@" : "", at ? at + 1 : "");
+				*eq = 0;
+				s->want_values = true;
+			}
+			if (kind_find(tok) < 0 || (at && strcmp(at + 1, "*") &&
+						   (!at[1] || (strtoull(at + 1, &end, 10), *end))))
+				return err_set(
+				    err, -TLBSIM_EPARSE, s->path, AT(val + (tok - items)), NULL,
+				    "expect takes 'safe' or items kind@event (event: a number "
+				    "or *; kinds: stale_use, walk_freed_table, walk_reused_table, "
+				    "incomplete_maintenance, bbm, fault), found '%s%s%s'",
+				    tok, at ? "@" : "", at ? at + 1 : "");
 			if (at && strcmp(at + 1, "*")) {
 				uint64_t ev = strtoull(at + 1, NULL, 10);
 
@@ -159,11 +197,32 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 			}
 		}
 	} else if (!strcmp(key, "explore")) {
-		if (strcmp(val, "hazard") && strcmp(val, "safe"))
-			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
-				       "explore is 'hazard' (some interleaving reaches one) or 'safe' "
-				       "(none does), found '%s'", val);
-		snprintf(s->explore, sizeof(s->explore), "%s", val);
+		char *tok, *save = NULL, *what = strtok_r(val, " \t", &save);
+
+		if (strcmp(what, "hazard") && strcmp(what, "safe"))
+			return err_set(
+			    err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
+			    "explore is 'hazard' (some interleaving reaches one) or 'safe' "
+			    "(none does), optionally followed by the kinds that count, "
+			    "found '%s'",
+			    what);
+		snprintf(s->explore, sizeof(s->explore), "%s", what);
+		/* "#@ explore hazard stale_use": only these kinds count, so a
+		 * BBM warning does not decide a question about a stale read. */
+		for (tok = strtok_r(NULL, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+			int k = kind_find(tok);
+
+			if (k < 0)
+				return err_set(
+				    err, -TLBSIM_EPARSE, s->path, AT(tok), NULL,
+				    "explore counts the kinds stale_use, walk_freed_table, "
+				    "walk_reused_table, incomplete_maintenance, bbm, fault; found "
+				    "'%s'",
+				    tok);
+			s->explore_kinds |= 1u << k;
+			if (k == KIND_FAULT)
+				s->want_faults = true;
+		}
 	} else {
 		return err_set(err, -TLBSIM_EPARSE, s->path, AT(key), NULL,
 			       "unknown directive '%s' (machine, policy, mode, order, ets2, expect, "
@@ -288,6 +347,40 @@ static int array_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *e
 	return 1;
 }
 
+/* Append to @reports an item of @kind per element of @list (the replay's
+ * "faults" or "loads": its event, and its value if it has one). */
+static void add_outcomes(json_t *reports, json_t *list, const char *kind)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(list, i, e)
+	{
+		json_t *item = json_object();
+
+		json_object_set_new(item, "kind", json_string(kind));
+		json_object_set(item, "event", json_object_get(e, "event"));
+		if (json_object_get(e, "value"))
+			json_object_set(item, "value", json_object_get(e, "value"));
+		json_array_append_new(reports, item);
+	}
+}
+
+/* Does an expect item "value@EVENT=..." name event @ev? */
+static bool names_value_of(const struct scenario *s, long long ev)
+{
+	char want[32];
+	const char *p = s->expect;
+	size_t n = (size_t)snprintf(want, sizeof(want), "value@%lld=", ev);
+
+	while ((p = strstr(p, want)))
+		if (p == s->expect || p[-1] == ' ' || p[-1] == '\t')
+			return true;
+		else
+			p += n;
+	return false;
+}
+
 /*
  * Run @s's events in @order (NULL: the file's) under @policy; *stats gets
  * the statistics JSON (caller frees), *found the diagnostics as
@@ -335,6 +428,12 @@ static int run_once(const struct scenario *s, const struct tlbsim_machine *m, co
 		return err_set(err, -TLBSIM_EINVAL, s->path, -1, -1, -1, NULL,
 			       "internal: statistics are not JSON: %s", jerr.text);
 	*reports = json_incref(json_object_get(json_object_get(st, "hazards"), "reports"));
+	/* Outcomes join the diagnostics: faults, and the values of loads
+	 * (those the expectation names are kept below). */
+	if (s->want_faults && *reports)
+		add_outcomes(*reports, json_object_get(st, "faults"), "fault");
+	if (s->want_values && *reports)
+		add_outcomes(*reports, json_object_get(st, "loads"), "value");
 	json_decref(st);
 	/* Back to the file's event indices. */
 	if (order && *reports) {
@@ -347,6 +446,21 @@ static int run_once(const struct scenario *s, const struct tlbsim_machine *m, co
 			if (json_is_integer(e) && (uint64_t)json_integer_value(e) < s->n)
 				json_object_set_new(r, "event",
 						    json_integer((json_int_t)order[json_integer_value(e)]));
+		}
+	}
+	if (s->want_values && *reports) {
+		/* Only the loads a value item names give an item. */
+		size_t i = 0;
+
+		while (i < json_array_size(*reports)) {
+			json_t *r = json_array_get(*reports, i);
+			const char *k = json_string_value(json_object_get(r, "kind"));
+
+			if (k && !strcmp(k, "value") &&
+			    !names_value_of(s, json_integer_value(json_object_get(r, "event"))))
+				json_array_remove(*reports, i);
+			else
+				i++;
 		}
 	}
 	return 0;
@@ -369,8 +483,19 @@ static void verdict(json_t *reports, char *out, size_t size)
 		char buf[96];
 		json_t *e = json_object_get(r, "event");
 
-		snprintf(buf, sizeof(buf), "%s@%lld", json_string_value(json_object_get(r, "kind")),
-			 json_is_integer(e) ? (long long)json_integer_value(e) : -1LL);
+		json_t *v = json_object_get(r, "value");
+		const char *kind = json_string_value(json_object_get(r, "kind"));
+
+		if (kind && !strcmp(kind, "value"))
+			snprintf(buf, sizeof(buf), "value@%lld=%s",
+				 json_is_integer(e) ? (long long)json_integer_value(e) : -1LL,
+				 json_is_integer(v) ? "" : "?");
+		else
+			snprintf(buf, sizeof(buf), "%s@%lld", kind ? kind : "?",
+				 json_is_integer(e) ? (long long)json_integer_value(e) : -1LL);
+		if (kind && !strcmp(kind, "value") && json_is_integer(v))
+			snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%llu",
+				 (unsigned long long)json_integer_value(v));
 		if (items)
 			items[k++] = strdup(buf);
 	}
@@ -445,6 +570,37 @@ struct explore {
 	int rc;
 };
 
+/* Does @reports hold a diagnostic of a kind exploration counts? */
+static bool counts(const struct scenario *s, json_t *reports)
+{
+	size_t i;
+	json_t *r;
+
+	if (!s->explore_kinds)
+		return json_array_size(reports) > 0;
+	json_array_foreach(reports, i, r)
+	{
+		const char *name = json_string_value(json_object_get(r, "kind"));
+		int k = name ? kind_find(name) : -1;
+
+		/* A value counts when it is the one the expectation names. */
+		if (k == KIND_VALUE) {
+			json_t *v = json_object_get(r, "value");
+			char item[64];
+
+			snprintf(item, sizeof(item), "value@%lld=%llu",
+				 (long long)json_integer_value(json_object_get(r, "event")),
+				 (unsigned long long)json_integer_value(v));
+			if (!json_is_integer(v) || !covered(item, s->expect, false))
+				continue;
+		}
+
+		if (k >= 0 && (s->explore_kinds >> k & 1))
+			return true;
+	}
+	return false;
+}
+
 static void explore_leaf(struct explore *x)
 {
 	char *stats = NULL;
@@ -460,7 +616,7 @@ static void explore_leaf(struct explore *x)
 		json_decref(reports);
 		return;
 	}
-	if (json_array_size(reports)) {
+	if (counts(x->s, reports)) {
 		if (!x->hazardous) {
 			char found[TLBSIM_VERDICT_LEN];
 			size_t len = 0;
@@ -515,9 +671,9 @@ static uint64_t actor_of(const struct scenario *s, const struct tlbsim_event *ev
 static bool is_setup(const struct tlbsim_event *ev)
 {
 	return ev->kind == TLBSIM_EV_PROC_CREATE || ev->kind == TLBSIM_EV_THREAD_CREATE ||
-	       ev->kind == TLBSIM_EV_FORK || ev->kind == TLBSIM_EV_SWITCH ||
-	       ev->kind == TLBSIM_EV_TABLE_ALLOC || ev->kind == TLBSIM_EV_TTBR_WRITE ||
-	       ev->kind == TLBSIM_EV_CR3_WRITE;
+	       ev->kind == TLBSIM_EV_KTHREAD_CREATE || ev->kind == TLBSIM_EV_FORK ||
+	       ev->kind == TLBSIM_EV_SWITCH || ev->kind == TLBSIM_EV_TABLE_ALLOC ||
+	       ev->kind == TLBSIM_EV_TTBR_WRITE || ev->kind == TLBSIM_EV_CR3_WRITE;
 }
 
 static int explore(const struct scenario *s, const struct tlbsim_machine *m, const char *policy,
@@ -617,6 +773,14 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 			     tlbsim_isa_name(m->isa));
 		goto out;
 	}
+	if ((s.want_faults || s.want_values) && !s.kernel) {
+		const struct where *w = s.at[D_EXPECT].line ? &s.at[D_EXPECT] : &s.at[D_EXPLORE];
+
+		rc = err_set(err, -TLBSIM_EPARSE, path, w->line, w->column, w->offset, NULL,
+			     "fault and value outcomes are those of mode kernel (in mode os the "
+			     "OS model handles page faults and keeps no data)");
+		goto out;
+	}
 	if (s.has_ets2) {
 		const struct where *w = &s.at[D_ETS2];
 		unsigned c;
@@ -661,7 +825,17 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 		goto out;
 	}
 	verdict(reports, res->found, sizeof(res->found));
-	res->hazards = json_array_size(reports);
+	{
+		size_t i;
+		json_t *r;
+
+		json_array_foreach(reports, i, r)
+		{
+			const char *k = json_string_value(json_object_get(r, "kind"));
+
+			res->hazards += !k || strcmp(k, "fault");
+		}
+	}
 	res->passed = matches(s.expect, res->found);
 	res->matched = res->passed;
 	if (opts->explore && s.explore[0]) {

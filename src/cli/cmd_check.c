@@ -23,7 +23,9 @@ static const char check_help[] =
 	"expected.  --explore also runs every interleaving of the per-thread (mode os)\n"
 	"or per-cpu (mode kernel) event lists of the scenarios with an 'explore'\n"
 	"directive, up to N (default 10000, depth first), and reports how many reach a hazard and\n"
-	"the first that does.  --policy runs every scenario under P instead of its\n"
+	"the first that does ('#@ explore safe stale_use' counts stale uses only; in mode\n"
+	"kernel 'fault' counts faulting accesses, also in '#@ expect fault@N').\n"
+	"--policy runs every scenario under P instead of its\n"
 	"own.  Exit status: 0 all passed, 1 some failed, 2 a scenario could not run.\n\n"
 	"example: tlbsim check --explore tests/hazards/*.tlbt\n";
 

@@ -3,6 +3,7 @@
  * tlbsim gen: write a generator's events to a trace file (or standard
  * output as text).
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,9 +94,15 @@ int cmd_gen(int argc, char **argv)
 			char line[TLBSIM_EVENT_LINE_MAX];
 
 			tlbsim_event_format(&ev, line, sizeof(line));
-			puts(line);
+			/* A full disk or a closed pipe: stop at once, not
+			 * after generating the rest for nothing. */
+			if (puts(line) == EOF)
+				break;
 		}
 		tlbsim_gen_destroy(g);
+		if (fflush(stdout) == EOF || ferror(stdout))
+			return cli_fail("gen: -: cannot write to standard output: %s",
+					errno ? strerror(errno) : "a write failed");
 		return CLI_OK;
 	}
 	tlbsim_error_clear(&err);
@@ -110,7 +117,15 @@ int cmd_gen(int argc, char **argv)
 		tlbsim_gen_destroy(g);
 		return cli_fail_err(&err);
 	}
+	/* Ctrl-C or SIGTERM: the temporary file goes, FILE stays as it was. */
+	cli_catch_sigint(NULL);
 	while (tlbsim_gen_next(g, &ev, NULL) > 0) {
+		if ((n & 0xfff) == 0 && cli_interrupted()) {
+			tlbsim_trace_writer_abort(w);
+			tlbsim_gen_destroy(g);
+			fprintf(stderr, "tlbsim: gen interrupted: %s left as it was\n", out);
+			return CLI_INTERRUPTED;
+		}
 		if (tlbsim_trace_writer_write(w, &ev, &err)) {
 			tlbsim_trace_writer_abort(w);
 			tlbsim_gen_destroy(g);

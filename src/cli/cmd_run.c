@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -25,7 +26,10 @@ struct run_opts {
 	const char *trace;
 	const char *plot;
 	int threads;
+	int jobs; /* compare: simulations at once, 0 = as many as the host's cpus allow */
 	uint64_t max_events, max_cycles;
+	uint64_t memory_frames; /* --memory, in 4 KiB frames (0: the default) */
+	unsigned os_flags;	/* --os, TLBSIM_OS_* */
 	bool quiet;
 	bool check;
 	bool kernel;
@@ -33,65 +37,142 @@ struct run_opts {
 };
 
 static const char run_help[] =
-	"usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT] [--check] [--kernel]\n"
-	"                  [--max-events N] [--max-cycles N] [--quiet] TRACE | --gen NAME [--param K=V,...]\n"
-	"                  [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n\n"
-	"Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
-	"events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
-	"flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
-	"default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
-	"writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
-	"--threads runs the cores on N host threads; results do not depend on N (on a\n"
-	"busy host, set OMP_WAIT_POLICY=passive so that waiting threads do not spin).\n"
-	"--max-events/--max-cycles stop early (0: no limit); the statistics are then marked\n"
-	"partial.\n"
-	"--check runs the hazard oracle (stale translations used, walks into freed page\n"
-	"tables, incomplete TLB maintenance, break-before-make skipped), lists what it\n"
-	"found and exits with status 1 if it found anything.\n"
-	"--kernel replays TRACE's kernel-level events (PTE writes, TLBI, DSB, TTBR/CR3\n"
-	"writes, INVLPG(B), table frees...) on the cpus they name, without the OS model\n"
-	"(include/tlbsim/check.h); execlog and insn traces always replay so.\n"
-	"--format names TRACE's format when it has no magic (execlog, champsim);\n"
-	"--isa and --linear-map (kernel VA = PA + ADDR) are for instruction traces\n"
-	"(execlog: the ISA defaults to the machine's).\n\n"
-	"example: tlbsim run --machine emag-32 --policy arm64-nr-active-mm \\\n"
-	"             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
+    "usage: tlbsim run --machine M [--policy P] [--os K=V,...] [--threads N] [--json OUT]\n"
+    "                  [--check] [--memory SIZE] [--max-events N] [--max-cycles N] [--quiet]\n"
+    "                  [--kernel] [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n"
+    "                  (TRACE | --gen NAME [--param K=V,...])\n\n"
+    "Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
+    "events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
+    "flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
+    "default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
+    "writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
+    "--os sets OS-model options, as older or newer kernels behave:\n"
+    "  fault_lock=split|mm|lockless  how faults and PTE changes lock: a lock per\n"
+    "                                PTE-table page (default), the mm-wide\n"
+    "                                page_table_lock (Linux 2.6.8), or faults by\n"
+    "                                cmpxchg on their PTE (the 2004 fast path)\n"
+    "  lru_add_drain=0|1             drain the cpu's LRU add batch under the\n"
+    "                                lruvec lock on every madvise/munmap zap\n"
+    "  per_vma_lock=0|1              faults take their VMA's lock, not mmap_lock\n"
+    "                                (Linux 6.4)\n"
+    "  no_nested_flush=0|1           no mm_tlb_flush_nested() (Linux < 4.15)\n"
+    "The table after the per-cpu one says where the shared kernel lines (locks,\n"
+    "mm_cpumask, tlb_gen, ...) cost transfers and waiting.\n"
+    "--threads runs the cores on N host threads; results do not depend on N (on a\n"
+    "busy host, set OMP_WAIT_POLICY=passive so that waiting threads do not spin).\n"
+    "--memory is the simulated physical memory, bytes with K/M/G suffixes (default\n"
+    "64G); a run that needs more stops with an error naming the event.\n"
+    "--max-events/--max-cycles stop early (0: no limit); the statistics are then marked\n"
+    "partial.\n"
+    "--check runs the hazard oracle (stale translations used, walks into freed page\n"
+    "tables, incomplete TLB maintenance, break-before-make skipped), lists what it\n"
+    "found and exits with status 1 if it found anything.\n"
+    "--kernel replays TRACE's kernel-level events (PTE writes, TLBI, DSB, TTBR/CR3\n"
+    "writes, INVLPG(B), table frees...) on the cpus they name, without the OS model\n"
+    "(include/tlbsim/check.h); execlog and insn traces always replay so.\n"
+    "TRACE's ISA must be the machine's: an x86-64 trace runs on x86-64 machines only.\n"
+    "A user-level trace (accesses, threads, processes, memory syscalls: a recording's\n"
+    "or a generator's) means the same on either ISA, and 'tlbsim convert --retarget\n"
+    "arm64 IN OUT' makes an x86-64 recording one that the arm64 machines and\n"
+    "policies replay; kernel-level traces (INVLPG, TLBI ...) cannot be retargeted.\n"
+    "--format names TRACE's format when it has no magic (execlog, champsim);\n"
+    "--isa and --linear-map (kernel VA = PA + ADDR) are for instruction traces\n"
+    "(execlog: the ISA defaults to the machine's).\n\n"
+    "exit status: 0 success, 1 hazards found under --check, 2 usage or input error,\n"
+    "130 interrupted\n\n"
+    "example: tlbsim run --machine emag-32 --policy arm64-nr-active-mm \\\n"
+    "             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
 
 static const char compare_help[] =
-	"usage: tlbsim compare --machine M --policies P1,P2,... [--threads N] [--json OUT] [--check]\n"
-	"                      [--max-events N] [--max-cycles N] [--plot FILE.svg|FILE.png]\n"
-	"                      TRACE | --gen NAME [--param K=V,...]\n\n"
-	"Runs the same workload under each policy and prints the key figures side by\n"
-	"side, with the ratio of each to the first policy's.  --json writes every run's\n"
-	"statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
-	"with gnuplot.  Without --policies, every policy of the machine's ISA is run.\n\n"
-	"example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
-	"             traces/samples/zstd-threads.tlbt.xz\n";
+    "usage: tlbsim compare --machine M [--policies P1,P2,...] [--os K=V,...] [--threads N]\n"
+    "                      [--jobs N] [--json OUT] [--check] [--memory SIZE] [--max-events N]\n"
+    "                      [--max-cycles N] [--plot FILE.svg|FILE.png] [--quiet] [--format F]\n"
+    "                      [--isa x86-64|arm64] [--linear-map ADDR]\n"
+    "                      (TRACE | --gen NAME [--param K=V,...])\n\n"
+    "Runs the same workload under each policy.  First the answer: which policy spends\n"
+    "the fewest cycles on TLB coherence (IPIs sent, IPI handlers, broadcasts\n"
+    "received, waiting for acknowledgements, DSB or TLBSYNC, local flushes and\n"
+    "TLBI/INVLPGB issue, walks after flushes, mmap_lock waits while the holder\n"
+    "flushes), how many times as many each other spends, where each spends them and\n"
+    "the run times; then those cycles by kind, and the key figures side by side with\n"
+    "the ratio of each to the first policy's.  --json writes every run's statistics\n"
+    "as one JSON array (idle time included); --plot draws the coherence cycles by kind\n"
+    "per policy and the run times with gnuplot.  Without --policies, every policy of\n"
+    "the machine's ISA is run (x86-invlpgb only on a machine with INVLPGB); at most\n"
+    "16.  The runs are independent simulations: --jobs N runs N at once on host\n"
+    "threads (default: the host's cpus divided by --threads), with the same results\n"
+    "as one at a time; a terminal shows a progress line per policy.  The other\n"
+    "options are run's (tlbsim run --help).\n\n"
+    "exit status: 0 success, 1 hazards found under --check, 2 usage or input error,\n"
+    "130 interrupted\n\n"
+    "example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
+    "             traces/samples/shell-loop.tlbt.xz\n";
 
-enum { OPT_MAX_EVENTS = 256, OPT_MAX_CYCLES, OPT_QUIET, OPT_CHECK, OPT_KERNEL, OPT_FORMAT, OPT_ISA,
-       OPT_LINEAR_MAP };
+enum {
+	OPT_MAX_EVENTS = 256,
+	OPT_MAX_CYCLES,
+	OPT_QUIET,
+	OPT_CHECK,
+	OPT_KERNEL,
+	OPT_FORMAT,
+	OPT_ISA,
+	OPT_LINEAR_MAP,
+	OPT_MEMORY,
+	OPT_OS,
+	OPT_JOBS
+};
+
+/* --memory bounds: 1 MiB (the kernel's and a process's first tables fit)
+ * to 2^52 bytes (the 2^40 frames of tlbsim_physmem_create(), x86-64's
+ * 52-bit MAXPHYADDR). */
+#define MEMORY_MIN (1ull << 20)
+#define MEMORY_MAX (1ull << 52)
+
+/* --memory SIZE: bytes, K/M/G suffixes as generator parameters take them. */
+static int parse_memory(const char *cmd, const char *arg, uint64_t *frames)
+{
+	uint64_t bytes;
+
+	if (tlbsim_size_parse(arg, &bytes) || bytes % 4096 || bytes < MEMORY_MIN ||
+	    bytes > MEMORY_MAX)
+		return cli_fail(
+		    "%s: --memory expects bytes of simulated physical memory, a multiple of "
+		    "4 KiB from 1M to 4194304G (K/M/G suffixes: 128G), found '%s'",
+		    cmd, arg);
+	*frames = bytes / 4096;
+	return 0;
+}
+
+/* Policies compare runs at most (a table wider than that is unreadable). */
+#define MAX_POLICIES 16
+
+/* parse() printed the help: the command exits 0. */
+#define PARSE_HELP (-1)
 
 static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 {
 	static const struct option longopts[] = {
-		{"machine", required_argument, NULL, 'm'},
-		{"policy", required_argument, NULL, 'p'},
-		{"policies", required_argument, NULL, 'P'},
-		{"threads", required_argument, NULL, 't'},
-		{"json", required_argument, NULL, 'j'},
-		{"gen", required_argument, NULL, 'g'},
-		{"param", required_argument, NULL, 'k'},
-		{"plot", required_argument, NULL, 'o'},
-		{"max-events", required_argument, NULL, OPT_MAX_EVENTS},
-		{"max-cycles", required_argument, NULL, OPT_MAX_CYCLES},
-		{"quiet", no_argument, NULL, OPT_QUIET},
-		{"check", no_argument, NULL, OPT_CHECK},
-		{"kernel", no_argument, NULL, OPT_KERNEL},
-		{"format", required_argument, NULL, OPT_FORMAT},
-		{"isa", required_argument, NULL, OPT_ISA},
-		{"linear-map", required_argument, NULL, OPT_LINEAR_MAP},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"machine", required_argument, NULL, 'm'},
+	    {"policy", required_argument, NULL, 'p'},
+	    {"policies", required_argument, NULL, 'P'},
+	    {"threads", required_argument, NULL, 't'},
+	    {"json", required_argument, NULL, 'j'},
+	    {"gen", required_argument, NULL, 'g'},
+	    {"param", required_argument, NULL, 'k'},
+	    {"plot", required_argument, NULL, 'o'},
+	    {"max-events", required_argument, NULL, OPT_MAX_EVENTS},
+	    {"max-cycles", required_argument, NULL, OPT_MAX_CYCLES},
+	    {"quiet", no_argument, NULL, OPT_QUIET},
+	    {"check", no_argument, NULL, OPT_CHECK},
+	    {"kernel", no_argument, NULL, OPT_KERNEL},
+	    {"format", required_argument, NULL, OPT_FORMAT},
+	    {"isa", required_argument, NULL, OPT_ISA},
+	    {"linear-map", required_argument, NULL, OPT_LINEAR_MAP},
+	    {"memory", required_argument, NULL, OPT_MEMORY},
+	    {"os", required_argument, NULL, OPT_OS},
+	    {"jobs", required_argument, NULL, OPT_JOBS},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -104,6 +185,10 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 
 		switch (c) {
 		case 'm':
+			if (o->machine)
+				return cli_fail("%s: --machine given twice ('%s', then '%s'): one "
+						"machine a run",
+						argv[0], o->machine, optarg);
 			o->machine = optarg;
 			break;
 		case 'p':
@@ -111,6 +196,11 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 			if ((c == 'P') != compare)
 				return cli_fail("%s: unknown option '%s' (see --help)", argv[0],
 						argv[optind - 1]);
+			if (o->policy)
+				return cli_fail(
+				    "%s: %s given twice ('%s', then '%s'): %s", argv[0],
+				    compare ? "--policies" : "--policy", o->policy, optarg,
+				    compare ? "one list, P1,P2,..." : "one policy a run");
 			o->policy = optarg;
 			break;
 		case 't':
@@ -142,6 +232,23 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 						c == OPT_MAX_EVENTS ? "--max-events" : "--max-cycles",
 						optarg);
 			break;
+		case OPT_JOBS:
+			o->jobs = (int)strtol(optarg, &end, 10);
+			if (!compare || *end || o->jobs < 1 || o->jobs > 64)
+				return cli_fail("%s: --jobs expects 1..64 (compare only), found '%s'",
+						argv[0], optarg);
+			break;
+		case OPT_MEMORY:
+			if (parse_memory(argv[0], optarg, &o->memory_frames))
+				return CLI_USAGE;
+			break;
+		case OPT_OS: {
+			char why[256];
+
+			if (tlbsim_os_options_parse(optarg, &o->os_flags, why, sizeof(why), NULL))
+				return cli_fail("%s: --os: %s", argv[0], why);
+			break;
+		}
 		case OPT_QUIET:
 			o->quiet = true;
 			break;
@@ -160,7 +267,7 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 			break;
 		case 'h':
 			fputs(compare ? compare_help : run_help, stdout);
-			exit(CLI_OK);
+			return PARSE_HELP;
 		default:
 			return cli_fail("%s: unknown or incomplete option '%s' (see --help)", argv[0],
 					argv[optind - 1]);
@@ -207,9 +314,10 @@ static void add_trace_stats(struct cli_source *src, char **text)
 	json_decref(st);
 }
 
-/* Runs the workload of @o under @policy; *stats receives the parsed JSON. */
+/* Runs the workload of @o under @policy; *stats receives the parsed JSON.
+ * @report: where compare follows the run from another thread, or NULL. */
 static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, const char *policy,
-		    json_t **stats)
+		    struct cli_progress *report, json_t **stats)
 {
 	struct tlbsim_sim_config cfg = {0};
 	struct tlbsim_error err;
@@ -229,6 +337,10 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		      : cli_source_open_gen(&src, o->gen, o->params, m->isa);
 	if (rc)
 		return rc;
+	if (report) {
+		src.report = report;
+		src.progress = false;
+	}
 	if (o->trace) {
 		const struct tlbsim_trace_info *info = tlbsim_trace_info(src.trace);
 
@@ -236,8 +348,11 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 			enum tlbsim_isa isa = info->isa;
 
 			cli_source_close(&src);
-			return cli_fail("%s: the trace is %s but machine %s is %s", o->trace,
-					tlbsim_isa_name(isa), m->name, tlbsim_isa_name(m->isa));
+			return cli_fail("%s: the trace is %s but machine %s is %s (a user-level "
+					"trace, a recording's or a generator's, can be replayed on "
+					"it after 'tlbsim convert --retarget %s IN OUT')",
+					o->trace, tlbsim_isa_name(isa), m->name,
+					tlbsim_isa_name(m->isa), tlbsim_isa_name(m->isa));
 		}
 	}
 	if (o->trace && (o->kernel || tlbsim_trace_info(src.trace)->format == TLBSIM_TRACE_EXECLOG ||
@@ -245,6 +360,13 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		struct tlbsim_replay_config rcfg = {.machine = m, .ordered = 1, .check = o->check,
 						    .max_events = o->max_events, .name = o->trace};
 
+		if (o->memory_frames) {
+			cli_source_close(&src);
+			return cli_fail(
+			    "%s: --memory sizes the OS model's memory; a kernel-level replay "
+			    "uses the frames its trace names",
+			    o->trace);
+		}
 		tlbsim_error_clear(&err);
 		rc = tlbsim_replay_run(&rcfg, cli_source_next, &src, &text, &err);
 		if (!rc)
@@ -259,6 +381,8 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 	cfg.threads = o->threads;
 	cfg.max_events = o->max_events;
 	cfg.max_cycles = o->max_cycles;
+	cfg.memory_frames = o->memory_frames;
+	cfg.os_flags = o->os_flags;
 	cfg.check = o->check;
 	cfg.name = o->trace ? o->trace : o->gen;
 	tlbsim_error_clear(&err);
@@ -266,9 +390,9 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		cli_source_close(&src);
 		return cli_fail_err(&err);
 	}
-	cli_catch_sigint(sim);
+	cli_sigint_add(sim);
 	rc = tlbsim_sim_run_batch(sim, cli_source_next_batch, &src, &err);
-	cli_catch_sigint(NULL);
+	cli_sigint_remove(sim);
 	cli_source_close(&src);
 	if (rc < 0) {
 		tlbsim_sim_destroy(sim);
@@ -293,47 +417,205 @@ static uint64_t u(json_t *o, const char *key)
 	return (uint64_t)json_integer_value(json_object_get(o, key));
 }
 
-static double pct(uint64_t hit, uint64_t miss)
+/*
+ * A counter of @o (a per_cpu element or "totals"), when it has it: the
+ * kernel-level replay's JSON has fewer keys (docs/stats-schema.md), and
+ * its MMU counters only under "mmu", from which the TLB columns are read.
+ * Returns false when @o has no such counter: the table prints "-", never
+ * a zero the run did not count.
+ */
+static bool cell(json_t *o, const char *key, uint64_t *v)
 {
-	return hit + miss ? 100.0 * hit / (hit + miss) : 0.0;
+	static const struct {
+		const char *key, *level, *what;
+	} from_mmu[] = {
+	    {"tlb_l1i_hits", "l1i", "hits"}, {"tlb_l1i_misses", "l1i", "misses"},
+	    {"tlb_l1d_hits", "l1d", "hits"}, {"tlb_l1d_misses", "l1d", "misses"},
+	    {"tlb_l2_hits", "l2", "hits"},   {"tlb_l2_misses", "l2", "misses"},
+	    {"walks", NULL, "walks"},	     {"walk_cycles", NULL, "walk_cycles"},
+	};
+	json_t *x = json_object_get(o, key), *mmu = json_object_get(o, "mmu");
+
+	if (json_is_integer(x)) {
+		*v = (uint64_t)json_integer_value(x);
+		return true;
+	}
+	for (size_t i = 0; mmu && i < sizeof(from_mmu) / sizeof(from_mmu[0]); i++)
+		if (!strcmp(key, from_mmu[i].key)) {
+			json_t *l =
+			    from_mmu[i].level ? json_object_get(mmu, from_mmu[i].level) : mmu;
+
+			x = json_object_get(l, from_mmu[i].what);
+			*v = (uint64_t)json_integer_value(x);
+			return json_is_integer(x);
+		}
+	return false;
 }
 
-static double pwc_rate(json_t *mmu)
+/* The total of @key: "totals"' own, else the sum of every cpu's cell(). */
+static bool total_cell(json_t *st, const char *key, uint64_t *v)
 {
-	json_t *pwc = json_object_get(mmu, "pwc"), *l;
-	uint64_t h = 0, m = 0;
+	json_t *c;
+	uint64_t x;
 	size_t i;
 
-	json_array_foreach(pwc, i, l) {
-		h += u(l, "hits");
-		m += u(l, "misses");
+	if (cell(json_object_get(st, "totals"), key, v))
+		return true;
+	*v = 0;
+	json_array_foreach(json_object_get(st, "per_cpu"), i, c)
+	{
+		if (!cell(c, key, &x))
+			return false;
+		*v += x;
 	}
-	return pct(h, m);
+	return i > 0;
 }
 
-static void row(json_t *c, const char *label, json_t *mmu_src, const char *haz)
+/* A whole-number cell, @w wide, or "-". */
+static void print_count(int w, bool have, uint64_t v)
 {
-	json_t *mmu = mmu_src ? json_object_get(mmu_src, "mmu") : NULL;
-	double l1 = pct(u(c, "tlb_l1d_hits") + u(c, "tlb_l1i_hits"),
-			u(c, "tlb_l1d_misses") + u(c, "tlb_l1i_misses"));
-	double l2 = pct(u(c, "tlb_l2_hits"), u(c, "tlb_l2_misses"));
-
-	printf("%-5s %14llu %11llu %6.2f %6.2f ", label, (unsigned long long)u(c, "cycles"),
-	       (unsigned long long)u(c, "events"), l1, l2);
-	if (mmu)
-		printf("%6.2f ", pwc_rate(mmu));
+	if (have)
+		printf(" %*llu", w, (unsigned long long)v);
 	else
-		printf("%6s ", "-");
-	printf("%9llu %7llu %6llu/%llu/%llu/%llu/%llu %8llu %8llu %8llu %12llu %12llu %3s\n",
-	       (unsigned long long)u(c, "walks"), (unsigned long long)u(c, "faults"),
-	       (unsigned long long)u(c, "flushes_local"), (unsigned long long)u(c, "flushes_ipi"),
-	       (unsigned long long)u(c, "flushes_broadcast"),
-	       (unsigned long long)u(c, "flushes_invlpgb"),
-	       (unsigned long long)u(c, "flushes_skipped"), (unsigned long long)u(c, "ipis_sent"),
-	       (unsigned long long)u(c, "ipis_received"),
-	       (unsigned long long)u(c, "tlbi_broadcasts_received"),
-	       (unsigned long long)u(c, "stolen_cycles"), (unsigned long long)u(c, "waiting_cycles"),
-	       haz);
+		printf(" %*s", w, "-");
+}
+
+/* A hit rate, percent, or "-" when nothing was looked up (or not counted). */
+static void print_rate(bool have, uint64_t hits, uint64_t misses)
+{
+	if (have && hits + misses)
+		printf(" %6.2f", 100.0 * (double)hits / (double)(hits + misses));
+	else
+		printf(" %6s", "-");
+}
+
+/* A table column: a counter (@key), or one of the composite cells. */
+enum col_kind { COL_COUNT, COL_L1, COL_L2, COL_PWC, COL_FLUSH };
+struct col {
+	const char *head;
+	enum col_kind kind;
+	const char *key;
+	int width;
+};
+
+/* The OS model's columns, and the kernel-level replay's (no OS: no
+ * faults, flush requests or IPIs; its own DSB and INVLPGB counts). */
+static const struct col os_cols[] = {
+    {"cycles", COL_COUNT, "cycles", 14},
+    {"events", COL_COUNT, "events", 11},
+    {"L1%", COL_L1, NULL, 6},
+    {"L2%", COL_L2, NULL, 6},
+    {"PWC%", COL_PWC, NULL, 6},
+    {"walks", COL_COUNT, "walks", 9},
+    {"faults", COL_COUNT, "faults", 7},
+    {"flush l/i/b/g/s", COL_FLUSH, NULL, 18},
+    {"IPIs-out", COL_COUNT, "ipis_sent", 8},
+    {"IPIs-in", COL_COUNT, "ipis_received", 8},
+    {"bcast-in", COL_COUNT, "tlbi_broadcasts_received", 8},
+    {"stolen", COL_COUNT, "stolen_cycles", 12},
+    {"waiting", COL_COUNT, "waiting_cycles", 12},
+    {NULL, 0, NULL, 0},
+};
+static const struct col replay_cols[] = {
+    {"cycles", COL_COUNT, "cycles", 14},
+    {"events", COL_COUNT, "events", 11},
+    {"L1%", COL_L1, NULL, 6},
+    {"L2%", COL_L2, NULL, 6},
+    {"PWC%", COL_PWC, NULL, 6},
+    {"walks", COL_COUNT, "walks", 9},
+    {"DSBs", COL_COUNT, "dsbs", 7},
+    {"bcast-out", COL_COUNT, "tlbi_broadcasts_sent", 9},
+    {"bcast-in", COL_COUNT, "tlbi_broadcasts_received", 8},
+    {"INVLPGB-out", COL_COUNT, "invlpgb_sent", 11},
+    {"stolen", COL_COUNT, "stolen_cycles", 12},
+    {"waiting", COL_COUNT, "waiting_cycles", 12},
+    {NULL, 0, NULL, 0},
+};
+
+/* @key of the row: a cpu's (@st NULL) or the total of @st. */
+static bool get(json_t *c, json_t *st, const char *key, uint64_t *v)
+{
+	return st ? total_cell(st, key, v) : cell(c, key, v);
+}
+
+/* The PWC hit rate over every level: a cpu's @c, or every cpu of @st. */
+static void print_pwc(json_t *c, json_t *st)
+{
+	uint64_t h = 0, m = 0;
+	bool have = false;
+	json_t *l, *cpu;
+	size_t i, k;
+
+	json_array_foreach(st ? json_object_get(st, "per_cpu") : NULL, k, cpu)
+	{
+		json_array_foreach(json_object_get(json_object_get(cpu, "mmu"), "pwc"), i, l)
+		{
+			h += u(l, "hits");
+			m += u(l, "misses");
+			have = true;
+		}
+	}
+	json_array_foreach(st ? NULL : json_object_get(json_object_get(c, "mmu"), "pwc"), i, l)
+	{
+		h += u(l, "hits");
+		m += u(l, "misses");
+		have = true;
+	}
+	print_rate(have, h, m);
+}
+
+/* One row: cpu @c, or the total of @st (with @c NULL). */
+static void row(const struct col *cols, json_t *c, json_t *st, const char *label, const char *haz)
+{
+	static const char *const flush_keys[] = {"flushes_local", "flushes_ipi",
+						 "flushes_broadcast", "flushes_invlpgb",
+						 "flushes_skipped"};
+	uint64_t v, h1, h2, m1, m2;
+	bool have;
+
+	printf("%-5s", label);
+	for (; cols->head; cols++) {
+		switch (cols->kind) {
+		case COL_COUNT:
+			/* The total's cycles are the simulated time. */
+			if (st && !strcmp(cols->key, "cycles"))
+				have = cell(st, "cycles", &v);
+			else
+				have = get(c, st, cols->key, &v);
+			print_count(cols->width, have, v);
+			break;
+		case COL_L1:
+			have = get(c, st, "tlb_l1d_hits", &h1) && get(c, st, "tlb_l1i_hits", &h2) &&
+			       get(c, st, "tlb_l1d_misses", &m1) &&
+			       get(c, st, "tlb_l1i_misses", &m2);
+			print_rate(have, have ? h1 + h2 : 0, have ? m1 + m2 : 0);
+			break;
+		case COL_L2:
+			have = get(c, st, "tlb_l2_hits", &h1) && get(c, st, "tlb_l2_misses", &m1);
+			print_rate(have, have ? h1 : 0, have ? m1 : 0);
+			break;
+		case COL_PWC:
+			print_pwc(c, st);
+			break;
+		case COL_FLUSH: {
+			char buf[96];
+			size_t n = 0;
+
+			for (unsigned k = 0; k < 5; k++) {
+				have = get(c, st, flush_keys[k], &v);
+				n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s", k ? "/" : "");
+				if (have)
+					n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%llu",
+							      (unsigned long long)v);
+				else
+					n += (size_t)snprintf(buf + n, sizeof(buf) - n, "-");
+			}
+			printf(" %*s", cols->width, buf);
+			break;
+		}
+		}
+	}
+	printf(" %3s\n", haz);
 }
 
 /* Hazards found, or -1 when the run was not checked. */
@@ -346,8 +628,9 @@ static long long hazards(json_t *st)
 	return (long long)u(h, "total");
 }
 
-/* The oracle's findings: counts by kind and the first reports. */
-static void print_hazards(json_t *st)
+/* The oracle's findings: counts by kind and the first reports; where the
+ * rest are (the JSON at @json, or nowhere without --json). */
+static void print_hazards(json_t *st, const char *json)
 {
 	json_t *h = json_object_get(st, "hazards"), *r;
 	const char *k;
@@ -363,7 +646,18 @@ static void print_hazards(json_t *st)
 	printf("\n");
 	json_array_foreach(json_object_get(h, "reports"), i, r) {
 		if (i == 10) {
-			printf("  ... (all in the JSON's \"hazards\".\"reports\")\n");
+			size_t more = json_array_size(json_object_get(h, "reports")) - 10;
+
+			if (json)
+				printf("  ... %zu more%s in %s (\"hazards\".\"reports\")\n", more,
+				       json_is_true(json_object_get(h, "reports_truncated"))
+					   ? " (the first 1000 kept)"
+					   : "",
+				       json);
+			else
+				printf("  ... %zu more not shown (--json OUT keeps them, up to "
+				       "1000)\n",
+				       more);
 			break;
 		}
 		printf("  %s: event %lld, cpu %lld, cycle %lld, mm %lld asid %lld, va %s, frame %s: %s\n",
@@ -378,35 +672,112 @@ static void print_hazards(json_t *st)
 	}
 }
 
+/* What a run did that the trace did not ask for, or could not do: each
+ * is shown in the tables and warned about on stderr when not 0. */
+struct anomaly {
+	const char *label;
+	const char *obj, *key; /* the counter: @obj (NULL: the top level) . @key */
+	const char *what;
+};
+
+static const struct anomaly anomalies[] = {
+    {"segv", "totals", "segv", "accesses outside any mapping or not permitted, skipped"},
+    {"bad syscalls", "totals", "bad_syscalls",
+     "syscalls with a range outside the user address space, failed"},
+    {"unknown-thread events", "os", "unknown_thread_events",
+     "events of threads no event created, not run"},
+    {"ignored events", "totals", "ignored_events",
+     "kernel-level events in thread streams, not applied by the OS model"},
+    {"switches folded", "os", "switches_folded",
+     "switch events naming cpus the machine lacks, run on cpu % cpus"},
+    {"ignored operands", "totals", "ignored_operands",
+     "TLBI/DC/system-register operands the trace did not show"},
+    {"unknown instructions", "trace", "unknown_insns",
+     "instructions that became no event (trace.unknown_by_mnemonic)"},
+    {NULL, NULL, NULL, NULL},
+};
+
+static uint64_t anomaly(json_t *st, const struct anomaly *a)
+{
+	return u(a->obj ? json_object_get(st, a->obj) : st, a->key);
+}
+
+/* One warning on stderr per anomaly of run @st (of @what: the policy). */
+static void warn_anomalies(json_t *st, const char *what)
+{
+	for (const struct anomaly *a = anomalies; a->key; a++)
+		if (anomaly(st, a))
+			fprintf(stderr, "tlbsim: warning: %s: %llu %s (%s; %s.%s in the JSON)\n",
+				what, (unsigned long long)anomaly(st, a), a->label, a->what,
+				a->obj ? a->obj : "", a->key);
+}
+
+/* Where the shared kernel lines cost (the "lines" totals), kinds touched
+ * only; "wait%" is each kind's share of all cpus' waiting cycles. */
+static void print_lines(json_t *st)
+{
+	json_t *lines = json_object_get(st, "lines"), *l;
+	uint64_t waiting = u(json_object_get(st, "totals"), "waiting_cycles");
+	const char *kind;
+	bool any = false;
+
+	json_object_foreach(lines, kind, l)
+	{
+		if (!u(l, "accesses"))
+			continue;
+		if (!any)
+			printf("%-16s %12s %12s %16s %16s %16s %6s\n", "shared line", "accesses",
+			       "transfers", "transfer cycles", "wait cycles", "held cycles",
+			       "wait%");
+		any = true;
+		printf("%-16s %12llu %12llu %16llu %16llu %16llu %6.2f\n", kind,
+		       (unsigned long long)u(l, "accesses"), (unsigned long long)u(l, "transfers"),
+		       (unsigned long long)u(l, "transfer_cycles"),
+		       (unsigned long long)u(l, "wait_cycles"),
+		       (unsigned long long)u(l, "hold_cycles"),
+		       waiting ? 100.0 * (double)u(l, "wait_cycles") / (double)waiting : 0.0);
+	}
+}
+
 static void print_run_table(json_t *st)
 {
-	json_t *cpus = json_object_get(st, "per_cpu"), *c, *tot = json_object_get(st, "totals");
+	bool replay = json_object_get(st, "mode") != NULL;
+	const struct col *cols = replay ? replay_cols : os_cols, *k;
+	json_t *c;
 	size_t i;
 	char label[24];
 
 	printf("%s on %s (%s, %llu cpus), policy %s%s\n", "tlbsim run",
 	       json_string_value(json_object_get(st, "machine")),
-	       json_string_value(json_object_get(st, "isa")),
-	       (unsigned long long)u(st, "cpus"), json_string_value(json_object_get(st, "policy")),
+	       json_string_value(json_object_get(st, "isa")), (unsigned long long)u(st, "cpus"),
+	       json_string_value(json_object_get(st, "policy")),
 	       json_is_true(json_object_get(st, "partial")) ? " [partial]" : "");
-	printf("%-5s %14s %11s %6s %6s %6s %9s %7s %18s %8s %8s %8s %12s %12s %3s\n", "cpu",
-	       "cycles", "events", "L1%", "L2%", "PWC%", "walks", "faults", "flush l/i/b/g/s",
-	       "IPIs-out", "IPIs-in", "bcast-in", "stolen", "waiting", "haz");
-	json_array_foreach(cpus, i, c) {
+	printf("%-5s", "cpu");
+	for (k = cols; k->head; k++)
+		printf(" %*s", k->width, k->head);
+	printf(" %3s\n", "haz");
+	json_array_foreach(json_object_get(st, "per_cpu"), i, c)
+	{
 		snprintf(label, sizeof(label), "%zu", i);
-		row(c, label, c, "");
+		row(cols, c, NULL, label, "");
 	}
-	json_object_set_new(tot, "cycles", json_integer((json_int_t)u(st, "cycles")));
 	if (hazards(st) >= 0)
 		snprintf(label, sizeof(label), "%lld", hazards(st));
 	else
 		snprintf(label, sizeof(label), "-");
-	row(tot, "total", NULL, label);
-	printf("simulated time %.6f s (%llu cycles at %.2f GHz), %llu events\n",
+	row(cols, NULL, st, "total", label);
+	/* Events run, not those read ahead (a capped run reads past them). */
+	printf("simulated time %.6f s (%llu cycles at %.2f GHz), %llu events run",
 	       json_real_value(json_object_get(st, "seconds")), (unsigned long long)u(st, "cycles"),
 	       json_real_value(json_object_get(st, "freq_ghz")),
-	       (unsigned long long)u(st, "events_read"));
-	print_hazards(st);
+	       (unsigned long long)u(json_object_get(st, "totals"), "events"));
+	if (u(st, "events_read") != u(json_object_get(st, "totals"), "events"))
+		printf(" (%llu read)", (unsigned long long)u(st, "events_read"));
+	printf("\n");
+	for (const struct anomaly *a = anomalies; a->key; a++)
+		if (anomaly(st, a))
+			printf("%s: %llu (%s)\n", a->label, (unsigned long long)anomaly(st, a),
+			       a->what);
 }
 
 static int load_machine(const char *name, struct tlbsim_machine **m)
@@ -438,14 +809,20 @@ int cmd_run(int argc, char **argv)
 	json_t *st = NULL;
 	int rc = parse(argc, argv, &o, false);
 
+	if (rc == PARSE_HELP)
+		return CLI_OK;
 	if (rc || (rc = cli_check_output(o.json)) || (rc = load_machine(o.machine, &m)))
 		return rc;
-	rc = simulate(&o, m, o.policy, &st);
+	rc = simulate(&o, m, o.policy, NULL, &st);
 	tlbsim_machine_free(m);
 	if (rc)
 		return rc;
-	if (!o.quiet)
+	if (!o.quiet) {
 		print_run_table(st);
+		print_lines(st);
+		print_hazards(st, o.json);
+	}
+	warn_anomalies(st, json_string_value(json_object_get(st, "policy")));
 	if (o.json)
 		rc = write_json(o.json, st);
 	if (!rc && o.check && hazards(st) > 0)
@@ -458,106 +835,89 @@ int cmd_run(int argc, char **argv)
 
 /* ---- compare ---------------------------------------------------------------------- */
 
-struct metric {
-	const char *label;
-	const char *key; /* in "totals", or NULL for the top level */
-	bool top;
+/* The figures compare prints, and merge's default statistics (the key
+ * as cli_stat() takes it). */
+const struct cli_metric cli_metrics[] = {
+    {"simulated cycles", "cycles"},
+    {"busy cycles", "busy_cycles"},
+    {"waiting cycles", "waiting_cycles"},
+    {"stolen cycles", "stolen_cycles"},
+    {"idle cycles", "idle_cycles"},
+    {"flushes, local", "flushes_local"},
+    {"flushes, IPI", "flushes_ipi"},
+    {"flushes, broadcast", "flushes_broadcast"},
+    {"flushes, INVLPGB", "flushes_invlpgb"},
+    {"flushes, skipped", "flushes_skipped"},
+    {"IPIs sent", "ipis_sent"},
+    {"TLBI broadcasts received", "tlbi_broadcasts_received"},
+    {"INVLPGB received", "invlpgb_received"},
+    {"page walks", "walks"},
+    {"walk cycles", "walk_cycles"},
+    {"page faults", "faults"},
+    {"context switches", "context_switches"},
+    {"line transfer cycles", "line_transfer_cycles"},
+    {"line wait cycles", "line_wait_cycles"},
+    {NULL, NULL},
 };
 
-static const struct metric metrics[] = {
-	{"simulated cycles", "cycles", true},
-	{"busy cycles", "busy_cycles", false},
-	{"waiting cycles", "waiting_cycles", false},
-	{"stolen cycles", "stolen_cycles", false},
-	{"idle cycles", "idle_cycles", false},
-	{"flushes, local", "flushes_local", false},
-	{"flushes, IPI", "flushes_ipi", false},
-	{"flushes, broadcast", "flushes_broadcast", false},
-	{"flushes, INVLPGB", "flushes_invlpgb", false},
-	{"flushes, skipped", "flushes_skipped", false},
-	{"IPIs sent", "ipis_sent", false},
-	{"TLBI broadcasts received", "tlbi_broadcasts_received", false},
-	{"INVLPGB received", "invlpgb_received", false},
-	{"page walks", "walks", false},
-	{"walk cycles", "walk_cycles", false},
-	{"page faults", "faults", false},
-	{"context switches", "context_switches", false},
+const json_t *cli_stat(const json_t *st, const char *name)
+{
+	const json_t *v = st;
+	char part[128];
+	const char *p = name, *dot;
+
+	if (!strchr(name, '.')) {
+		v = json_object_get(st, name);
+		if (json_is_number(v))
+			return v;
+		v = json_object_get(json_object_get(st, "totals"), name);
+		return json_is_number(v) ? v : NULL;
+	}
+	while ((dot = strchr(p, '.')) && v) {
+		snprintf(part, sizeof(part), "%.*s", (int)(dot - p), p);
+		v = json_object_get(v, part);
+		p = dot + 1;
+	}
+	v = v ? json_object_get(v, p) : NULL;
+	return json_is_number(v) ? v : NULL;
+}
+
+static uint64_t metric(json_t *st, const struct cli_metric *mt)
+{
+	return (uint64_t)json_integer_value(cli_stat(st, mt->key));
+}
+
+/* One policy's run for cli_run_policies(). */
+struct compare_ctx {
+	const struct run_opts *o;
+	const struct tlbsim_machine *m;
 };
 
-static uint64_t metric(json_t *st, const struct metric *mt)
+static int compare_one(void *arg, const char *policy, struct cli_progress *p, void **stats)
 {
-	return mt->top ? u(st, mt->key) : u(json_object_get(st, "totals"), mt->key);
-}
+	struct compare_ctx *cx = arg;
 
-/* A chart is drawn as SVG or PNG, chosen by the file's extension. */
-static bool plot_ext_ok(const char *path)
-{
-	const char *ext = strrchr(path, '.');
-
-	return ext && (!strcmp(ext, ".svg") || !strcmp(ext, ".png"));
-}
-
-/* Where the cycles went, one bar per policy (gnuplot, stacked histogram). */
-static int plot(const char *path, json_t *runs, char **names, unsigned n)
-{
-	char data[] = "/tmp/tlbsim-plot-XXXXXX", tmp[4096];
-	const char *ext = strrchr(path, '.');
-	bool png = ext && !strcmp(ext, ".png");
-	FILE *f, *gp;
-	unsigned i;
-	int fd, rc;
-
-	/* The extension was checked before the runs (cmd_compare). */
-	fd = mkstemp(data);
-	if (fd < 0 || !(f = fdopen(fd, "w")))
-		return cli_fail("--plot: cannot create a data file: %s", strerror(errno));
-	fprintf(f, "policy busy waiting stolen idle\n");
-	for (i = 0; i < n; i++) {
-		json_t *t = json_object_get(json_array_get(runs, i), "totals");
-
-		fprintf(f, "%s %llu %llu %llu %llu\n", names[i], (unsigned long long)u(t, "busy_cycles"),
-			(unsigned long long)u(t, "waiting_cycles"),
-			(unsigned long long)u(t, "stolen_cycles"), (unsigned long long)u(t, "idle_cycles"));
-	}
-	fclose(f);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d%s", path, (int)getpid(), png ? ".png" : ".svg");
-	gp = popen("gnuplot >/dev/null 2>&1", "w");
-	if (!gp) {
-		unlink(data);
-		return cli_fail("--plot: cannot run gnuplot (scripts/install-deps installs it)");
-	}
-	fprintf(gp,
-		"set terminal %s size 900,500\nset output '%s'\n"
-		"set title 'Where the cycles went (all cpus)'\nset ylabel 'cycles'\n"
-		"set style data histograms\nset style histogram rowstacked\n"
-		"set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key outside\n"
-		"set format y '%%.1s%%c'\n"
-		"plot '%s' using 2:xtic(1) title columnheader, '' using 3 title columnheader, "
-		"'' using 4 title columnheader, '' using 5 title columnheader\n",
-		png ? "pngcairo" : "svg", tmp, data);
-	rc = pclose(gp);
-	unlink(data);
-	if (rc || access(tmp, R_OK) || rename(tmp, path)) {
-		unlink(tmp);
-		return cli_fail("--plot: gnuplot could not draw %s", path);
-	}
-	return 0;
+	return simulate(cx->o, cx->m, policy, p, (json_t **)stats);
 }
 
 int cmd_compare(int argc, char **argv)
 {
 	struct tlbsim_machine *m = NULL;
-	char *names[16], *list = NULL, *save = NULL, *tok;
+	char *names[MAX_POLICIES], *list = NULL, *save = NULL, *tok;
 	json_t *runs = json_array();
 	unsigned n = 0, i, k;
 	struct run_opts o;
 	int hazard_rc = 0;
 	int rc = parse(argc, argv, &o, true);
 
+	if (rc == PARSE_HELP) {
+		rc = CLI_OK;
+		goto out;
+	}
 	if (rc || (rc = cli_check_output(o.json)) || (rc = cli_check_output(o.plot)) ||
 	    (rc = load_machine(o.machine, &m)))
 		goto out;
-	if (o.plot && !plot_ext_ok(o.plot)) {
+	if (o.plot && !cli_plot_ext_ok(o.plot)) {
 		rc = cli_fail("--plot: the file must end in .svg or .png: '%s'", o.plot);
 		goto out;
 	}
@@ -575,36 +935,67 @@ int cmd_compare(int argc, char **argv)
 				len += (size_t)snprintf(list + len, 1024 - len, "%s%s", len ? "," : "",
 							p->name);
 	}
-	for (tok = strtok_r(list, ",", &save); tok && n < 16; tok = strtok_r(NULL, ",", &save))
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == MAX_POLICIES) {
+			rc = cli_fail("compare: at most %d policies at a time, found more in '%s'",
+				      MAX_POLICIES, o.policy);
+			goto out;
+		}
 		names[n++] = tok;
+	}
 	if (!n) {
 		rc = cli_fail("compare: --policies names no policy");
 		goto out;
 	}
-	/* Every policy must resolve before the first long run starts. */
-	for (i = 0; i < n; i++) {
-		struct tlbsim_sim_config cfg = {.machine = m, .policy = names[i], .threads = 1};
+	/* Every policy must resolve before the first long run starts; of the
+	 * default list, those the machine cannot run (x86-invlpgb without
+	 * INVLPGB) are left out, saying so. */
+	for (i = k = 0; i < n; i++) {
+		struct tlbsim_sim_config cfg = {
+		    .machine = m, .policy = names[i], .threads = 1, .os_flags = o.os_flags};
 		struct tlbsim_error err;
 		tlbsim_sim *probe = NULL;
 
 		tlbsim_error_clear(&err);
 		if (tlbsim_sim_create(&cfg, &probe, &err)) {
+			if (!o.policy && err.code == -TLBSIM_ENOTSUP) {
+				fprintf(stderr, "tlbsim: compare: %s left out: %s\n", names[i],
+					err.text);
+				continue;
+			}
 			rc = cli_fail_err(&err);
 			goto out;
 		}
 		tlbsim_sim_destroy(probe);
+		names[k++] = names[i];
 	}
-	for (i = 0; i < n; i++) {
-		json_t *st;
+	n = k;
+	/* The trace must open before anything runs, too. */
+	if (o.trace && strcmp(o.trace, "-") && access(o.trace, R_OK)) {
+		rc = cli_fail("%s: cannot read: %s", o.trace, strerror(errno));
+		goto out;
+	}
+	{
+		struct compare_ctx cx = {.o = &o, .m = m};
+		void *st[16];
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned jobs = o.jobs ? (unsigned)o.jobs
+				       : (unsigned)(cpus > o.threads ? cpus / o.threads : 1);
+		struct stat sb;
 
-		if (!o.quiet)
-			fprintf(stderr, "running %s...\n", names[i]);
-		rc = simulate(&o, m, names[i], &st);
+		rc = cli_run_policies(names, n, jobs, o.quiet,
+				      o.trace && !stat(o.trace, &sb) ? (uint64_t)sb.st_size : 0,
+				      compare_one, &cx, st);
+		/* the runs made are the first ones (an interrupt starts no more) */
+		for (i = 0; i < n; i++)
+			if (st[i] && !rc) {
+				warn_anomalies(st[i], names[i]);
+				json_array_append_new(runs, st[i]);
+			} else {
+				json_decref(st[i]);
+			}
 		if (rc)
 			goto out;
-		json_array_append_new(runs, st);
-		if (cli_interrupted())
-			break;
 	}
 	n = (unsigned)json_array_size(runs);
 	printf("tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
@@ -614,16 +1005,17 @@ int cmd_compare(int argc, char **argv)
 			printf("[partial] %s stopped early (--max-events, --max-cycles or "
 			       "interrupted): its figures cover only part of the workload\n",
 			       names[i]);
-	printf("%-26s", "");
+	cli_compare_answer(stdout, runs, names, n);
+	printf("%-26s", "Key figures (all cpus)");
 	for (i = 0; i < n; i++)
 		printf(" %18s %7s", names[i], i ? "ratio" : "");
 	printf("\n");
-	for (k = 0; k < sizeof(metrics) / sizeof(metrics[0]); k++) {
-		uint64_t base = metric(json_array_get(runs, 0), &metrics[k]);
+	for (k = 0; cli_metrics[k].key; k++) {
+		uint64_t base = metric(json_array_get(runs, 0), &cli_metrics[k]);
 
-		printf("%-26s", metrics[k].label);
+		printf("%-26s", cli_metrics[k].label);
 		for (i = 0; i < n; i++) {
-			uint64_t v = metric(json_array_get(runs, i), &metrics[k]);
+			uint64_t v = metric(json_array_get(runs, i), &cli_metrics[k]);
 
 			printf(" %18llu", (unsigned long long)v);
 			if (i && base)
@@ -631,6 +1023,18 @@ int cmd_compare(int argc, char **argv)
 			else
 				printf(" %7s", i ? "-" : "");
 		}
+		printf("\n");
+	}
+	/* The anomalies, where any run has one. */
+	for (const struct anomaly *a = anomalies; a->key; a++) {
+		for (i = 0; i < n && !anomaly(json_array_get(runs, i), a); i++)
+			;
+		if (i == n)
+			continue;
+		printf("%-26s", a->label);
+		for (i = 0; i < n; i++)
+			printf(" %18llu %7s",
+			       (unsigned long long)anomaly(json_array_get(runs, i), a), "");
 		printf("\n");
 	}
 	printf("%-26s", "simulated seconds");
@@ -654,7 +1058,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (o.json && (rc = write_json(o.json, runs)))
 		goto out;
-	if (o.plot && (rc = plot(o.plot, runs, names, n)))
+	if (o.plot && (rc = cli_compare_plot(o.plot, runs, names, n, m->name)))
 		goto out;
 	if (cli_interrupted())
 		rc = CLI_INTERRUPTED;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,17 @@ int cli_fail_run_err(struct tlbsim_error *err, const char *path,
 	 * changed since): the message has the event index alone. */
 	(void)rc;
 	return cli_fail_err(err);
+}
+
+size_t cli_appendf(char *buf, size_t len, size_t used, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(used < len ? buf + used : NULL, used < len ? len - used : 0, fmt, ap);
+	va_end(ap);
+	return used + (n > 0 ? (size_t)n : 0);
 }
 
 double cli_now(void)
@@ -146,22 +158,53 @@ int cli_check_output(const char *path)
  * system or timeout(1) sends: it deserves the same partial results.
  */
 
-static tlbsim_sim *volatile running_sim;
+/* The simulations running (tlbsim compare runs several at once). */
+#define MAX_RUNNING 64
+static tlbsim_sim *_Atomic running_sims[MAX_RUNNING];
 static volatile sig_atomic_t interrupted;
 
 static void on_sigint(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-	if (running_sim)
-		tlbsim_sim_stop(running_sim);
+	for (unsigned i = 0; i < MAX_RUNNING; i++) {
+		tlbsim_sim *s = atomic_load(&running_sims[i]);
+
+		if (s)
+			tlbsim_sim_stop(s);
+	}
+}
+
+void cli_sigint_add(tlbsim_sim *sim)
+{
+	for (unsigned i = 0; i < MAX_RUNNING; i++) {
+		tlbsim_sim *none = NULL;
+
+		if (atomic_compare_exchange_strong(&running_sims[i], &none, sim))
+			break;
+	}
+	/* stopped before it was registered: stop it now */
+	if (interrupted)
+		tlbsim_sim_stop(sim);
+	cli_catch_sigint(NULL);
+}
+
+void cli_sigint_remove(tlbsim_sim *sim)
+{
+	for (unsigned i = 0; i < MAX_RUNNING; i++) {
+		tlbsim_sim *me = sim;
+
+		if (atomic_compare_exchange_strong(&running_sims[i], &me, NULL))
+			break;
+	}
 }
 
 void cli_catch_sigint(tlbsim_sim *sim)
 {
 	struct sigaction sa;
 
-	running_sim = sim;
+	if (sim)
+		cli_sigint_add(sim);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
@@ -287,8 +330,18 @@ int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct
 	rc = s->trace ? tlbsim_trace_next_batch(s->trace, ev, max, err) : gen_batch(s, ev, max);
 	if (rc > 0) {
 		/* Progress each time the count passes a multiple of 65536. */
-		if (((s->events + (uint64_t)rc) >> 16) != (s->events >> 16) && s->progress)
-			progress(s);
+		if (((s->events + (uint64_t)rc) >> 16) != (s->events >> 16)) {
+			if (s->progress)
+				progress(s);
+			if (s->report) {
+				atomic_store_explicit(&s->report->events, s->events + (uint64_t)rc,
+						      memory_order_relaxed);
+				if (s->trace)
+					atomic_store_explicit(&s->report->bytes,
+							      tlbsim_trace_bytes_read(s->trace),
+							      memory_order_relaxed);
+			}
+		}
 		s->events += (uint64_t)rc;
 	}
 	return rc;
@@ -331,7 +384,11 @@ static int cmd_list(int argc, char **argv)
 		return argc == 2 ? CLI_OK : CLI_USAGE;
 	}
 	if (!strcmp(what, "machines")) {
-		tlbsim_machine_list(print_machine, NULL);
+		if (!tlbsim_machine_list(print_machine, NULL))
+			return cli_fail("list machines: no machine description found (looked in "
+					"$TLBSIM_MODELS, the install's share/tlbsim/models and the "
+					"source tree's models/): set TLBSIM_MODELS to a models "
+					"directory, or name a machine's JSON file");
 	} else if (!strcmp(what, "policies")) {
 		const struct tlbsim_policy *p;
 
@@ -379,17 +436,37 @@ int cmd_gen(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_litmus(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 const struct cli_cmd cli_cmds[] = {
-	{"run", "simulate a trace or a generator under one policy", cmd_run},
-	{"compare", "the same workload under several policies, side by side", cmd_compare},
-	{"gen", "write a generator's events to a trace file", cmd_gen},
-	{"record", "record a program's memory accesses and syscalls under valgrind", cmd_record},
-	{"convert", "convert a trace (text, binary, lackey, champsim) to text or binary", cmd_convert},
-	{"check", "run hazard scenarios and judge them against their expected verdicts", cmd_check},
-	{"list", "list machines, policies or generators", cmd_list},
-	{NULL, NULL, NULL},
+    {"run", "simulate a trace or a generator under one policy", cmd_run},
+    {"compare", "the same workload under several policies, side by side", cmd_compare},
+    {"gen", "write a generator's events to a trace file", cmd_gen},
+    {"record", "record a program's memory accesses and syscalls under valgrind", cmd_record},
+    {"convert", "convert a trace (text, binary, lackey, champsim) to text or binary", cmd_convert},
+    {"check", "run hazard scenarios and judge them against their expected verdicts", cmd_check},
+    {"litmus", "judge Arm VMSA litmus tests (herd7 format): Allowed or Forbidden", cmd_litmus},
+    {"sweep", "expand a spec into many runs, on Slurm (job array) or on this machine", cmd_sweep},
+    {"merge", "gather a sweep's results into one table (CSV, JSON) and charts", cmd_merge},
+    {"list", "list machines, policies or generators", cmd_list},
+    {NULL, NULL, NULL},
 };
+
+/*
+ * What a command printed (tables, summaries, a trace on "-") reached
+ * standard output, or the command fails: a full disk or /dev/full makes
+ * exit status 2, as a failed -o FILE does, never 0 with the output cut.
+ */
+static int stdout_flushed(int rc)
+{
+	errno = 0;
+	if (fflush(stdout) != EOF && !ferror(stdout))
+		return rc;
+	cli_fail("standard output: cannot write: %s", errno ? strerror(errno) : "a write failed");
+	return rc == CLI_INTERRUPTED ? rc : CLI_USAGE;
+}
 
 int main(int argc, char **argv)
 {
@@ -401,15 +478,15 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("tlbsim %s\n", tlbsim_version());
-		return CLI_OK;
+		return stdout_flushed(CLI_OK);
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return CLI_OK;
+		return stdout_flushed(CLI_OK);
 	}
 	for (i = 0; cli_cmds[i].name; i++)
 		if (!strcmp(argv[1], cli_cmds[i].name))
-			return cli_cmds[i].main(argc - 1, argv + 1);
+			return stdout_flushed(cli_cmds[i].main(argc - 1, argv + 1));
 	usage(stderr);
 	return cli_fail("unknown command '%s'", argv[1]);
 }

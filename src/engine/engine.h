@@ -4,7 +4,7 @@
  * messages delivered in a fixed order, blocking, and OpenMP parallelism
  * with results independent of the number of threads.
  *
- * Model (DESIGN.md "Time"):
+ * Model (README.md, "How a run works"):
  *  - Time is a global cycle count; each core has its own clock `now`.
  *  - The engine advances all cores in windows [W, W + L), L no longer than
  *    the smallest cross-core latency, so nothing a core sends can take

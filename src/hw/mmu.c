@@ -9,7 +9,7 @@
  *    level from simulated physical memory (Intel SDM vol. 3 4.10.3.2; Arm ARM
  *    D8.13 "intermediate caching of translation table walks");
  *  - not-present descriptors are never cached (SDM 4.10.2.3, 4.10.3.1;
- *    HAZARD-RULES rule 1);
+ *    docs/hazard-rules.md rule 1);
  *  - a page larger than a TLB serves is splintered into the largest size it
  *    serves (as real L1 TLBs without 1G entries do);
  *  - a permission failure drops the entries for the page in the current
@@ -55,6 +55,7 @@ struct tlbsim_mmu {
 	uint64_t root_pfn;
 	uint16_t asid;
 	unsigned cpu_id;
+	struct hw_ghosts ghosts; /* what invalidations removed from l1i, l1d, l2 */
 	struct tlbsim_mmu_stats st;
 };
 
@@ -171,9 +172,12 @@ static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access acc
 	unsigned k;
 
 	mmu->st.faults++;
-	hw_tlb_invalidate(l1 == &mmu->l1d ? &mmu->l1i : &mmu->l1d, &sel);
-	if (l1->nr_splinters)
-		hw_tlb_invalidate(l1, &sel);
+	/* In fault_invalidate()'s order: the ghosts of what goes are kept
+	 * in that order. */
+	if (l1 != &mmu->l1i || l1->nr_splinters)
+		hw_tlb_invalidate(&mmu->l1i, &sel);
+	if (l1 != &mmu->l1d || l1->nr_splinters)
+		hw_tlb_invalidate(&mmu->l1d, &sel);
 	if (mmu->l2.nr_splinters)
 		hw_tlb_invalidate(&mmu->l2, &sel);
 	sel.asid_match = HW_ASID_EQ;
@@ -254,6 +258,10 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 
 			if (d.prot & TLBSIM_PROT_GLOBAL)
 				e.flags |= HW_TLBE_GLOBAL;
+			if (hw_ghosts_take(&mmu->ghosts, va, e.size_shift, e.asid)) {
+				mmu->st.walks_after_flush++;
+				mmu->st.walk_cycles_after_flush += cycles;
+			}
 			mmu->st.walk_cycles += cycles;
 			mmu->st.pte_reads += out->pte_reads;
 			out->cycles += cycles;
@@ -498,7 +506,7 @@ int tlbsim_mmu_write_ttbr0(tlbsim_mmu *mmu, uint64_t root_pfn, uint16_t asid)
 		return -TLBSIM_ENOTSUP;
 	if (mmu->m->asid_bits < 16 && (asid >> mmu->m->asid_bits) != 0)
 		return -TLBSIM_ERANGE;
-	/* Arm ARM D8.13 / HAZARD-RULES rule 9: a TTBR write invalidates
+	/* Arm ARM D8.13 / docs/hazard-rules.md rule 9: a TTBR write invalidates
 	 * nothing; old-ASID entries merely stop matching. */
 	mmu->root_pfn = root_pfn;
 	mmu->asid = asid;
@@ -523,7 +531,7 @@ int tlbsim_mmu_invpcid(tlbsim_mmu *mmu, unsigned type, uint16_t pcid, uint64_t v
 {
 	if (mmu->isa != TLBSIM_ISA_X86_64)
 		return -TLBSIM_ENOTSUP;
-	/* SDM 4.10.4.1 "INVPCID" (HAZARD-RULES rule 16). */
+	/* SDM 4.10.4.1 "INVPCID" (docs/hazard-rules.md rule 16). */
 	switch (type) {
 	case 0: /* mappings of @pcid that would translate @va, globals kept */
 		invalidate(mmu, TLBSIM_INVAL_INVPCID0, &SEL_VA(va, HW_ASID_EQ, pcid),
@@ -556,7 +564,7 @@ int tlbsim_mmu_tlbi(tlbsim_mmu *mmu, enum tlbsim_tlbi_op op, uint64_t va, uint16
 	if (mmu->isa != TLBSIM_ISA_ARM64)
 		return -TLBSIM_ENOTSUP;
 	/*
-	 * Arm system-register descriptions of TLBI (HAZARD-RULES rules 2-3):
+	 * Arm system-register descriptions of TLBI (docs/hazard-rules.md rules 2-3):
 	 * non-last-level forms remove entries from every level of the walk
 	 * for that VA; the *ALE1 forms only final-level entries.  By-VA forms
 	 * also hit global entries for the VA.
@@ -597,7 +605,7 @@ int tlbsim_mmu_tlbi(tlbsim_mmu *mmu, enum tlbsim_tlbi_op op, uint64_t va, uint16
 			   &SEL_ALL(HW_ASID_ANY, 0));
 		return 0;
 	/*
-	 * HAZARD-RULES rule 11 (isla test 17): IPAS2E1IS removes stage-2-only
+	 * docs/hazard-rules.md rule 11 (isla test 17): IPAS2E1IS removes stage-2-only
 	 * entries; combined stage-1+2 entries, all this model keeps, survive.
 	 */
 	case TLBSIM_TLBI_IPAS2E1:
@@ -710,8 +718,10 @@ tlbsim_mmu *tlbsim_mmu_create(const struct tlbsim_machine *m, tlbsim_physmem *pm
 	    &mmu->st.l1d_misses;
 	mmu->l1_misses_of[TLBSIM_ACCESS_FETCH] = &mmu->st.l1i_misses;
 	if (hw_tlb_init(&mmu->l1i, &m->l1i, 0) || hw_tlb_init(&mmu->l1d, &m->l1d, 0) ||
-	    hw_tlb_init(&mmu->l2, &m->l2, 0))
+	    hw_tlb_init(&mmu->l2, &m->l2, 0) ||
+	    hw_ghosts_init(&mmu->ghosts, m->l1i.entries + m->l1d.entries + m->l2.entries))
 		goto fail;
+	mmu->l1i.ghosts = mmu->l1d.ghosts = mmu->l2.ghosts = &mmu->ghosts;
 	for (k = 1; k < mmu->levels; k++) {
 		if (hw_tlb_init(&mmu->pwc[k], &m->pwc[k], hw_level_shift(k)))
 			goto fail;
@@ -735,6 +745,7 @@ void tlbsim_mmu_destroy(tlbsim_mmu *mmu)
 	hw_tlb_fini(&mmu->l2);
 	for (k = 0; k < TLBSIM_MAX_PT_LEVELS; k++)
 		hw_tlb_fini(&mmu->pwc[k]);
+	hw_ghosts_fini(&mmu->ghosts);
 	free(mmu);
 }
 

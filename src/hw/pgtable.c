@@ -7,10 +7,10 @@
  * The editing rules follow Linux mm/memory.c and mm/pgtable-generic.c:
  * intermediate tables are allocated zeroed and linked before the leaf is
  * written below them (__pte_alloc: a new table is complete, all entries
- * not-present, when its parent descriptor publishes it; HAZARD-RULES test
+ * not-present, when its parent descriptor publishes it; docs/hazard-rules.md test
  * 5); emptied tables stay linked until free_pgd_range() unlinks them, deepest
  * first, and hands them to the flush policy, which frees them only after
- * the invalidations it needs (HAZARD-RULES 1, 12, 13).
+ * the invalidations it needs (docs/hazard-rules.md rules 1, 12, 13).
  *
  * Only the user half of the address space is modelled: x86-64 VAs below
  * 2^47 (4-level) or 2^56 (5-level), SDM vol. 3A 4.5; arm64 TTBR0_EL1 VAs

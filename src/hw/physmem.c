@@ -57,6 +57,8 @@ struct frame_meta {
  * @free_slots: stack of recyclable pool slots
  * @nr_free_slots: depth of @free_slots (its capacity is @cap_pages)
  * @nr_used: frames in use per kind
+ * @nr_peak: the most frames ever in use at once, per kind; [TLBSIM_FRAME_FREE]:
+ *           of both kinds together
  * @writes: global descriptor write counter, the version of the last write
  * @obs: the observer told of allocations, frees and writes (hw/observe.h);
  *       @obs.ops NULL: none
@@ -75,6 +77,7 @@ struct tlbsim_physmem {
 	uint32_t *free_slots;
 	uint32_t nr_free_slots;
 	uint64_t nr_used[3];
+	uint64_t nr_peak[3];
 	uint64_t writes;
 	struct hw_observer obs;
 };
@@ -190,6 +193,17 @@ static int take_frame(tlbsim_physmem *pm, uint64_t *pfn)
 	return 0;
 }
 
+/* Frames of @kind were allocated: the peaks. */
+static inline void note_peak(tlbsim_physmem *pm, enum tlbsim_frame_kind kind)
+{
+	uint64_t all = pm->nr_used[TLBSIM_FRAME_DATA] + pm->nr_used[TLBSIM_FRAME_TABLE];
+
+	if (pm->nr_used[kind] > pm->nr_peak[kind])
+		pm->nr_peak[kind] = pm->nr_used[kind];
+	if (all > pm->nr_peak[TLBSIM_FRAME_FREE])
+		pm->nr_peak[TLBSIM_FRAME_FREE] = all;
+}
+
 int tlbsim_physmem_alloc(tlbsim_physmem *pm, enum tlbsim_frame_kind kind, uint64_t *pfn)
 {
 	uint32_t slot = NO_SLOT;
@@ -214,6 +228,7 @@ int tlbsim_physmem_alloc(tlbsim_physmem *pm, enum tlbsim_frame_kind kind, uint64
 	pm->meta[frame].kind = (uint8_t)kind;
 	pm->meta[frame].slot = slot;
 	pm->nr_used[kind]++;
+	note_peak(pm, kind);
 	if (slot != NO_SLOT)
 		pm->pages[slot]->pfn = frame; /* take_slot() zeroed the rest */
 	*pfn = frame;
@@ -261,6 +276,7 @@ int tlbsim_physmem_alloc_block(tlbsim_physmem *pm, unsigned order, uint64_t *pfn
 		pm->meta[f].kind = TLBSIM_FRAME_DATA;
 		pm->nr_used[TLBSIM_FRAME_DATA]++;
 	}
+	note_peak(pm, TLBSIM_FRAME_DATA);
 	*pfn = first;
 	return 0;
 }
@@ -305,6 +321,18 @@ uint64_t tlbsim_physmem_nr_used(const tlbsim_physmem *pm, enum tlbsim_frame_kind
 	if (!pm || (kind != TLBSIM_FRAME_DATA && kind != TLBSIM_FRAME_TABLE))
 		return 0;
 	return pm->nr_used[kind];
+}
+
+uint64_t tlbsim_physmem_nr_peak(const tlbsim_physmem *pm, enum tlbsim_frame_kind kind)
+{
+	if (!pm || kind > TLBSIM_FRAME_TABLE)
+		return 0;
+	return pm->nr_peak[kind];
+}
+
+uint64_t tlbsim_physmem_nr_frames(const tlbsim_physmem *pm)
+{
+	return pm ? pm->max_frames : 0;
 }
 
 struct hw_table_page *hw_physmem_table(const tlbsim_physmem *pm, uint64_t pfn)

@@ -113,7 +113,7 @@ static void arm64_decode(unsigned level, uint64_t raw, struct hw_pte *out)
 	/*
 	 * A page or block with AF = 0 takes an Access flag fault (no
 	 * hardware AF management modelled); faulting descriptors are never
-	 * cached (HAZARD-RULES 1), so the walker must see it as absent.
+	 * cached (docs/hazard-rules.md rules 1), so the walker must see it as absent.
 	 */
 	if (!(raw & ARM_AF))
 		return;

@@ -14,7 +14,7 @@
  * numbering (Arm level 0) holds tables only.
  *
  * Descriptors that make the walk fault decode as not present, since a
- * faulting descriptor is never cached (HAZARD-RULES 1 and 13): x86 PS set
+ * faulting descriptor is never cached (docs/hazard-rules.md rules 1 and 13): x86 PS set
  * in a PML4E/PML5E (reserved bit); arm64 bit 1 clear at our levels 0 and 3
  * (reserved / no 512 GiB blocks), and arm64 leaves with AF clear (Access
  * flag fault; hardware AF update is not modelled).  Encoded leaves always

@@ -49,6 +49,10 @@ enum os_vma_flags {
 	OS_VMA_HEAP = 1u << 4, /* the brk area */
 };
 
+/* Bits of mm_cpumask in one 64-byte cache line, and lines per mask. */
+#define OS_CPUMASK_LINE_BITS 512
+#define OS_CPUMASK_LINES (TLBSIM_NR_CPUS / OS_CPUMASK_LINE_BITS)
+
 /* A virtual memory area: [start, end), page-aligned, prot TLBSIM_PROT_*. */
 struct os_vma {
 	uint64_t start, end;
@@ -84,6 +88,12 @@ struct os_mm_stats {
  *        (Linux mm->tlb_flush_pending)
  * @lock_writer/@lock_readers: mmap_lock: 1 + the cpu holding it for
  *        writing (0: none), and the number of read holders
+ * @cpumask_line/@nr_active_line/@tlb_gen_line/@ptl_line/@mmap_line: the
+ *        mm's shared lines (the line model, os/lines.c): mm_cpumask, one
+ *        line per 512 cpus; nr_active_mm; mm->context.tlb_gen;
+ *        mm->page_table_lock; the mmap_lock's count
+ * @vma_line_index: VMA start (>> 12, + 1) -> the index of its per-VMA
+ *        lock's line in os->line_chunk (os/lines.c)
  * @st: counters
  */
 struct os_mm {
@@ -98,6 +108,9 @@ struct os_mm {
 	unsigned lock_writer;
 	unsigned lock_readers;
 	unsigned tlb_flush_pending;
+	struct fab_line cpumask_line[OS_CPUMASK_LINES];
+	struct fab_line nr_active_line, tlb_gen_line, ptl_line, mmap_line;
+	struct chk_map vma_line_index;
 	struct os_mm_stats st;
 };
 
@@ -210,6 +223,14 @@ struct os_spill {
 	char dir[256];
 };
 
+/* A memory syscall read and not yet returned (src/os/hb.c): [@start,
+ * @end), of the event at trace index @idx >> 1; bit 0 of @idx: it takes
+ * mmap_lock for writing (every memory syscall but madvise). */
+struct os_hb_rec {
+	uint64_t idx;
+	uint64_t start, end;
+};
+
 /**
  * struct os_thread - a thread
  * @tid, @pid: ids from the trace
@@ -223,6 +244,15 @@ struct os_spill {
  * @rq_next: runqueue link
  * @events_done: events it has completed
  * @fault_retries: faults taken by the access at the head of @q
+ * @kthread: a kernel thread: no mm of its own; @mm is the one it borrows
+ *        (kthread_use_mm()) or NULL
+ * @mmget: the borrowed @mm was taken with an mm_users reference
+ *        (mmget_not_zero() before kthread_use_mm(), mmput() after)
+ * @hb: its memory syscalls read and not yet returned, oldest first, a
+ *        ring of @hb_cap from @hb_head, @hb_n of them (src/os/hb.c);
+ *        @hb_lo/@hb_hi bound their ranges; @hb_slot: its place in
+ *        os->hb_threads (while @hb_n > 0); @hb_waiting: the syscall at
+ *        the head of @q waits for an earlier one of another thread
  */
 struct os_thread {
 	uint32_t tid, pid;
@@ -236,6 +266,11 @@ struct os_thread {
 	struct os_thread *rq_next;
 	uint64_t events_done;
 	unsigned fault_retries;
+	bool kthread, mmget;
+	struct os_hb_rec *hb;
+	uint32_t hb_head, hb_n, hb_cap, hb_slot;
+	uint64_t hb_lo, hb_hi;
+	bool hb_waiting;
 	/* The thread's life as read from the source, in trace order (the
 	 * front end's input checks; the fields above follow execution). */
 	bool r_created, r_exited;
@@ -288,6 +323,20 @@ struct os_gather {
 };
 
 /**
+ * struct os_line_stats - what one kind of shared line cost a cpu
+ * @accesses: reads, writes and atomics (a lock taken is one)
+ * @transfers: of them, those that had to fetch the line from another cpu
+ * @transfer_cycles: cycles those transfers took
+ * @wait_cycles: cycles spent waiting for another cpu's atomic or hold
+ *        (a lock's waiters): waiting time, or stolen in an IPI handler
+ * @hold_cycles: cycles a lock of this kind was held (the work done under
+ *        it, part of the busy cycles)
+ */
+struct os_line_stats {
+	uint64_t accesses, transfers, transfer_cycles, wait_cycles, hold_cycles;
+};
+
+/**
  * struct os_cpu_stats - per cpu
  * @context_switches: switches between threads
  * @mm_switches: of them, between address spaces (switch_mm)
@@ -311,6 +360,12 @@ struct os_gather {
  *        (failed as Linux fails them, nothing changed)
  * @lru_wait_cycles: cycles spent waiting for the lru_lock held by another
  *        cpu (part of the core's waiting cycles)
+ * @line: per kind of shared line (enum tlbsim_line_kind), what touching
+ *        them cost this cpu (os/lines.c)
+ * @mmap_lock_wait_cycles: cycles spent stalled for an mmap_lock another cpu
+ *        holds (part of the core's waiting cycles)
+ * @flush_lock_wait_cycles: of them, while the lock's writer was blocked on
+ *        its flush (IPI acknowledgements, DSB, TLBSYNC)
  */
 struct os_cpu_stats {
 	uint64_t context_switches, mm_switches;
@@ -318,6 +373,9 @@ struct os_cpu_stats {
 	uint64_t full_flushes, syscalls, faults, segv, events, ignored, bad_syscalls;
 	uint64_t flush_cycles;
 	uint64_t lru_wait_cycles;
+	struct os_line_stats line[TLBSIM_LINE_NR_KINDS];
+	uint64_t mmap_lock_wait_cycles;
+	uint64_t flush_lock_wait_cycles;
 };
 
 /**
@@ -363,6 +421,15 @@ struct os_cow {
  *        holds, and how
  * @lru_batch: faulted-in pages in this cpu's LRU add batch, not yet on the
  *        LRU (Linux's per-cpu cpu_fbatches.lru_add)
+ * @fault_line/@fault_kind: the lock the fault in progress holds for
+ *        reading, the mm's mmap_lock or its VMA's lock (released, an
+ *        atomic, at its return); NULL: none
+ * @mmap_waiting: the mm whose mmap_lock this cpu found taken and waits for
+ *        (it read the lock's count once), or NULL
+ * @ptl: the page-table lock of the PTE changes being gathered: the lock's
+ *        line and kind, and PTEs changed under it so far (os_ptl_add())
+ * @hb_thread/@hb_idx: the thread and trace index of the memory syscall in
+ *        progress (src/os/hb.c; NULL: none)
  * @st: counters
  */
 struct os_cpu {
@@ -385,6 +452,16 @@ struct os_cpu {
 	struct os_mm *locked;
 	bool locked_write;
 	unsigned lru_batch;
+	struct fab_line *fault_line;
+	enum tlbsim_line_kind fault_kind;
+	struct os_mm *mmap_waiting;
+	struct {
+		struct fab_line *l;
+		enum tlbsim_line_kind kind;
+		uint64_t n;
+	} ptl;
+	struct os_thread *hb_thread;
+	uint64_t hb_idx;
 	uint64_t evq_popped; /* events this cpu popped off queues, ever */
 	struct os_cpu_stats st;
 };
@@ -424,6 +501,14 @@ struct os_policy {
 	char name[128];
 };
 
+/* How page faults and PTE changes lock (tlbsim_sim_config.os_flags;
+ * BACKGROUND.md section 2, last bullet; os/lines.c). */
+enum os_fault_lock {
+	OS_FAULT_LOCK_SPLIT = 0, /* a lock per PTE-table page (Linux's split PTE locks) */
+	OS_FAULT_LOCK_MM,	 /* mm->page_table_lock for everything (Linux 2.6.8) */
+	OS_FAULT_LOCKLESS,	 /* faults cmpxchg their PTE; the rest as MM (2004) */
+};
+
 /* ---- the whole OS -------------------------------------------------------- */
 
 /**
@@ -435,10 +520,13 @@ struct os_policy {
  * @rcu_batches/@rcu_tables_freed: RCU table free
  * @switches_folded: SWITCH events naming a cpu the machine lacks, folded
  *        onto cpu % nr_cpus
+ * @syscall_order_waits: memory syscalls that waited for an earlier one
+ *        (trace order) of another thread on an overlapping range to return
+ *        (src/os/hb.c)
  */
 struct os_stats {
 	uint64_t events_read, unknown_thread_events, asid_rollovers, global_asid_resets;
-	uint64_t switches_folded;
+	uint64_t switches_folded, syscall_order_waits;
 	uint64_t rcu_batches, rcu_tables_freed;
 };
 
@@ -463,6 +551,9 @@ struct os {
 	struct os_thread **retired;
 	uint32_t nr_retired, cap_retired;
 	struct chk_map pid_live; /* pid -> threads alive in trace order (route()) */
+	/* threads with memory syscalls read and not yet returned (hb.c) */
+	struct os_thread **hb_threads;
+	uint32_t nr_hb_threads, cap_hb_threads;
 	struct os_mm **mms;
 	uint32_t nr_mms, cap_mms;
 	uint32_t next_mm_id;
@@ -487,8 +578,25 @@ struct os {
 	struct os_rcu_batch *rcu_head;
 
 	/* the lruvec locks, one per NUMA node (src/os/lru.c) */
-	struct fab_server *lru;
+	struct fab_line *lru;
 	unsigned nr_lru;
+
+	/* the lines made as they are first used (os/lines.c), in chunks that
+	 * never move (a gathered PTE lock keeps a pointer to its line): those
+	 * of page-table pages, by frame and sub-line in @tline_index, and the
+	 * VMAs' locks (os_mm.vma_line_index) */
+	struct chk_map tline_index;
+	struct fab_line **line_chunk;
+	uint64_t nr_lines, cap_chunks;
+	/* the system-wide ASID allocator's lock (x86 global_asid_lock,
+	 * arm64 cpu_asid_lock) */
+	struct fab_line asid_line;
+	/* OS-model options (tlbsim_sim_config.os_flags, as given in
+	 * @os_flags) */
+	unsigned os_flags;
+	enum os_fault_lock fault_lock;
+	bool lru_add_drain;
+	bool per_vma_lock;
 
 	/* the event source: tlbsim_sim_run()'s one at a time, or
 	 * tlbsim_sim_run_batch()'s into @batch (@batch_pos of @batch_n used) */
@@ -505,6 +613,7 @@ struct os {
 
 	uint64_t max_events;
 	uint64_t max_cycles;
+	long long serving; /* the event os_serve() serves (trace index), or -1 */
 	bool stopped_early;
 	struct os_stats st;
 
@@ -540,6 +649,11 @@ static inline struct hw_cpu *os_hw(struct os *os, unsigned id)
 /* ---- across files -------------------------------------------------------- */
 
 /* mm.c: address spaces, syscalls, faults */
+/* The ranges memory syscall @ev names, [start[i], end[i]) for i below the
+ * count returned (0 for another kind, 2 for mremap); a brk's is between
+ * @brk_end (the break before it) and its new end. */
+unsigned os_syscall_ranges(const struct tlbsim_event *ev, uint64_t brk_end, uint64_t start[2],
+			   uint64_t end[2]);
 struct os_mm *os_mm_create(struct os *os, uint32_t pid);
 void os_mm_destroy(struct os *os, struct os_mm *mm);
 int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot, unsigned flags);
@@ -580,6 +694,9 @@ static inline struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool 
 		return os->last_thread;
 	return os_thread_get_slow(os, tid, create);
 }
+/* Thread @tid (NEW, or a retired incarnation not started) becomes a kernel
+ * thread; NULL if it exists already. */
+struct os_thread *os_kthread_new(struct os *os, uint32_t tid);
 /* Bind thread @tid (NEW) to process @pid and @mm; NULL if it exists already. */
 struct os_thread *os_thread_new(struct os *os, uint32_t tid, uint32_t pid, struct os_mm *mm);
 /* Give the not yet started @t (NULL: nothing) its process; NULL unless @t is new. */
@@ -681,6 +798,27 @@ void os_flush_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_
 void os_free_frames(struct os *os, const uint64_t *pfns, unsigned n);
 int os_gasid_init(struct os *os);
 
+/* hb.c: the trace's order of memory syscalls on overlapping ranges */
+static inline bool os_is_mem_syscall(unsigned kind)
+{
+	return kind >= TLBSIM_EV_MMAP && kind <= TLBSIM_EV_BRK;
+}
+/* Memory syscall @ev (trace index @idx) of @t was read: 0 or -TLBSIM_ENOMEM. */
+int os_hb_add(struct os *os, struct os_thread *t, const struct tlbsim_event *ev, uint64_t idx);
+/* The thread whose earlier memory syscall @ev of @t (index @idx) must
+ * wait for, or NULL when it may start. */
+struct os_thread *os_hb_blocker(struct os *os, const struct os_thread *t,
+				const struct tlbsim_event *ev, uint64_t idx);
+/* @cpu starts @t's memory syscall of index @idx. */
+void os_hb_start(struct os *os, struct hw_cpu *cpu, struct os_thread *t, uint64_t idx);
+/* @cpu's syscall in progress returns (os_kernel_exit()). */
+void os_hb_done(struct os *os, struct hw_cpu *cpu);
+/* Is every cpu idle or running a thread whose memory syscall waits for an
+ * earlier one (os_hb_blocker()), with nothing else to run?  Then nothing
+ * can ever return. */
+bool os_hb_stuck(struct os *os);
+void os_hb_fini(struct os *os);
+
 /* lru.c: the lruvec lock (lru_lock) */
 int os_lru_init(struct os *os);
 void os_lru_fini(struct os *os);
@@ -688,6 +826,38 @@ void os_lru_fini(struct os *os);
 void os_lru_release(struct os *os, struct hw_cpu *cpu, uint64_t pages);
 /* A fault of @cpu put a new page on its LRU add batch (folio_add_lru()). */
 void os_lru_add(struct os *os, struct hw_cpu *cpu);
+/* lru_add_drain(): @cpu's batch goes onto the LRU now, if it holds any. */
+void os_lru_drain(struct os *os, struct hw_cpu *cpu);
+
+/* lines.c: the shared kernel lines (the line model, src/fabric/line.c) */
+void os_lines_init(struct os *os);
+void os_lines_fini(struct os *os);
+void os_mm_lines_init(struct os_mm *mm);
+void os_mm_lines_fini(struct os_mm *mm);
+/* @cpu touches line @l of kind @kind (@op); a lock (FAB_RMW) is then held
+ * @hold more cycles, the work done under it, charged as busy here. */
+void os_line(struct os *os, struct hw_cpu *cpu, enum tlbsim_line_kind kind, struct fab_line *l,
+	     enum fab_op op, uint64_t hold);
+/* The line of @mm of kind @kind (for MM_CPUMASK, the one holding @cpu's
+ * bit), or NULL for a kind that is not per mm. */
+struct fab_line *os_mm_line(struct os_mm *mm, enum tlbsim_line_kind kind, unsigned cpu);
+/* A PTE change of @cpu in the page-table page @table_pfn of @mm is done
+ * under its page-table lock: the split PTE lock of that page, or
+ * mm->page_table_lock (os->fault_lock).  Consecutive changes under one
+ * lock are batched into one hold of pte_update cycles each, taken at
+ * os_ptl_flush() (Linux holds the PTE lock across a table's run of PTEs:
+ * zap_pte_range(), change_pte_range()). */
+void os_ptl_add(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t table_pfn);
+void os_ptl_flush(struct os *os, struct hw_cpu *cpu);
+/* The lock of the VMA starting at @start of @mm (Linux 6.4 per-VMA locks),
+ * or NULL when out of memory. */
+struct fab_line *os_vma_line(struct os *os, struct os_mm *mm, uint64_t start);
+/* A fault installs one PTE, at @va of @mm, after its page was mapped:
+ * under the PTE lock or page_table_lock, or by cmpxchg on the PTE
+ * (os->fault_lock); @tables_added: page-table pages the mapping linked in,
+ * each under mm->page_table_lock. */
+void os_fault_install(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
+		      uint64_t tables_added);
 
 /* rcu.c */
 void os_rcu_call(struct os *os, struct hw_cpu *cpu, const uint64_t *pfns, unsigned n);
@@ -699,6 +869,14 @@ void os_rcu_fini(struct os *os);
 int os_policy_resolve(struct os_policy *pol, const char *spec, enum tlbsim_isa isa,
 		      struct tlbsim_error *err);
 void os_policy_fini(struct os_policy *pol);
+/* -TLBSIM_ENOTSUP when @pol needs a feature machine @m lacks (INVLPGB). */
+int os_policy_check_machine(const struct os_policy *pol, const struct tlbsim_machine *m,
+			    struct tlbsim_error *err);
+
+/* sim.c: the run stops with an error: @what (a page fault, fork's copy of
+ * the page tables ...) at @va needs a frame that simulated memory (or the
+ * host) cannot give; the message names the event served (os->serving). */
+void os_out_of_memory(struct os *os, const char *what, uint64_t va);
 
 /* sim.c: the OS inside a simulation (tests inspect it) */
 struct os *os_of_sim(tlbsim_sim *sim);

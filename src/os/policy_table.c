@@ -110,14 +110,15 @@ static void take_hooks(struct os_policy *pol, unsigned slot)
 int os_policy_resolve(struct os_policy *pol, const char *spec, enum tlbsim_isa isa,
 		      struct tlbsim_error *err)
 {
-	const char *src = "<policy>";
-	char names[512];
+	char names[512], src[160];
 	const char *s;
 	unsigned slot;
 
 	memset(pol, 0, sizeof(*pol));
 	if (!spec)
 		spec = tlbsim_policy_find(NULL, isa)->name;
+	/* The error's source names the policy, as "<gen:NAME>" a generator. */
+	snprintf(src, sizeof(src), "<policy:%.140s>", spec);
 	snprintf(pol->name, sizeof(pol->name), "%s", spec);
 	for (s = spec, slot = 0; *s; slot++) {
 		size_t len = strcspn(s, "+"), nlen = strcspn(s, "+:");
@@ -183,4 +184,23 @@ void os_policy_fini(struct os_policy *pol)
 	for (i = 0; i < TLBSIM_POLICY_SLOTS; i++)
 		free(pol->state[i]);
 	memset(pol, 0, sizeof(*pol));
+}
+
+/*
+ * Built-in policies that need a hardware feature the machine may lack: on
+ * a machine without it they would run as another policy (x86-invlpgb's
+ * mms never get INVLPGB and are flushed by IPIs as under x86-stock), so
+ * they are refused instead.
+ */
+int os_policy_check_machine(const struct os_policy *pol, const struct tlbsim_machine *m,
+			    struct tlbsim_error *err)
+{
+	for (unsigned i = 0; i < pol->nr; i++)
+		if (!strcmp(pol->part[i]->name, "x86-invlpgb") && !m->costs.invlpgb_max_pages)
+			return err_set(err, -TLBSIM_ENOTSUP, m->name, -1, -1, -1, NULL,
+				       "policy x86-invlpgb needs INVLPGB, which machine %s lacks "
+				       "(costs.invlpgb_max_pages 0; AMD Zen 3 and later have it: "
+				       "milan-36, genoa-2s, turin-2s)",
+				       m->name);
+	return 0;
 }

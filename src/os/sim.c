@@ -141,6 +141,36 @@ static void input_error(struct os *os, uint64_t idx, const struct tlbsim_event *
 	atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
 }
 
+void os_out_of_memory(struct os *os, const char *what, uint64_t va)
+{
+	uint64_t data = tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_DATA);
+	uint64_t tables = tlbsim_physmem_nr_used(os->pm, TLBSIM_FRAME_TABLE);
+	uint64_t frames = tlbsim_physmem_nr_frames(os->pm);
+	char at[48] = "";
+
+	if (os->source_error)
+		return;
+	if (os->serving >= 0)
+		snprintf(at, sizeof(at), "event %lld: ", os->serving);
+	if (data + tables < frames)
+		os->source_error =
+		    err_set_event(os->err, -TLBSIM_ENOMEM, os->source_name, os->serving,
+				  "%sthe host is out of memory (%s at va 0x%llx)", at, what,
+				  (unsigned long long)va);
+	else
+		os->source_error = err_set_event(
+		    os->err, -TLBSIM_ENOMEM, os->source_name, os->serving,
+		    "%sout of simulated memory: %s at va 0x%llx needs a frame, and all %llu "
+		    "(%.1f %s) are in use (%llu data, %llu page tables): more memory expected "
+		    "(tlbsim run --memory SIZE, tlbsim_sim_config.memory_frames)",
+		    at, what, (unsigned long long)va, (unsigned long long)frames,
+		    frames >= 1u << 18 ? (double)frames / (1u << 18) : (double)frames / (1u << 8),
+		    frames >= 1u << 18 ? "GiB" : "MiB", (unsigned long long)data,
+		    (unsigned long long)tables);
+	os->source_ended = true;
+	atomic_store_explicit(&os->eng.stop_requested, 1, memory_order_relaxed);
+}
+
 /* Spilled events could not be read back (the file failed, or memory
  * ran out): @what (about event @idx of the trace, or -1), and why. */
 static int spill_error(struct os *os, long long idx, const char *fmt, ...)
@@ -228,6 +258,9 @@ static struct os_thread *lifecycle(struct os *os, struct os_thread *self,
 	case TLBSIM_EV_THREAD_CREATE:
 		tid = ev->thread_create.tid;
 		break;
+	case TLBSIM_EV_KTHREAD_CREATE:
+		tid = ev->kthread_create.tid;
+		break;
 	case TLBSIM_EV_EXIT:
 		if (self) {
 			self->r_exited = true;
@@ -260,7 +293,11 @@ static struct os_thread *lifecycle(struct os *os, struct os_thread *self,
 		return NULL;
 	c->r_created = true;
 	c->r_created_at = idx;
-	c->r_pid = pid ? pid : self ? self->r_pid : 0;
+	/* A kernel thread belongs to no process. */
+	c->r_pid = pid                                 ? pid
+		   : ev->kind == TLBSIM_EV_KTHREAD_CREATE ? 0
+		   : self				  ? self->r_pid
+							  : 0;
 	pid_count(os, c->r_pid, +1);
 	return c;
 }
@@ -291,7 +328,10 @@ static inline void queue(struct os *os, struct os_thread *t, const struct tlbsim
 static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
 {
 	uint64_t idx = os->st.events_read - 1;
-	bool unowned_proc = ev->kind == TLBSIM_EV_PROC_CREATE && ev->tid == TLBSIM_TID_NONE, bad;
+	bool unowned_proc =
+		 (ev->kind == TLBSIM_EV_PROC_CREATE || ev->kind == TLBSIM_EV_KTHREAD_CREATE) &&
+		 ev->tid == TLBSIM_TID_NONE,
+	     bad;
 	struct os_thread *t = NULL, *child;
 
 	if (!unowned_proc) {
@@ -315,6 +355,7 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 	case TLBSIM_EV_PROC_CREATE:
 	case TLBSIM_EV_FORK:
 	case TLBSIM_EV_THREAD_CREATE:
+	case TLBSIM_EV_KTHREAD_CREATE:
 	case TLBSIM_EV_EXIT:
 		child = lifecycle(os, t, ev, idx, &bad);
 		if (bad)
@@ -325,6 +366,13 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 		if (exited(os, t, ev, idx))
 			return;
 		child = NULL;
+	}
+	if (unowned_proc && ev->kind == TLBSIM_EV_KTHREAD_CREATE) {
+		if (os->ordered)
+			os_ordered_started(os, idx);
+		if (child && os_kthread_new(os, child->tid) == child)
+			os_thread_start(os, reader, child);
+		return;
 	}
 	if (unowned_proc) {
 		struct os_mm *mm = os_mm_create(os, ev->proc_create.pid);
@@ -348,6 +396,10 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 			os->ord_thread_cap = cap;
 		}
 		os->ord_thread[idx] = t;
+	}
+	if (os_is_mem_syscall(ev->kind) && os_hb_add(os, t, ev, idx) < 0) {
+		queue_failed(os, idx);
+		return;
 	}
 	queue(os, t, ev, idx);
 }
@@ -727,12 +779,16 @@ static uint64_t os_horizon(void *ctx, const struct eng *e, const struct eng_core
 }
 
 /*
- * @cpu cannot go on now (its mm's mmap_lock is taken, or an ordered replay
- * waits for an earlier event): its clock moves to the next window, as time
- * spent waiting (@wait) or idle, and it runs again: it takes interrupts
- * (the lock holder's IPIs) and parks again for the same event.
+ * @cpu cannot go on now (an mmap_lock is taken, an earlier memory syscall
+ * of the trace has not returned, or an ordered replay waits for an earlier
+ * event): its clock moves to the next window, as time spent waiting
+ * (@wait) or idle, and it runs again: it takes interrupts (the lock
+ * holder's IPIs) and parks again for the same event.  @lock: the mm whose
+ * mmap_lock it waits for, or NULL; a wait while that lock's writer is
+ * blocked on its flush (IPI acknowledgements, DSB, TLBSYNC) is also a
+ * flush's cost.  (Serial: reading the writer's state is deterministic.)
  */
-static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
+static void stall(struct os *os, struct hw_cpu *cpu, bool wait, const struct os_mm *lock)
 {
 	struct eng_core *c = cpu->core;
 	uint64_t to = os->eng.now + os->eng.window;
@@ -743,9 +799,49 @@ static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
 		c->st.waiting += to - c->now;
 	else
 		c->st.idle += to - c->now;
+	if (lock) {
+		struct os_cpu_stats *st = &os_cpu_of(cpu)->st;
+
+		st->mmap_lock_wait_cycles += to - c->now;
+		if (lock->lock_writer && os->smp.cpu[lock->lock_writer - 1].waiting_for)
+			st->flush_lock_wait_cycles += to - c->now;
+	}
 	c->now = to;
 	os_cpu_of(cpu)->park = OS_PARK_NONE;
 	c->state = ENG_RUNNING;
+}
+
+/*
+ * @t's memory syscall (at the head of its queue, trace index @idx) waits
+ * for an earlier one of thread @blk on an overlapping range (hb.c): when
+ * @blk waits in this cpu's runqueue, @t gives way to it, as if it
+ * blocked (else, without time slices, they would wait for ever);
+ * otherwise the cpu stalls, as for a held mmap_lock.  When no cpu can do
+ * anything else, the order cannot be kept: an input error.
+ */
+static void hb_wait(struct os *os, struct hw_cpu *cpu, struct os_thread *t, struct os_thread *blk,
+		    uint64_t idx)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	const struct os_thread *q;
+
+	t->hb_waiting = true;
+	for (q = oc->rq_head; q && q != blk; q = q->rq_next)
+		;
+	if (q) {
+		os_preempt(os, cpu);
+		return;
+	}
+	if (os_hb_stuck(os)) {
+		input_error(
+		    os, idx, os_evq_head(t),
+		    "thread %u's syscall waits for an earlier memory syscall (trace order) "
+		    "of thread %u on an overlapping range, which cannot return: every "
+		    "other thread sleeps or waits too (a trace whose order no run can keep)",
+		    t->tid, blk->tid);
+		return;
+	}
+	stall(os, cpu, true, NULL);
 }
 
 static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
@@ -770,8 +866,17 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 				return;
 			}
 		}
+		if (!t->mm) {
+			/* A kernel thread touching user memory with no mm
+			 * borrowed: nothing maps it. */
+			oc->st.faults++;
+			oc->st.segv++;
+			os_evq_pop(oc, t);
+			oc->st.events++;
+			return;
+		}
 		if (!os_mmap_lock(os, cpu, t->mm, NULL)) {
-			stall(os, cpu, true);
+			stall(os, cpu, true, t->mm);
 			return;
 		}
 		/* The access stays at the head and is retried, unless it
@@ -796,15 +901,36 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_MPROTECT:
 	case TLBSIM_EV_MADVISE:
 	case TLBSIM_EV_MREMAP:
-	case TLBSIM_EV_BRK:
-		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
-			stall(os, cpu, true);
+	case TLBSIM_EV_BRK: {
+		uint64_t idx = os_evq_head_idx(t);
+		struct os_thread *blk;
+
+		if (!t->mm) {
+			/* A kernel thread's memory syscall with no mm: -EFAULT
+			 * at once (its order record goes too). */
+			os_hb_start(os, cpu, t, idx);
+			os_hb_done(os, cpu);
+			os_evq_pop(oc, t);
+			oc->st.events++;
+			oc->st.syscalls++;
+			oc->st.bad_syscalls++;
 			return;
 		}
+		blk = os_hb_blocker(os, t, &ev, idx);
+		if (blk) {
+			hb_wait(os, cpu, t, blk, idx);
+			return;
+		}
+		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
+			stall(os, cpu, true, t->mm);
+			return;
+		}
+		os_hb_start(os, cpu, t, idx);
 		os_evq_pop(oc, t);
 		oc->st.events++;
 		os_syscall(os, cpu, &ev);
 		return;
+	}
 	case TLBSIM_EV_PROC_CREATE:
 	case TLBSIM_EV_THREAD_CREATE:
 	case TLBSIM_EV_FORK:
@@ -813,6 +939,9 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_SLEEP:
 	case TLBSIM_EV_WAKE:
 	case TLBSIM_EV_YIELD:
+	case TLBSIM_EV_KTHREAD_CREATE:
+	case TLBSIM_EV_KTHREAD_USE_MM:
+	case TLBSIM_EV_KTHREAD_UNUSE_MM:
 		os_evq_pop(oc, t);
 		oc->st.events++;
 		os_sched_event(os, cpu, &ev);
@@ -909,7 +1038,7 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 			os_preempt(os, cpu);
 			return;
 		}
-		stall(os, cpu, false);
+		stall(os, cpu, false, NULL);
 		return;
 	}
 	oc->park = OS_PARK_NONE;
@@ -935,7 +1064,10 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 		os_preempt(os, cpu);
 		break;
 	case OS_PARK_EVENT:
+		/* The event served, for errors found on its way (os_out_of_memory()). */
+		os->serving = (long long)os_evq_head_idx(oc->curr);
 		serve_event(os, cpu, oc->curr);
+		os->serving = -1;
 		break;
 	default:
 		BUG_ON(1, "a parked cpu has a reason");
@@ -1004,6 +1136,7 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 	int rc;
 
 	os->m = m;
+	os->serving = -1;
 	os_spill_init(&os->spill);
 	os->batch = malloc(SOURCE_BATCH * sizeof(*os->batch));
 	if (!os->batch)
@@ -1012,6 +1145,8 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 	if (rc)
 		return rc;
 	rc = os_policy_resolve(&os->pol, cfg->policy, m->isa, err);
+	if (!rc)
+		rc = os_policy_check_machine(&os->pol, m, err);
 	if (rc)
 		return rc;
 	os_ops_init(&os->ops);
@@ -1037,7 +1172,14 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 		for (i = 0; i < m->nr_cpus; i++)
 			chk_set_ets2(os->oracle, i, cfg->ets2 && tlbsim_cpumask_test(cfg->ets2, i));
 	}
+	os->os_flags = cfg->os_flags;
 	os->no_nested_flush = cfg->os_flags & TLBSIM_OS_NO_NESTED_FLUSH;
+	os->lru_add_drain = cfg->os_flags & TLBSIM_OS_LRU_ADD_DRAIN;
+	os->per_vma_lock = cfg->os_flags & TLBSIM_OS_PER_VMA_LOCK;
+	os->fault_lock = cfg->os_flags & TLBSIM_OS_FAULT_LOCK_MM    ? OS_FAULT_LOCK_MM
+			 : cfg->os_flags & TLBSIM_OS_FAULT_LOCKLESS ? OS_FAULT_LOCKLESS
+								    : OS_FAULT_LOCK_SPLIT;
+	os_lines_init(os);
 	if (cfg->ordered) {
 		os->ordered = true;
 		os->ord_cap = ORDERED_MAX_EVENTS;
@@ -1088,13 +1230,16 @@ static void os_fini(struct os *os)
 	for (i = 0; i < os->threads_cap; i++)
 		if (os->threads && os->threads[i]) {
 			os_evq_free(&os->threads[i]->q);
+			free(os->threads[i]->hb);
 			free(os->threads[i]);
 		}
 	free(os->threads);
 	for (i = 0; i < os->nr_retired; i++) {
 		os_evq_free(&os->retired[i]->q);
+		free(os->retired[i]->hb);
 		free(os->retired[i]);
 	}
+	os_hb_fini(os);
 	free(os->retired);
 	os_spill_fini(&os->spill);
 	free(os->batch);
@@ -1111,6 +1256,7 @@ static void os_fini(struct os *os)
 		}
 	free(os->cpu);
 	os_lru_fini(os);
+	os_lines_fini(os);
 	tlbsim_pgtable_destroy(os->init_pgt);
 	chk_destroy(os->oracle);
 	free(os->ord_started);
@@ -1139,6 +1285,10 @@ int tlbsim_sim_create(const struct tlbsim_sim_config *cfg, tlbsim_sim **out, str
 	rc = tlbsim_machine_validate(cfg->machine, err);
 	if (rc)
 		return rc;
+	if ((cfg->os_flags & TLBSIM_OS_FAULT_LOCK_MM) && (cfg->os_flags & TLBSIM_OS_FAULT_LOCKLESS))
+		return err_set(err, -TLBSIM_EINVAL, "<config>", -1, -1, -1, NULL,
+			       "os_flags: one page-fault locking mode expected, found both "
+			       "TLBSIM_OS_FAULT_LOCK_MM and TLBSIM_OS_FAULT_LOCKLESS");
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)
 		return -TLBSIM_ENOMEM;

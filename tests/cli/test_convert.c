@@ -75,7 +75,7 @@ static void champsim_needs_from_champsim(void **state)
 	    [0] = 0x00, [1] = 0x10, [2] = 0x40, [32] = 0x00, [33] = 0x10, [34] = 0x60};
 	static const char *const want[] = {
 	    "proc_create 1 1",
-	    "T1 mmap 0x0 0x40000000 rwx private,anon",
+	    "T1 mmap 0x1000 0x3ffff000 rwx private,anon",
 	    "T1 fetch 0x401000 1",
 	    "T1 load 0x601000 1",
 	};

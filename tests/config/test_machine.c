@@ -315,6 +315,35 @@ static void a_missing_file_is_enoent_naming_the_file(void **state)
 	assert_int_equal(err.line, -1);
 }
 
+/*
+ * tlbsim_machine_path() names the file tlbsim_machine_find() loads: a
+ * shipped name is models/machines/NAME.json of the source tree (the build
+ * is not installed; $TLBSIM_MODELS is unset in the tests), a path is kept
+ * as given, unchecked, and an unknown name is ENOENT.
+ */
+static void machine_path_names_the_file_find_loads(void **state)
+{
+	const char *src = getenv("TLBSIM_SOURCE_DIR");
+	char path[4096], want[4096], small[8];
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_non_null(src);
+	unsetenv("TLBSIM_MODELS");
+	snprintf(want, sizeof(want), "%s/models/machines/emag-32.json", src);
+	assert_int_equal(tlbsim_machine_path("emag-32", path, sizeof(path), NULL), 0);
+	assert_string_equal(path, want);
+	assert_int_equal(tlbsim_machine_path("no/such/dir.json", path, sizeof(path), NULL), 0);
+	assert_string_equal(path, "no/such/dir.json");
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_machine_path("no-such-machine", path, sizeof(path), &err),
+			 -TLBSIM_ENOENT);
+	assert_non_null(strstr(err.text, "no machine named 'no-such-machine'"));
+	assert_int_equal(tlbsim_machine_path("a/long/path.json", small, sizeof(small), NULL),
+			 -TLBSIM_ERANGE);
+	assert_int_equal(tlbsim_machine_path("emag-32", path, 0, NULL), -TLBSIM_EINVAL);
+}
+
 static void null_arguments_are_einval(void **state)
 {
 	struct tlbsim_machine *m = NULL;
@@ -862,6 +891,7 @@ int main(void)
 	    cmocka_unit_test(create_default_gives_the_documented_values),
 	    cmocka_unit_test(the_name_defaults_to_the_file_base_name),
 	    cmocka_unit_test(a_missing_file_is_enoent_naming_the_file),
+	    cmocka_unit_test(machine_path_names_the_file_find_loads),
 	    cmocka_unit_test(null_arguments_are_einval),
 	    cmocka_unit_test(omitted_topology_and_costs_take_the_defaults),
 	    cmocka_unit_test(topology_levels_are_read_and_cores_per_cluster_derived),

@@ -4,7 +4,7 @@
  * (both ISAs), and a table-driven test of every invalidation instruction,
  * checking which TLB and walk-cache entries survive.  Expected values are
  * worked out by hand in the comments, from the manuals' rules as
- * HAZARD-RULES.md summarises them.
+ * docs/hazard-rules.md summarises them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -300,7 +300,7 @@ static void huge_page_is_splintered_into_largest_l1_size(void **state)
 
 /*
  * One invalidation by VA anywhere in a large page drops every smaller entry
- * cached for it (SDM vol. 3 4.10.2.3 and 4.10.4.1; HAZARD-RULES rule 14:
+ * cached for it (SDM vol. 3 4.10.2.3 and 4.10.4.1; docs/hazard-rules.md rule 14:
  * "one INVLPG is enough for a page larger than 4 KB"; arm64 Linux relies
  * on the same, one TLBI per block).  Here the L1 dTLB serves 4K only and
  * the L2 4K and 2M, so two 1 GiB pages at 2G and 3G are splintered:
@@ -511,7 +511,7 @@ struct inval_row {
 	const char *survive;
 };
 
-/* ---- x86 rows (Intel SDM vol. 3 4.10.4.1; HAZARD-RULES 14-16) ---- */
+/* ---- x86 rows (Intel SDM vol. 3 4.10.4.1; docs/hazard-rules.md rules 14-16) ---- */
 
 /* INVLPG A: TLB entries for A in PCID 1 (and globals for A: none); all
  * PWC entries of PCID 1 whatever their address; PCID 2 untouched. */
@@ -590,7 +590,7 @@ static const struct inval_row x86_rows[] = {
 	{"flush all (CR4.PGE)", flush_all, "0000000000000"},
 };
 
-/* ---- arm64 rows (TLBI descriptions; HAZARD-RULES 2-4, 9) ---- */
+/* ---- arm64 rows (TLBI descriptions; docs/hazard-rules.md rules 2-4, 9) ---- */
 
 /* VAE1 (A, 1): entries for A at every level of the walk, tag 1 and global:
  * T_A1, P3_1, P2_A1, P1_A1. */
@@ -998,28 +998,74 @@ static void hot_state_is_the_last_hit_the_shortcut_would_serve(void **state)
 	rig_fini(&r);
 }
 
+/*
+ * Walks after flushes: only a walk that fills again a translation an
+ * invalidation removed counts, with that walk's cycles.  A (4 MiB) is
+ * walked cold (not counted), INVLPG'd, walked again (counted: L1 1 + L2 7
+ * are the lookups, the rest of x.cycles is the walk); then evicted by 48
+ * other pages (16-entry L1, 32-entry L2: capacity, not counted); then
+ * every entry goes with a full flush, and A and the last page walked
+ * (cached at the flush) count again, a page evicted long before does not.
+ */
+static void only_refills_of_flushed_translations_count_as_walks_after_flush(void **state)
+{
+	const struct tlbsim_mmu_stats *st;
+	struct tlbsim_xlate x;
+	struct rig r;
+	uint64_t i;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, true);
+	st = tlbsim_mmu_stats(r.mmu);
+	for (i = 0; i < 49; i++)
+		map4k(&r, r.pt1, MiB(4) + i * KiB(4), TLBSIM_PROT_READ);
+	load_ctx(&r, r.pt1, 1);
+	load(&r, MiB(4));
+	assert_int_equal(st->walks, 1);
+	assert_int_equal(st->walks_after_flush, 0);
+	assert_int_equal(tlbsim_mmu_invlpg(r.mmu, MiB(4)), 0);
+	x = load(&r, MiB(4));
+	assert_int_equal(x.src, TLBSIM_XLATE_WALK);
+	assert_int_equal(st->walks_after_flush, 1);
+	assert_int_equal(st->walk_cycles_after_flush, x.cycles - 1 - 7);
+	for (i = 1; i < 49; i++)
+		load(&r, MiB(4) + i * KiB(4));
+	x = load(&r, MiB(4));
+	assert_int_equal(x.src, TLBSIM_XLATE_WALK); /* evicted from both TLBs */
+	assert_int_equal(st->walks_after_flush, 1);
+	tlbsim_mmu_flush_all(r.mmu);
+	load(&r, MiB(4));
+	load(&r, MiB(4) + 48 * KiB(4));
+	/* L2 (32 LRU) held A and pages 18..48 at the flush; page 10 had gone: capacity */
+	load(&r, MiB(4) + 10 * KiB(4));
+	assert_int_equal(st->walks_after_flush, 3);
+	assert_int_equal(st->walks, 1 + 1 + 48 + 1 + 3);
+	rig_fini(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(x86_walk_latency_with_pwc_hit_at_each_level),
-	    cmocka_unit_test(arm64_walk_latency_with_pwc_hit_at_each_level),
-	    cmocka_unit_test(l2_hit_costs_both_lookups_and_refills_l1),
-	    cmocka_unit_test(store_to_read_only_page_faults_and_drops_the_entry),
-	    cmocka_unit_test(unmapped_address_faults_and_caches_no_leaf),
-	    cmocka_unit_test(huge_page_is_splintered_into_largest_l1_size),
-	    cmocka_unit_test(invlpg_drops_a_large_pages_splinters),
-	    cmocka_unit_test(a_walks_fault_drops_the_other_l1s_entry_and_splinters),
-	    cmocka_unit_test(tlbi_by_va_drops_a_large_pages_splinters),
-	    cmocka_unit_test(x86_invalidation_instructions_remove_what_the_sdm_says),
-	    cmocka_unit_test(arm64_tlbi_operations_remove_what_the_arm_arm_says),
-	    cmocka_unit_test(instructions_of_the_other_isa_are_refused),
-	    cmocka_unit_test(walk_through_freed_table_is_counted),
-	    cmocka_unit_test(stats_json_has_documented_keys),
-	    cmocka_unit_test(
-		poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortcut),
-	    cmocka_unit_test(hot_state_is_the_last_hit_the_shortcut_would_serve),
-	    cmocka_unit_test(an_access_hands_back_its_l1s_hot_state),
-	    cmocka_unit_test(a_prefetch_changes_nothing_simulated),
+		cmocka_unit_test(x86_walk_latency_with_pwc_hit_at_each_level),
+		cmocka_unit_test(arm64_walk_latency_with_pwc_hit_at_each_level),
+		cmocka_unit_test(l2_hit_costs_both_lookups_and_refills_l1),
+		cmocka_unit_test(store_to_read_only_page_faults_and_drops_the_entry),
+		cmocka_unit_test(unmapped_address_faults_and_caches_no_leaf),
+		cmocka_unit_test(huge_page_is_splintered_into_largest_l1_size),
+		cmocka_unit_test(invlpg_drops_a_large_pages_splinters),
+		cmocka_unit_test(a_walks_fault_drops_the_other_l1s_entry_and_splinters),
+		cmocka_unit_test(tlbi_by_va_drops_a_large_pages_splinters),
+		cmocka_unit_test(x86_invalidation_instructions_remove_what_the_sdm_says),
+		cmocka_unit_test(arm64_tlbi_operations_remove_what_the_arm_arm_says),
+		cmocka_unit_test(instructions_of_the_other_isa_are_refused),
+		cmocka_unit_test(walk_through_freed_table_is_counted),
+		cmocka_unit_test(stats_json_has_documented_keys),
+		cmocka_unit_test(
+		    poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortcut),
+		cmocka_unit_test(hot_state_is_the_last_hit_the_shortcut_would_serve),
+		cmocka_unit_test(an_access_hands_back_its_l1s_hot_state),
+		cmocka_unit_test(a_prefetch_changes_nothing_simulated),
+		cmocka_unit_test(only_refills_of_flushed_translations_count_as_walks_after_flush),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,7 +4,7 @@
  * did not name (ALLE1, VMALLS12E1, IPAS2E1, IPAS2LE1, the EL2 and EL3
  * forms) and the FEAT_TLBIRANGE operations, on one arm64 core with one
  * EL1&0 regime and no stage 2.  Which entries go is worked out by hand from
- * the Arm ARM C5.5 descriptions as HAZARD-RULES.md rules 2, 3 and 11 read
+ * the Arm ARM C5.5 descriptions as docs/hazard-rules.md rules 2, 3 and 11 read
  * them.
  *
  * The rig: A = 4 MiB, B = A + 4 KiB (same last-level table), C = A + 2 MiB
@@ -123,7 +123,7 @@ static void each_new_tlbi_op_removes_what_the_regime_model_says(void **state)
 	 * ALLE1 (every VMID) and VMALLS12E1 (stages 1+2 of the VMID) leave
 	 * nothing of the single EL1&0 regime: 3 leaves, 4 walk entries.
 	 * IPAS2E1/IPAS2LE1 remove stage-2-only entries; the model keeps only
-	 * stage-1 ones, which survive (HAZARD-RULES rule 11, test 17).  EL2
+	 * stage-1 ones, which survive (docs/hazard-rules.md rule 11, test 17).  EL2
 	 * and EL3 operations name other regimes (Arm ARM D8.13): nothing.
 	 */
 	static const struct tlbi_case cases[] = {

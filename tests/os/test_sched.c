@@ -5,7 +5,7 @@
  * (a WAKE before its SLEEP is kept as a token), yield, round-robin time
  * slices, idle cpus in lazy TLB mode keeping their mm loaded (Linux
  * context_switch() -> enter_lazy_tlb()), and results independent of the
- * number of host threads (DESIGN.md "Time").
+ * number of host threads (README.md, "How a run works").
  */
 #include <string.h>
 

@@ -1,0 +1,196 @@
+#!/usr/bin/env bash
+# End-to-end regressions of issue 30, what a new user trips on: each check
+# failed on the code before its fix (84c81f8).
+#   issue30_e2e.sh TLBSIM_BINARY SOURCE_DIR
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1") src=$(cd "$2" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0 passes=0 skips=0
+
+check() { # description, then a command that must succeed
+  local what=$1; shift
+  if "$@"; then passes=$((passes+1)); else echo "FAIL: $what"; fails=$((fails+1)); fi
+}
+# Only the file named is in directory $1 (nothing stray, no temporary file).
+only_file() { [ "$(ls -A "$1")" = "$2" ]; }
+# A private mount namespace with a tiny tmpfs at $tmp/full, for full-disk
+# checks; skipped where mount namespaces are not allowed.
+mkdir -p "$tmp/full"
+full_disk() { # kib, then a shell command run with $tmp/full mounted
+  local kib=$1; shift
+  unshare -m sh -c "mount -t tmpfs -o size=${kib}k none '$tmp/full' && $*"
+}
+can_mount=0
+full_disk 4 true 2>/dev/null && can_mount=1
+
+# 1. --plot: the path is never parsed as gnuplot script; only the target
+# is left.
+mkdir "$tmp/plot"
+inj="a'; system('touch pwned'); set output 'b.svg"
+(cd "$tmp/plot" && "$bin" compare --machine x86-16 --policies x86-stock --gen madvise-threads \
+  --param loops=1 --quiet --plot "$inj" >/dev/null 2>&1)
+check "1: --plot runs no command named in the path" test ! -e "$tmp/plot/pwned"
+check "1: --plot writes the file named, whatever its characters" grep -q '</svg>' "$tmp/plot/$inj"
+check "1: --plot leaves no other file" only_file "$tmp/plot" "$inj"
+rm -f "$tmp/plot/"*
+(cd "$tmp/plot" && "$bin" compare --machine x86-16 --policies x86-stock --gen madvise-threads \
+  --param loops=1 --quiet --plot "it's.svg" >/dev/null 2>&1)
+check "1: --plot \"it's.svg\" writes it's.svg" only_file "$tmp/plot" "it's.svg"
+# Misleading: --plot on a full disk fails and leaves nothing, whether the
+# target's disk or gnuplot's temporary directory is full.
+if [ $can_mount = 1 ]; then
+  full_disk 8 "cd '$tmp/full' && '$bin' compare --machine x86-16 --policies x86-stock --gen madvise-threads --param loops=1 --quiet --plot c.png >/dev/null 2>'$tmp/err'; echo \$? >'$tmp/rc'; ls -A >'$tmp/ls'"
+  check "misleading: --plot onto a full disk exits 2" test "$(cat "$tmp/rc")" = 2
+  check "... says why" grep -q "c.png: cannot write the chart" "$tmp/err"
+  check "... and leaves no file" test ! -s "$tmp/ls"
+  full_disk 8 "TMPDIR='$tmp/full' '$bin' compare --machine x86-16 --policies x86-stock --gen madvise-threads --param loops=1 --quiet --plot '$tmp/plot/d.svg' >/dev/null 2>'$tmp/err'; echo \$? >'$tmp/rc'; ls -A '$tmp/full' >'$tmp/ls'"
+  check "misleading: the chart is drawn beside its target, whatever \$TMPDIR holds" \
+    bash -c "test \$(cat '$tmp/rc') = 0 && grep -q '</svg>' '$tmp/plot/d.svg' && test ! -s '$tmp/ls'"
+else
+  skips=$((skips+1))
+fi
+
+# 3. A recorded 4-thread program doing mmap/mprotect/madvise/munmap rounds
+# (tests/data/traces/native/mmap-rounds-4threads.c) never touched memory
+# outside a mapping: 0 segv, and the same faults under every policy
+# (before: segv 132/132/133/132, faults 15421/15421/15423/15439 under the
+# four below), on 1 and 2 host threads.
+rec=$src/tests/data/traces/native/mmap-rounds-4threads.tlbt.xz
+for p in x86-stock x86-lazy-cpumask x86-invlpgb flush-all; do
+  for t in 1 2; do
+    "$bin" run --machine milan-36 --policy $p --threads $t --quiet --json "$tmp/rec-$p-$t.json" "$rec" 2>/dev/null
+    jq -r '"\(.totals.segv) \(.totals.faults)"' "$tmp/rec-$p-$t.json" >>"$tmp/rec.txt" 2>/dev/null
+  done
+done
+check "3: a recorded program that never faulted has no segv, under any policy" \
+  bash -c "[ \$(cut -d' ' -f1 '$tmp/rec.txt' | sort -u) = 0 ]"
+check "3: its page faults do not depend on the policy or on --threads" \
+  bash -c "[ \$(sort -u '$tmp/rec.txt' | wc -l) = 1 ] && [ \$(wc -l <'$tmp/rec.txt') = 8 ]"
+
+# 4. Out of simulated memory is an error naming the event and the option,
+# never accesses silently dropped; --memory sizes it.  page-faults with 2
+# threads of 64 MiB needs 32768 data frames, more than --memory 64M's 16384.
+"$bin" run --machine x86-16 --gen page-faults --param threads=2,size=64M,loops=1 --memory 64M \
+  --quiet --json "$tmp/oom.json" 2>"$tmp/err"; rc=$?
+check "4: running out of simulated memory exits 2" test $rc = 2
+check "... naming the event, the frames and --memory" \
+  grep -q "page-faults: event [0-9]*: out of simulated memory: a page fault at va 0x[0-9a-f]* needs a frame, and all 16384 (64.0 MiB) are in use .*--memory SIZE" "$tmp/err"
+check "... and writes no JSON" test ! -e "$tmp/oom.json"
+check "4: --memory 256M is enough" "$bin" run --machine x86-16 --gen page-faults \
+  --param threads=2,size=64M,loops=1 --memory 256M --quiet --json "$tmp/mem.json"
+check "... and the JSON says so, with the peak" \
+  bash -c "jq -e '.memory.frames == 65536 and .memory.data_frames_peak == 32768' '$tmp/mem.json' >/dev/null"
+"$bin" run --machine x86-16 --gen ctx-switch --memory 4097 2>"$tmp/err"; rc=$?
+check "4: a malformed --memory exits 2 and says what it expects" \
+  bash -c "test $rc = 2 && grep -q -- '--memory expects bytes of simulated physical memory' '$tmp/err'"
+
+# 5. Standard output that cannot be written is an error (exit 2), as -o
+# FILE is: a trace on "-", tables, listings, help.
+"$bin" gen madvise-threads --format text -o - >/dev/full 2>"$tmp/err"; rc=$?
+check "5: gen -o - onto /dev/full exits 2" test $rc = 2
+check "... saying why" grep -q "gen: -: cannot write to standard output: No space left on device" "$tmp/err"
+for c in "run --machine x86-16 --gen ctx-switch --param loops=3" "list machines" "run --help" \
+  "compare --machine x86-16 --policies x86-stock --gen ctx-switch --param loops=3 --quiet"; do
+  "$bin" $c >/dev/full 2>"$tmp/err"; rc=$?
+  check "5: tlbsim $c onto /dev/full exits 2" bash -c "test $rc = 2 && grep -q 'standard output: cannot write' '$tmp/err'"
+done
+if [ $can_mount = 1 ]; then
+  full_disk 16 "'$bin' gen madvise-threads --format text -o - >'$tmp/full/t.txt' 2>'$tmp/err'; echo \$? >'$tmp/rc'"
+  check "5: gen -o - onto a full file system exits 2" test "$(cat "$tmp/rc")" = 2
+else
+  skips=$((skips+1))
+fi
+
+# 6. One JSON for a run, whatever is printed: --quiet or not, and compare's
+# element for a policy is run's JSON for it (totals.cycles appeared only
+# when the table was printed).
+g="--machine x86-16 --gen madvise-threads --param loops=2"
+"$bin" run $g --json "$tmp/j-table.json" >/dev/null 2>&1
+"$bin" run $g --quiet --json "$tmp/j-quiet.json" 2>/dev/null
+"$bin" compare $g --policies x86-stock --quiet --json "$tmp/j-cmp.json" >/dev/null 2>&1
+check "6: the JSON is the same with and without --quiet" cmp -s "$tmp/j-table.json" "$tmp/j-quiet.json"
+check "6: compare's JSON holds run's JSON" \
+  cmp -s <(jq . "$tmp/j-quiet.json") <(jq '.[0]' "$tmp/j-cmp.json")
+k="--machine generic-arm64 --check --format insn $src/tests/data/traces/execlog/oracle-arm64-nodsb.insn"
+"$bin" run $k --json "$tmp/k-table.json" >/dev/null 2>&1
+"$bin" run $k --quiet --json "$tmp/k-quiet.json" 2>/dev/null
+check "6: ... and for a kernel-level replay" cmp -s "$tmp/k-table.json" "$tmp/k-quiet.json"
+
+# 7. Kernel-level replay tables read what the mode counts: in
+# oracle-arm64-nodsb.insn, cpu 1 walks once (an L1 miss and L2 miss, then
+# an L1 hit: 50.00% and 0.00%), cpu 0's TLBI VAE1IS reaches cpus 1, 2 and
+# 3 (3 broadcasts in), and there are no OS flush requests or faults to
+# print as zeros; the x86 replay sends one INVLPGB.
+"$bin" run $k >"$tmp/k.txt" 2>/dev/null
+check "7: the kernel replay's total row has the walk, the hit rates and 3 broadcasts in" \
+  grep -Eq '^total +17025 +24 +50\.00 +0\.00 +0\.00 +1 +0 +1 +3 +0 +18900 +0 +2$' "$tmp/k.txt"
+check "... and cpu 1's row the same walk" grep -Eq '^1 +17025 +6 +50\.00 +0\.00 +0\.00 +1 ' "$tmp/k.txt"
+"$bin" run --machine milan-36 --check --format insn \
+  "$src/tests/data/traces/execlog/oracle-x86-notlbsync.insn" >"$tmp/kx.txt" 2>/dev/null
+check "7: the x86 replay shows its INVLPGB sent" \
+  bash -c "awk '\$1 == \"total\" { print \$11 }' '$tmp/kx.txt' | grep -qx 1"
+check "7: no column the replay does not count" bash -c "! grep -q 'faults' '$tmp/k.txt'"
+
+# Misleading: where the hazard reports beyond the first 10 are.
+h="--machine emag-32 --policy arm64-nr-active-mm --check --gen stencil-noise --param grid=256,sweeps=1"
+"$bin" run $h >"$tmp/h.txt" 2>/dev/null
+check "misleading: without --json the table does not send the reader to a JSON" \
+  bash -c "grep -q '^  \.\.\. [0-9]* more not shown (--json OUT keeps them, up to 1000)$' '$tmp/h.txt' && ! grep -q 'in the JSON' '$tmp/h.txt'"
+"$bin" run $h --json "$tmp/h.json" >"$tmp/h.txt" 2>/dev/null
+check "... with --json it names the file" grep -q "more in $tmp/h.json (\"hazards\".\"reports\")" "$tmp/h.txt"
+
+# Misleading: stencil-noise's 64 cpus on the 32 of emag-32 are folded with
+# a warning; the README's example says cpus=32 and folds nothing.
+"$bin" run --machine emag-32 --gen stencil-noise --param grid=256,sweeps=1 --quiet 2>"$tmp/err"
+check "misleading: folded switches are warned about" \
+  grep -q "warning: arm64-stock: 32 switches folded" "$tmp/err"
+"$bin" run --machine emag-32 --gen stencil-noise --param cpus=32,grid=256,sweeps=1 --quiet 2>"$tmp/err"
+check "... and the README's cpus=32 folds none" test ! -s "$tmp/err"
+check "... which the README says" grep -q -- "--check --gen stencil-noise --param cpus=32" "$src/README.md"
+# Friction: segv is in the table and on stderr.
+printf 'tlbsim-trace 1 isa=x86-64 page_shift=12\nproc_create 1 1\nT1 load 0x1000 8\nT1 exit\n' >"$tmp/segv.txt"
+"$bin" run --machine x86-16 "$tmp/segv.txt" >"$tmp/out" 2>"$tmp/err"
+check "friction: a segv is in the run table" grep -q "^segv: 1 (accesses outside any mapping" "$tmp/out"
+check "... and warned about on stderr" grep -q "warning: x86-stock: 1 segv" "$tmp/err"
+"$bin" compare --machine x86-16 --policies x86-stock,flush-all --quiet "$tmp/segv.txt" >"$tmp/out" 2>/dev/null
+check "... and in the compare table" grep -Eq "^segv +1 +1" "$tmp/out"
+# Misleading: the footer of a capped run counts the events run, not those read ahead.
+"$bin" run --machine x86-16 --gen ctx-switch --param loops=1000 --max-cycles 100000 >"$tmp/out"
+check "misleading: a capped run's footer counts events run, and read" \
+  grep -Eq "cycles at 3.00 GHz\), [0-9]+ events run \(4006 read\)$" "$tmp/out"
+# Misleading: x86-invlpgb is refused on a machine without INVLPGB, and left
+# out of compare's default list, saying so.
+"$bin" run --machine x86-16 --policy x86-invlpgb --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "misleading: x86-invlpgb without INVLPGB exits 2" \
+  bash -c "test $rc = 2 && grep -q 'policy x86-invlpgb needs INVLPGB, which machine x86-16 lacks' '$tmp/err'"
+"$bin" compare --machine x86-16 --gen ctx-switch --param loops=3 --quiet >"$tmp/out" 2>"$tmp/err"
+check "... and left out of compare's default list, saying so" \
+  bash -c "grep -q 'x86-invlpgb left out' '$tmp/err' && ! grep -q invlpgb '$tmp/out'"
+# Misleading: more than 16 --policies is an error, not a silent cut.
+"$bin" compare --machine x86-16 --policies "$(printf 'x86-stock,%.0s' $(seq 17))" --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "misleading: 17 policies exit 2" bash -c "test $rc = 2 && grep -q 'at most 16 policies' '$tmp/err'"
+# Friction: --machine or --policies twice is an error; compare checks the
+# trace before it runs anything.
+"$bin" run --machine x86-16 --machine milan-36 --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "friction: --machine twice exits 2" bash -c "test $rc = 2 && grep -q -- '--machine given twice' '$tmp/err'"
+"$bin" compare --machine x86-16 --policies x86-stock --policies flush-all --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "friction: --policies twice exits 2" bash -c "test $rc = 2 && grep -q -- '--policies given twice' '$tmp/err'"
+"$bin" compare --machine x86-16 --policies x86-stock "$tmp/nosuch.tlbt" 2>"$tmp/err"; rc=$?
+check "friction: compare checks the trace before running" \
+  bash -c "test $rc = 2 && ! grep -q running '$tmp/err' && grep -q 'nosuch.tlbt: cannot read' '$tmp/err'"
+
+# Friction: gen stops at SIGINT and leaves no FILE.tmp.XXXXXX (a trace
+# of 4e8 events would take minutes; 1 s is ample to start writing).
+mkdir "$tmp/sig"
+"$bin" gen mprotect-toggle --param procs=1,loops=100000000 -o "$tmp/sig/t.tlbt" 2>"$tmp/err" &
+pid=$!; sleep 1; kill -INT $pid; wait $pid; rc=$?
+check "friction: gen exits 130 at SIGINT" test $rc = 130
+check "... and leaves nothing behind" test -z "$(ls -A "$tmp/sig")"
+
+# Friction: tlbsim.h is the whole public API (trace.h and check.h were missing).
+printf '#include <tlbsim/tlbsim.h>\nint main(void) { tlbsim_trace_reader *r = 0; struct tlbsim_replay_config c = {0}; (void)r; (void)c; return 0; }\n' >"$tmp/all.c"
+check "friction: tlbsim.h declares the trace and replay APIs" cc -std=c11 -fsyntax-only -I "$src/include" "$tmp/all.c"
+
+echo "$passes passed, $fails failed, $skips skipped"
+[ $fails -eq 0 ]
