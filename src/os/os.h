@@ -629,6 +629,11 @@ struct os {
 	struct os_thread **ord_thread; /* each event's thread (NULL: none) */
 	uint64_t ord_thread_cap;
 	uint64_t stalls;
+	/* the run stopped because the events' order cannot be kept (an
+	 * ordered replay stuck on a thread that sleeps with only a later
+	 * wake, was never created or never runs; a memory syscall waiting
+	 * for one that cannot return): exploration skips such orders */
+	bool order_impossible;
 };
 
 static inline struct os_cpu *os_cpu_of(struct hw_cpu *cpu)

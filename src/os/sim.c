@@ -825,6 +825,7 @@ static void hb_wait(struct os *os, struct hw_cpu *cpu, struct os_thread *t, stru
 		return;
 	}
 	if (os_hb_stuck(os)) {
+		os->order_impossible = true;
 		input_error(
 		    os, idx, os_evq_head(t),
 		    "thread %u's syscall waits for an earlier memory syscall (trace order) "
@@ -977,6 +978,7 @@ static bool ordered_may_start(struct os *os, struct hw_cpu *cpu, struct os_cpu *
 		else if (w && w->state == OS_T_SLEEPING && !w->wake_tokens)
 			why = "sleeps, and only a later event could wake it";
 		if (why) {
+			os->order_impossible = true;
 			os->source_error = err_set_event(
 			    os->err, -TLBSIM_EINVAL, os->source_name, (long long)os->issued,
 			    "ordered replay is stuck: event %llu cannot start: its thread %u %s",
@@ -985,6 +987,7 @@ static bool ordered_may_start(struct os *os, struct hw_cpu *cpu, struct os_cpu *
 			return false;
 		}
 		if (++os->stalls > ORDERED_MAX_STALLS) {
+			os->order_impossible = true;
 			os->source_error = err_set_event(
 			    os->err, -TLBSIM_EINVAL, os->source_name, (long long)os->issued,
 			    "ordered replay is stuck: event %llu cannot start "
