@@ -528,6 +528,12 @@ static void max_put(struct chk_oracle *o, struct chk_map *m, uint64_t key, uint6
 void chk_syscall_return(struct chk_oracle *o, unsigned cpu, uint64_t root, uint64_t start,
 			uint64_t end)
 {
+	chk_commit(o, cpu, root, start, end);
+	chk_context_sync_local(o, cpu);
+}
+
+void chk_commit(struct chk_oracle *o, unsigned cpu, uint64_t root, uint64_t start, uint64_t end)
+{
 	uint64_t t = now_of(o, cpu) + 1, va;
 	uint32_t i;
 
@@ -544,7 +550,6 @@ void chk_syscall_return(struct chk_oracle *o, unsigned cpu, uint64_t root, uint6
 		if (c->live && c->root == root && c->va < end && last >= start)
 			commit_change(o, c);
 	}
-	chk_context_sync_local(o, cpu);
 }
 
 /* ---- maintenance --------------------------------------------------------- */
