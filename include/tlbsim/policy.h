@@ -131,6 +131,14 @@ enum tlbsim_line_access {
  * @kthread: the task running is a kernel thread: @loaded_mm is borrowed
  *        (kthread_use_mm(), Linux kernel/kthread.c) when @is_lazy is
  *        false, kept lazily otherwise
+ * @switching: as seen by the cpu running a flush_range hook: this cpu is
+ *        inside switch_mm to @loaded_mm, between its read of the mm's
+ *        tlb_gen and the publication of cpu_tlbstate.loaded_mm after the
+ *        CR3 write (Linux's loaded_mm == LOADED_MM_SWITCHING,
+ *        arch/x86/mm/tlb.c): its bit is set in @loaded_mm's mm_cpumask and
+ *        the new CR3 is (or is about to be) live, but @loaded_mm is not
+ *        published yet.  x86 only; set by the OS just before each flush_range
+ *        hook, for that flush's time (meaningless in other hooks).
  */
 struct tlbsim_cpu {
 	unsigned id;
@@ -145,6 +153,7 @@ struct tlbsim_cpu {
 	unsigned next_asid;
 	void *priv[TLBSIM_POLICY_SLOTS];
 	bool kthread;
+	bool switching;
 };
 
 /**

@@ -368,6 +368,20 @@ void os_flush_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_
 					  .freed_tables = freed_tables,
 					  .new_tlb_gen = mm->pub.tlb_gen, .initiator = cpu->id};
 	oc->flush_kind = 0;
+	if (os->switching_shown || os->switch_window_end > cpu->core->now) {
+		/* The cpus inside a switch_mm window at this flush's time
+		 * (LOADED_MM_SWITCHING, os_load_mm()). */
+		unsigned i;
+
+		os->switching_shown = false;
+		for (i = 0; i < os->m->nr_cpus; i++) {
+			struct os_cpu *o = &os->cpu[i];
+
+			o->pub.switching = i != cpu->id && o->switch_from <= cpu->core->now &&
+					   cpu->core->now < o->switch_until;
+			os->switching_shown |= o->pub.switching;
+		}
+	}
 	os_pctx(os, cpu, &os->pol.flush_range, &ctx);
 	os->pol.flush_range.p->flush_range(&ctx, &info);
 	/* Only what was charged here: a wait for acknowledgements or a DSB
