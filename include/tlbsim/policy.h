@@ -257,6 +257,11 @@ struct tlbsim_pctx {
  *      ignored here.
  *      In an ipi_handler the line's new state takes effect at the window's
  *      end (hw_line_access(), src/hw/smp.h).
+ * @tlbsync_migrated: for mutations only: the task was migrated to @cpu
+ *      between its INVLPGBs and its TLBSYNC (Linux forbids it: __tlbsync()
+ *      calls cant_migrate(), arch/x86/include/asm/tlb.h), so the TLBSYNC
+ *      runs on @cpu and waits only for @cpu's INVLPGBs, not for this
+ *      cpu's: it does not wait for them.  Charges the tlbsync cost.
  */
 struct tlbsim_policy_ops {
 	void (*load_mm)(struct tlbsim_pctx *ctx, struct tlbsim_mm *next);
@@ -279,6 +284,7 @@ struct tlbsim_policy_ops {
 	struct tlbsim_cpu *(*cpu)(struct tlbsim_pctx *ctx, unsigned id);
 	void (*touch_line)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm,
 			   enum tlbsim_line_kind kind, unsigned cpu, enum tlbsim_line_access how);
+	void (*tlbsync_migrated)(struct tlbsim_pctx *ctx, unsigned cpu);
 };
 
 /**

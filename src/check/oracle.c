@@ -869,6 +869,7 @@ static void pend_outstanding(struct chk_oracle *o, uint64_t pfn, uint64_t root, 
 			     uint64_t hi, uint64_t since)
 {
 	struct chk_pend *p = NULL;
+	bool told = false;
 	uint64_t idx;
 	unsigned i, j;
 
@@ -882,6 +883,20 @@ static void pend_outstanding(struct chk_oracle *o, uint64_t pfn, uint64_t root, 
 
 			if (op->time < since || !op->broadcast || !op_covers(o, op, root, lo, hi))
 				continue;
+			if (op->invlpgb && !told) {
+				/* The free itself is early: only a TLBSYNC on the
+				 * issuing cpu completes an INVLPGB, and none has run
+				 * there (a TLBSYNC after a migration, on another cpu,
+				 * waits for nothing: Linux forbids the migration with
+				 * cant_migrate()).  Reported now, and again at a reuse
+				 * before completion. */
+				report_serial(
+				    o, CHK_INCOMPLETE_MAINT, i, o->serving, root, op->asid, lo, pfn,
+				    "frame freed while the INVLPGB covering it has not been "
+				    "completed by a TLBSYNC on the issuing cpu "
+				    "(docs/hazard-rules.md rule 20)");
+				told = true;
+			}
 			if (!p) {
 				if (chk_map_get(&o->pend_by_pfn, pfn, &idx)) {
 					p = &o->pend[idx - 1];

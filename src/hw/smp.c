@@ -281,6 +281,14 @@ void hw_tlbsync(struct hw_smp *smp, struct hw_cpu *cpu)
 		HW_OBSERVE(observer(smp), tlbsync_done_local, cpu->id);
 }
 
+void hw_tlbsync_migrated(struct hw_smp *smp, struct hw_cpu *cpu, struct hw_cpu *on)
+{
+	hw_charge(cpu, smp->m->costs.tlbsync);
+	on->st.tlbsyncs++;
+	if (!on->invlpgb_outstanding)
+		HW_OBSERVE(observer(smp), tlbsync_done_local, on->id);
+}
+
 /*
  * Fabric side of a broadcast (serial phase): the engine serves it, then it
  * travels to every core; the issuer hears of the last core's completion.

@@ -222,6 +222,17 @@ void hw_invlpgb(struct hw_smp *smp, struct hw_cpu *cpu, uint64_t va, unsigned nr
 void hw_tlbsync(struct hw_smp *smp, struct hw_cpu *cpu);
 
 /*
+ * AMD TLBSYNC by a task that was migrated from @cpu to @on after its
+ * INVLPGBs (which Linux forbids: __tlbsync() calls cant_migrate(),
+ * arch/x86/include/asm/tlb.h): the instruction runs on @on, so it waits
+ * only for @on's own INVLPGBs; @cpu's stay outstanding.  The task's time
+ * (tlbsync cycles) is charged to @cpu, whose clock it runs on here; @on's
+ * own outstanding INVLPGBs, if any, are not waited for (the mutation's
+ * point is the issuer's, which never are).  A mutation's mechanism.
+ */
+void hw_tlbsync_migrated(struct hw_smp *smp, struct hw_cpu *cpu, struct hw_cpu *on);
+
+/*
  * @cpu touches the shared line @l (@op) at its clock; @busy: cycles it
  * keeps the line after the transfer (the atomic's own cost, and a lock's
  * hold: fab_line_cost()).  Charges the wait as waiting (stolen inside an

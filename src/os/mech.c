@@ -193,6 +193,14 @@ static void m_tlbsync(struct tlbsim_pctx *ctx)
 	hw_tlbsync(&os_of(ctx)->smp, hw_of(ctx));
 }
 
+static void m_tlbsync_migrated(struct tlbsim_pctx *ctx, unsigned cpu)
+{
+	struct os *os = os_of(ctx);
+
+	BUG_ON(cpu >= os->m->nr_cpus, "a task migrates to an existing cpu");
+	hw_tlbsync_migrated(&os->smp, hw_of(ctx), os_hw(os, cpu));
+}
+
 static void m_dsb(struct tlbsim_pctx *ctx)
 {
 	hw_dsb(&os_of(ctx)->smp, hw_of(ctx));
@@ -348,6 +356,7 @@ void os_ops_init(struct tlbsim_policy_ops *ops)
 	ops->nr_cpus = m_nr_cpus;
 	ops->cpu = m_cpu;
 	ops->touch_line = m_touch_line;
+	ops->tlbsync_migrated = m_tlbsync_migrated;
 }
 
 /* ---- the flush entry point ----------------------------------------------------- */
