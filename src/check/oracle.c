@@ -58,6 +58,13 @@ struct chk_op {
 	uint8_t all_asids;
 	uint8_t broadcast;
 	uint8_t invlpgb; /* else a TLBI */
+	/* Arm erratum 1286807 (tlbsim_machine.errata): @weak, a DSB
+	 * completed this TLBI but an access that used the old translation
+	 * may still be in flight, so it stays outstanding; @repeat, this TLBI
+	 * repeats such a weak one (Linux ARM64_WORKAROUND_REPEAT_TLBI), and
+	 * its completion completes both */
+	uint8_t weak;
+	uint8_t repeat;
 };
 
 struct chk_ops {
@@ -181,6 +188,7 @@ struct chk_oracle {
 	uint64_t counts[CHK_NR_KINDS];
 	unsigned serving;
 	bool oom;
+	bool repeat_tlbi; /* the machine has Arm erratum 1286807 */
 };
 
 static const char *const kind_names[] = {
@@ -339,6 +347,8 @@ struct chk_oracle *chk_create(struct hw_smp *smp)
 	o->isa = smp->m->isa;
 	o->levels = smp->m->pt_levels;
 	o->nr_cpus = smp->m->nr_cpus;
+	o->repeat_tlbi =
+	    smp->m->isa == TLBSIM_ISA_ARM64 && (smp->m->errata & TLBSIM_ERRATUM_ARM64_1286807);
 	o->cpu = calloc(o->nr_cpus, sizeof(*o->cpu));
 	if (!o->cpu) {
 		free(o);
@@ -582,6 +592,12 @@ static void op_scope_tlbi(struct chk_op *op, enum tlbsim_tlbi_op tlbi, uint64_t 
 	}
 }
 
+static bool same_scope(const struct chk_op *a, const struct chk_op *b)
+{
+	return a->va_lo == b->va_lo && a->va_hi == b->va_hi && a->asid == b->asid &&
+	       a->all_asids == b->all_asids && a->broadcast == b->broadcast;
+}
+
 static void obs_tlbi_local(void *ctx, unsigned cpu, enum tlbsim_tlbi_op tlbi, uint64_t va,
 			   uint16_t asid, bool broadcast)
 {
@@ -591,6 +607,10 @@ static void obs_tlbi_local(void *ctx, unsigned cpu, enum tlbsim_tlbi_op tlbi, ui
 			    .broadcast = broadcast || o->nr_cpus == 1};
 
 	op_scope_tlbi(&op, tlbi, va, asid);
+	if (o->repeat_tlbi && op.broadcast)
+		for (unsigned i = 0; i < c->pending.n; i++)
+			if (c->pending.v[i].weak && same_scope(&c->pending.v[i], &op))
+				op.repeat = 1;
 	ops_push(o, &c->pending, &op);
 }
 
@@ -613,16 +633,46 @@ static void obs_invlpgb_local(void *ctx, unsigned cpu, uint64_t va, unsigned nr_
 	ops_push(o, &c->pending, &op);
 }
 
+/*
+ * Under Arm erratum 1286807, may the DSB that completes @op (of @c's
+ * pending list) also end every access that used the old translation?
+ * Only when @op repeats an earlier TLBI of its scope that a DSB already
+ * completed (weak), or is such a weak one whose repeat completes now.
+ */
+static bool erratum_done(const struct chk_cpu *c, const struct chk_op *op)
+{
+	unsigned i;
+
+	if (op->repeat)
+		return true;
+	for (i = 0; op->weak && i < c->pending.n; i++)
+		if (c->pending.v[i].repeat && c->pending.v[i].seq > op->seq &&
+		    same_scope(&c->pending.v[i], op))
+			return true;
+	return false;
+}
+
 /* Move the pending operations of @cpu that a barrier completes to done. */
 static void complete(struct chk_oracle *o, unsigned cpu, bool invlpgb, bool local_only)
 {
 	struct chk_cpu *c = &o->cpu[cpu];
+	uint64_t first_weak = 0;
 	unsigned i, k = 0;
 
 	for (i = 0; i < c->pending.n; i++) {
 		struct chk_op *op = &c->pending.v[i];
 
 		if (op->invlpgb != invlpgb || (local_only && op->broadcast && o->nr_cpus > 1)) {
+			c->pending.v[k++] = *op;
+			continue;
+		}
+		if (o->repeat_tlbi && !invlpgb && op->broadcast && o->nr_cpus > 1 &&
+		    !erratum_done(c, op)) {
+			/* The entries are gone, an access using them may not
+			 * be: outstanding until a repeat completes. */
+			op->weak = 1;
+			if (!first_weak || op->seq < first_weak)
+				first_weak = op->seq;
 			c->pending.v[k++] = *op;
 			continue;
 		}
@@ -635,7 +685,7 @@ static void complete(struct chk_oracle *o, unsigned cpu, bool invlpgb, bool loca
 	if (invlpgb)
 		c->invlpgb_done_seq = c->next_seq;
 	else if (!local_only)
-		c->tlbi_done_seq = c->next_seq;
+		c->tlbi_done_seq = first_weak ? first_weak - 1 : c->next_seq;
 }
 
 static void obs_dsb_done_local(void *ctx, unsigned cpu, bool ish)
@@ -1066,6 +1116,16 @@ static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_tab
 	}
 }
 
+/* Is @c's outstanding TLBI @seq one a DSB completed under Arm erratum
+ * 1286807, waiting for its repeat? */
+static bool pending_weak(const struct chk_cpu *c, uint64_t seq)
+{
+	for (unsigned i = 0; i < c->pending.n; i++)
+		if (c->pending.v[i].seq == seq)
+			return c->pending.v[i].weak;
+	return false;
+}
+
 static void obs_frame_alloc(void *ctx, uint64_t pfn, unsigned kind)
 {
 	struct chk_oracle *o = ctx;
@@ -1098,13 +1158,19 @@ static void obs_frame_alloc(void *ctx, uint64_t pfn, unsigned kind)
 
 			if (done)
 				continue;
-			report_serial(o, CHK_INCOMPLETE_MAINT, w->cpu, by, 0, 0, 0, pfn,
-				      w->invlpgb ? "frame reused before TLBSYNC on the issuing cpu "
-						   "completed the INVLPGB covering it (docs/hazard-rules.md "
-						   "rule 20)"
-						 : "frame reused before a DSB on the issuing cpu "
-						   "completed the TLBI covering it (docs/hazard-rules.md rules 5 "
-						   "and 12)");
+			report_serial(
+			    o, CHK_INCOMPLETE_MAINT, w->cpu, by, 0, 0, 0, pfn,
+			    w->invlpgb ? "frame reused before TLBSYNC on the issuing cpu "
+					 "completed the INVLPGB covering it (docs/hazard-rules.md "
+					 "rule 20)"
+			    : pending_weak(c, w->seq)
+				? "frame reused after TLBI + DSB without the repeated TLBI + "
+				  "DSB that Arm erratum 1286807 needs: an access that used "
+				  "the old translation may still be in flight (Linux "
+				  "ARM64_WORKAROUND_REPEAT_TLBI; docs/hazard-rules.md rule 5)"
+				: "frame reused before a DSB on the issuing cpu "
+				  "completed the TLBI covering it (docs/hazard-rules.md rules 5 "
+				  "and 12)");
 			break; /* one report per reuse */
 		}
 		free(p->w);

@@ -32,9 +32,9 @@ struct where {
 
 /* Directives that may be given once: a second one is an input error
  * rather than silently replacing the first.  ets2 and expect add up. */
-enum { D_MACHINE, D_POLICY, D_MODE, D_ORDER, D_EXPLORE, D_OS, D_ETS2, D_EXPECT, D_NR };
-static const char *const directive_name[D_NR] = {"machine", "policy", "mode", "order",
-						"explore", "os", "ets2", "expect"};
+enum { D_MACHINE, D_POLICY, D_MODE, D_ORDER, D_EXPLORE, D_OS, D_ERRATA, D_ETS2, D_EXPECT, D_NR };
+static const char *const directive_name[D_NR] = {"machine", "policy", "mode", "order", "explore",
+						 "os",	    "errata", "ets2", "expect"};
 
 struct scenario {
 	const char *path;
@@ -54,6 +54,7 @@ struct scenario {
 	bool want_faults;	/* expect or explore names fault outcomes (mode kernel) */
 	bool want_values;	/* expect names value@EVENT=V items (mode kernel) */
 	unsigned os_flags;	/* TLBSIM_OS_* */
+	unsigned errata;	/* TLBSIM_ERRATUM_*, added to the machine's */
 	enum tlbsim_isa isa;	/* the trace header's */
 	struct tlbsim_event *ev;
 	uint64_t n;
@@ -91,7 +92,7 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 	if (!key || !val || !*val)
 		return err_set(err, -TLBSIM_EPARSE, s->path, AT(line), NULL,
 			       "a directive is '#@ key value' (keys: machine, policy, mode, order, "
-			       "ets2, expect, explore)");
+			       "ets2, errata, os, expect, explore)");
 	for (d = 0; d < D_NR && strcmp(key, directive_name[d]); d++)
 		;
 	if (d < D_NR && s->at[d].line) {
@@ -134,6 +135,17 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 				return err_set(err, -TLBSIM_EPARSE, s->path, AT(tok), NULL,
 					       "ets2 lists cpu numbers, found '%s'", tok);
 			tlbsim_cpumask_set(&s->ets2, (unsigned)c);
+		}
+	} else if (!strcmp(key, "errata")) {
+		char *tok, *save = NULL;
+
+		/* The machine's "errata" key (models/README.md), for this run. */
+		for (tok = strtok_r(val, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+			if (strcmp(tok, "arm-1286807"))
+				return err_set(
+				    err, -TLBSIM_EPARSE, s->path, AT(tok), NULL,
+				    "errata names known errata (arm-1286807), found '%s'", tok);
+			s->errata |= TLBSIM_ERRATUM_ARM64_1286807;
 		}
 	} else if (!strcmp(key, "os")) {
 		char why[256];
@@ -803,6 +815,15 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 			     "OS model handles page faults and keeps no data)");
 		goto out;
 	}
+	if (s.errata && m->isa != TLBSIM_ISA_ARM64) {
+		const struct where *w = &s.at[D_ERRATA];
+
+		rc = err_set(err, -TLBSIM_EPARSE, path, w->line, w->column, w->offset, NULL,
+			     "erratum arm-1286807 is an Arm one; machine %s is %s", m->name,
+			     tlbsim_isa_name(m->isa));
+		goto out;
+	}
+	m->errata |= s.errata;
 	if (s.has_ets2) {
 		const struct where *w = &s.at[D_ETS2];
 		unsigned c;
