@@ -99,7 +99,8 @@ extern "C" {
 	X(KTHREAD_CREATE, 38, "kthread_create")                                                    \
 	X(KTHREAD_USE_MM, 39, "kthread_use_mm")                                                    \
 	X(KTHREAD_UNUSE_MM, 40, "kthread_unuse_mm")                                                \
-	X(COMMIT, 48, "commit")
+	X(COMMIT, 48, "commit")                                                                    \
+	X(GUP_FAST, 49, "gup_fast")
 
 enum tlbsim_event_kind {
 	TLBSIM_EV_NONE = 0, /* never a valid event */
@@ -294,6 +295,14 @@ enum tlbsim_dc_op {
  *     0: it took none, so the process's exit tears the mm down under it.
  * KTHREAD_UNUSE_MM - no payload: the performing kernel thread stops using
  *     the mm it borrowed (kthread_unuse_mm()), keeping it loaded lazily.
+ * GUP_FAST - @gup_fast: the performing thread, in the kernel (an
+ *     O_DIRECT read, io_uring, a futex), pins the pages of [@va, @va +
+ *     @len) (@len >= 1) of its address space with Linux's lockless
+ *     software walker (mm/gup.c gup_fast(): interrupts off, no mmap_lock,
+ *     no page-table lock): it reads the page tables like a hardware walk
+ *     and holds them for the walk's length; a table free must wait for it
+ *     (an IPI, which it takes only with interrupts back on, or an RCU grace
+ *     period).  The range must not run past 2^64.
  * COMMIT - @commit: the kernel declares its change to the translations of
  *     [@va, @va + @len) (@len >= 1) of the address space whose root table
  *     is frame @root_pfn done, as a syscall's return to user space does in
@@ -447,6 +456,10 @@ struct tlbsim_event {
 			uint64_t va;
 			uint64_t len;
 		} commit;
+		struct {
+			uint64_t va;
+			uint64_t len;
+		} gup_fast;
 	};
 };
 

@@ -101,6 +101,9 @@ struct chk_cpu {
 	uint64_t drain_root;
 	uint16_t drain_asid;
 	uint64_t drain_time;
+	/* the last lockless software walk (GUP-fast) of this cpu: root,
+	 * [sw_lo, sw_hi] walked, during [sw_from, sw_until) cycles */
+	uint64_t sw_root, sw_lo, sw_hi, sw_from, sw_until;
 	struct chk_map asid_root; /* asid + 1 -> root last loaded with it */
 	struct chk_pair *pairs;
 	unsigned nr_pairs, cap_pairs;
@@ -1037,6 +1040,47 @@ void chk_serve(struct chk_oracle *o, unsigned cpu)
 		o->serving = cpu;
 }
 
+/*
+ * A table of @root covering [lo, hi] is freed by @by: a lockless software
+ * walk (GUP-fast) of another cpu through that range still in progress at
+ * @by's clock reads the frame as it is freed and reused -- like a hardware
+ * walk in flight.  Only an IPI that the walker takes after its walk (irqs
+ * off) or an RCU grace period (the irq-off walk is a read-side critical
+ * section) orders the free after it; a broadcast TLBI does not interrupt
+ * it (Linux mm/mmu_gather.c tlb_remove_table_sync_one(), mm/gup.c).
+ */
+static void check_sw_walks(struct chk_oracle *o, uint64_t pfn, uint64_t root, uint64_t lo,
+			   uint64_t hi, unsigned by)
+{
+	uint64_t now = now_of(o, by);
+	unsigned i;
+
+	for (i = 0; i < o->nr_cpus; i++) {
+		const struct chk_cpu *c = &o->cpu[i];
+
+		if (i == by || !c->sw_until || c->sw_root != root || c->sw_from > now ||
+		    now >= c->sw_until || c->sw_hi < lo || c->sw_lo > hi)
+			continue;
+		report_serial(o, CHK_WALK_FREED_TABLE, i, by, root, c->asid, c->sw_lo, pfn,
+			      "a page-table frame freed while a lockless software walk (GUP-fast, "
+			      "interrupts off) still reads it: the free must wait for it by an IPI "
+			      "(tlb_remove_table_sync_one()) or an RCU grace period, a broadcast "
+			      "TLBI does not (docs/scenarios.md, lockless walkers)");
+	}
+}
+
+static void obs_sw_walk(void *ctx, unsigned cpu, uint64_t root, uint64_t va_lo, uint64_t va_hi,
+			uint64_t from, uint64_t until)
+{
+	struct chk_cpu *c = &((struct chk_oracle *)ctx)->cpu[cpu];
+
+	c->sw_root = root;
+	c->sw_lo = va_lo;
+	c->sw_hi = va_hi;
+	c->sw_from = from;
+	c->sw_until = until;
+}
+
 static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_table_page *t)
 {
 	struct chk_oracle *o = ctx;
@@ -1077,6 +1121,10 @@ static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_tab
 			if (chk_map_put(&o->watch, pfn, gen) || chk_map_put(&o->watch_root, pfn, root))
 				o->oom = true;
 		}
+		if (t->placed && t->level_known)
+			check_sw_walks(o, pfn, root, t->base_va,
+				       t->base_va + ((1ull << hw_level_shift(t->level + 1)) - 1),
+				       by);
 		for (i = 0; i < o->nr_cpus; i++) {
 			struct chk_cpu *c = &o->cpu[i];
 
@@ -1357,4 +1405,5 @@ static const struct hw_observer_ops chk_hw_ops = {
     .tlbsync_done_local = obs_tlbsync_done_local,
     .context_load_local = obs_context_load_local,
     .context_sync_local = obs_context_sync_local,
+    .sw_walk = obs_sw_walk,
 };

@@ -924,6 +924,21 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		os_syscall(os, cpu, &ev);
 		return;
 	}
+	case TLBSIM_EV_GUP_FAST:
+		/* get_user_pages_fast() of the thread's own mm (mm/gup.c):
+		 * entry into the kernel (a syscall's cost), then the lockless
+		 * walk with interrupts off, no lock taken (hw_sw_walk()).
+		 * Pages not mapped go to the slow path, which faults them in;
+		 * the OS model leaves that to the thread's accesses. */
+		os_evq_pop(oc, t);
+		oc->st.events++;
+		if (!t->mm) {
+			oc->st.ignored++;
+			return;
+		}
+		hw_charge(cpu, os->m->costs.syscall);
+		(void)hw_sw_walk(&os->smp, cpu, t->mm->pgt, ev.gup_fast.va, ev.gup_fast.len);
+		return;
 	case TLBSIM_EV_PROC_CREATE:
 	case TLBSIM_EV_THREAD_CREATE:
 	case TLBSIM_EV_FORK:
