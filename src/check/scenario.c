@@ -237,8 +237,9 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 		}
 	} else {
 		return err_set(err, -TLBSIM_EPARSE, s->path, AT(key), NULL,
-			       "unknown directive '%s' (machine, policy, mode, order, ets2, expect, "
-			       "explore)", key);
+			       "unknown directive '%s' (machine, policy, mode, order, ets2, errata, "
+			       "os, expect, explore)",
+			       key);
 	}
 	return 0;
 }

@@ -17,7 +17,8 @@
 static const char check_help[] =
 	"usage: tlbsim check [--explore] [--max-interleavings N] [--policy P] [--verbose] FILE...\n\n"
 	"Runs each hazard scenario (a text trace with '#@' directives: machine, policy,\n"
-	"mode os|kernel, order trace|timed, ets2, expect, explore; docs/scenarios.md)\n"
+	"mode os|kernel, order trace|timed, ets2, errata, os, expect, explore;\n"
+	"docs/scenarios.md)\n"
 	"with the hazard oracle and prints PASS or FAIL per file: the diagnostics\n"
 	"found (kind@event, the 0-based event index in the file) against the ones\n"
 	"expected.  --explore also runs every interleaving of the per-thread (mode os)\n"
