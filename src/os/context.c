@@ -159,12 +159,29 @@ void os_load_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *next)
 {
 	struct os *os = ctx->os;
 	struct hw_cpu *cpu = os_hw(os, ctx->cpu->id);
+	uint64_t from = cpu->core->now;
 
 	hw_charge(cpu, os->m->costs.switch_mm);
 	if (os->m->isa == TLBSIM_ISA_X86_64)
 		x86_load(os, cpu, next);
 	else
 		arm64_load(os, cpu, next);
+	if (os->m->isa == TLBSIM_ISA_X86_64 && ctx->cpu->loaded_mm != next && !cpu->in_irq) {
+		/*
+		 * switch_mm_irqs_off() to another mm: next's tlb_gen was read
+		 * (choose_new_asid()) just before this, and loaded_mm becomes
+		 * next only now, after the CR3 write; in between it is
+		 * LOADED_MM_SWITCHING, which a flush on another cpu may see
+		 * (os_flush_range()).  The state changes at once here (serial
+		 * phase); the window is kept in time.
+		 */
+		struct os_cpu *oc = os_cpu_of(cpu);
+
+		oc->switch_from = from;
+		oc->switch_until = cpu->core->now;
+		if (oc->switch_until > os->switch_window_end)
+			os->switch_window_end = oc->switch_until;
+	}
 	ctx->cpu->loaded_mm = next;
 	ctx->cpu->is_lazy = false;
 }

@@ -439,6 +439,12 @@ struct os_cow {
  *        line and kind, and PTEs changed under it so far (os_ptl_add())
  * @hb_thread/@hb_idx: the thread and trace index of the memory syscall in
  *        progress (src/os/hb.c; NULL: none)
+ * @switch_from/@switch_until: x86: the last switch_mm to another mm ran
+ *        from its read of next's tlb_gen (what choose_new_asid() decides
+ *        by) to the publication of loaded_mm, after the CR3 write, cycles
+ *        [from, until): the window in which Linux's cpu_tlbstate.loaded_mm
+ *        is LOADED_MM_SWITCHING (arch/x86/mm/tlb.c switch_mm_irqs_off());
+ *        a flush initiated meanwhile sees pub.switching (os_flush_range())
  * @st: counters
  */
 struct os_cpu {
@@ -472,6 +478,7 @@ struct os_cpu {
 	struct os_thread *hb_thread;
 	uint64_t hb_idx;
 	uint64_t evq_popped; /* events this cpu popped off queues, ever */
+	uint64_t switch_from, switch_until;
 	bool in_switch; /* in the policy's switch_mm or enter_lazy */
 	struct os_cpu_stats st;
 };
@@ -568,6 +575,12 @@ struct os {
 	uint32_t nr_mms, cap_mms;
 	uint32_t next_mm_id;
 
+	/* the latest end of a cpu's switch_mm window (os_cpu.switch_until),
+	 * and whether some cpu's pub.switching is set: os_flush_range()
+	 * looks at the cpus only then */
+	uint64_t switch_window_end;
+	bool switching_shown;
+
 	/* the kernel's own page tables (init_mm), loaded by leave_mm */
 	tlbsim_pgtable *init_pgt;
 
@@ -639,6 +652,11 @@ struct os {
 	struct os_thread **ord_thread; /* each event's thread (NULL: none) */
 	uint64_t ord_thread_cap;
 	uint64_t stalls;
+	/* the run stopped because the events' order cannot be kept (an
+	 * ordered replay stuck on a thread that sleeps with only a later
+	 * wake, was never created or never runs; a memory syscall waiting
+	 * for one that cannot return): exploration skips such orders */
+	bool order_impossible;
 };
 
 static inline struct os_cpu *os_cpu_of(struct hw_cpu *cpu)

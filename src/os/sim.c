@@ -833,6 +833,7 @@ static void hb_wait(struct os *os, struct hw_cpu *cpu, struct os_thread *t, stru
 		return;
 	}
 	if (os_hb_stuck(os)) {
+		os->order_impossible = true;
 		input_error(
 		    os, idx, os_evq_head(t),
 		    "thread %u's syscall waits for an earlier memory syscall (trace order) "
@@ -934,6 +935,21 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		os_syscall(os, cpu, &ev);
 		return;
 	}
+	case TLBSIM_EV_GUP_FAST:
+		/* get_user_pages_fast() of the thread's own mm (mm/gup.c):
+		 * entry into the kernel (a syscall's cost), then the lockless
+		 * walk with interrupts off, no lock taken (hw_sw_walk()).
+		 * Pages not mapped go to the slow path, which faults them in;
+		 * the OS model leaves that to the thread's accesses. */
+		os_evq_pop(oc, t);
+		oc->st.events++;
+		if (!t->mm) {
+			oc->st.ignored++;
+			return;
+		}
+		hw_charge(cpu, os->m->costs.syscall);
+		(void)hw_sw_walk(&os->smp, cpu, t->mm->pgt, ev.gup_fast.va, ev.gup_fast.len);
+		return;
 	case TLBSIM_EV_PROC_CREATE:
 	case TLBSIM_EV_THREAD_CREATE:
 	case TLBSIM_EV_FORK:
@@ -988,6 +1004,7 @@ static bool ordered_may_start(struct os *os, struct hw_cpu *cpu, struct os_cpu *
 		else if (w && w->state == OS_T_SLEEPING && !w->wake_tokens)
 			why = "sleeps, and only a later event could wake it";
 		if (why) {
+			os->order_impossible = true;
 			os->source_error = err_set_event(
 			    os->err, -TLBSIM_EINVAL, os->source_name, (long long)os->issued,
 			    "ordered replay is stuck: event %llu cannot start: its thread %u %s",
@@ -996,6 +1013,7 @@ static bool ordered_may_start(struct os *os, struct hw_cpu *cpu, struct os_cpu *
 			return false;
 		}
 		if (++os->stalls > ORDERED_MAX_STALLS) {
+			os->order_impossible = true;
 			os->source_error = err_set_event(
 			    os->err, -TLBSIM_EINVAL, os->source_name, (long long)os->issued,
 			    "ordered replay is stuck: event %llu cannot start "
