@@ -26,10 +26,15 @@
  *   ack_early=1: an IPI target acknowledges without flushing (its flush
  *       waits for the next switch_mm, which finds its tlb_gen behind)
  *   no_tlbsync=1 (x86-invlpgb): INVLPGB without the TLBSYNC after it
+ *   skip_switching=1: no IPI to a cpu inside switch_mm's LOADED_MM_SWITCHING
+ *       window (tlbsim_cpu.switching): Linux's should_flush_tlb() before
+ *       commit fea4e317f9e7 ("x86/mm: Eliminate window where TLB flushes
+ *       may be inadvertently skipped", v6.15), which compared loaded_mm
+ *       with the flushed mm only
  */
 struct x86_params {
 	unsigned ceiling; /* pages */
-	unsigned lazy_skip_tables, no_freed_tables, ack_early, no_tlbsync;
+	unsigned lazy_skip_tables, no_freed_tables, ack_early, no_tlbsync, skip_switching;
 };
 
 /* Parse "key=N,..." of the keys above into @p; -TLBSIM_EINVAL for an

@@ -12,7 +12,11 @@
  *   The threshold rises by one each time the pool of free global ASIDs
  *   halves, as the series' cover letter proposed (the merged code uses a
  *   fixed "more than 3"; min_cpus=4 with grow=0 gives that).
- * Parameters: min_cpus=N (default 3), grow=0|1 (default 1), ceiling=N.
+ * Parameters: min_cpus=N (default 3), grow=0|1 (default 1), ceiling=N;
+ * mutations (policies/x86.h) and migrate_before_tlbsync=1: the task is
+ * migrated to the next cpu between its INVLPGBs and its TLBSYNC, which
+ * then waits for none of them (forbidden in Linux by cant_migrate() in
+ * __tlbsync(), arch/x86/include/asm/tlb.h, v6.15).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +30,7 @@ struct invlpgb_params {
 	struct x86_params x86; /* first: x86_apply_ceiling() reads it */
 	unsigned min_cpus;
 	unsigned grow;
+	unsigned migrate_before_tlbsync; /* mutation, see invlpgb_flush_range() */
 	unsigned pool; /* free global ASIDs at the first allocation */
 };
 
@@ -40,6 +45,8 @@ static int invlpgb_key(const char *s, void *arg)
 		p->min_cpus = v;
 	else if (sscanf(s, "grow=%u%n", &v, &n) == 1 && v <= 1)
 		p->grow = v;
+	else if (sscanf(s, "migrate_before_tlbsync=%u%n", &v, &n) == 1 && v <= 1)
+		p->migrate_before_tlbsync = v;
 	else
 		n = 0;
 	return n;
@@ -144,8 +151,17 @@ static void invlpgb_flush_range(struct tlbsim_pctx *ctx, const struct tlbsim_flu
 	ctx->ops->send_ipi(ctx, &transition, &info);
 	if (ctx->cpu->loaded_mm == info.mm && ctx->cpu->loaded_asid != info.mm->global_asid)
 		x86_flush_tlb_func(ctx, &info, false);
-	if (!((const struct invlpgb_params *)ctx->state)->x86.no_tlbsync)
-		ctx->ops->tlbsync(ctx);
+	if (((const struct invlpgb_params *)ctx->state)->x86.no_tlbsync)
+		return;
+	if (((const struct invlpgb_params *)ctx->state)->migrate_before_tlbsync) {
+		/* Mutation: the flush runs preemptible, the task is migrated
+		 * to the next cpu after its INVLPGBs, and its TLBSYNC runs
+		 * there, waiting for none of them (Linux's __tlbsync() has
+		 * cant_migrate() against exactly this). */
+		ctx->ops->tlbsync_migrated(ctx, (ctx->cpu->id + 1) % ctx->ops->nr_cpus(ctx));
+		return;
+	}
+	ctx->ops->tlbsync(ctx);
 }
 
 static void invlpgb_ipi_handler(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info)

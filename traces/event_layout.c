@@ -249,6 +249,10 @@ const struct trace_kind trace_kinds[TLBSIM_EV_NR_KINDS] = {
     KIND(EXEC, WHO_THREAD, 0),
     KIND(AFFINITY, WHO_THREAD, 2, POS("first", TF_DEC, affinity.first, 0, CPU_MAX, NULL),
 	 POS("count", TF_DEC, affinity.count, 1, CPU_MAX + 1, NULL)),
+    KIND(COMMIT, WHO_CPU, 3, POS("root_pfn", TF_HEX, commit.root_pfn, 0, 0, NULL),
+	 POS("va", TF_VA, commit.va, 0, 0, NULL), POS("len", TF_HEX, commit.len, 1, 0, NULL)),
+    KIND(GUP_FAST, WHO_THREAD, 2, POS("va", TF_VA, gup_fast.va, 0, 0, NULL),
+	 POS("len", TF_HEX, gup_fast.len, 1, 0, NULL)),
 };
 
 _Static_assert(sizeof(struct tlbsim_event) <= 48, "struct tlbsim_event must stay within 48 bytes");
@@ -386,6 +390,12 @@ static int check_kind(const struct tlbsim_event *ev, int *field, char *why, size
 		return check_range(ev, ev->mmap.addr, ev->mmap.len, field, why, size);
 	case TLBSIM_EV_MUNMAP:
 		return check_range(ev, ev->munmap.addr, ev->munmap.len, field, why, size);
+	case TLBSIM_EV_GUP_FAST:
+		return check_range(ev, ev->gup_fast.va, ev->gup_fast.len, field, why, size);
+	case TLBSIM_EV_COMMIT:
+		if (!range_fits(ev->commit.va, ev->commit.len))
+			return fail(field, 2, why, size, "commit: range past 2^64");
+		return 0;
 	case TLBSIM_EV_MPROTECT:
 		return check_range(ev, ev->mprotect.addr, ev->mprotect.len, field, why, size);
 	case TLBSIM_EV_MADVISE:

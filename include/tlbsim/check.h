@@ -140,6 +140,11 @@ struct tlbsim_scenario_opts {
  *        (@passed also needs the exploration's, when exploring)
  * @explore_expected: "hazard" or "safe" when the interleavings were
  *        explored (the scenario's "#@ explore"), else empty
+ * @skipped: interleavings that cannot run, not counted in @explored: an
+ *        order in which a thread's event comes after its sleep and before
+ *        every wake that could end it (or that waits on a thread never
+ *        created, or on a memory syscall that cannot return); in the
+ *        file's own order that is an input error instead
  */
 struct tlbsim_scenario_result {
 	int passed;
@@ -152,6 +157,7 @@ struct tlbsim_scenario_result {
 	char *stats;
 	int matched;
 	char explore_expected[8];
+	uint64_t skipped;
 };
 
 /**

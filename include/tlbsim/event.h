@@ -12,8 +12,8 @@
  *   - SWITCH places thread @tid on cpu @cpu (both required);
  *   - PROC_CREATE and KTHREAD_CREATE may come from no thread at all
  *     (@tid == TLBSIM_TID_NONE);
- *   - kernel-level kinds (INVLPG .. TABLE_FREE, ERET .. TLBI_RANGE) are
- *     performed on cpu @cpu
+ *   - kernel-level kinds (INVLPG .. TABLE_FREE, ERET .. TLBI_RANGE,
+ *     COMMIT) are performed on cpu @cpu
  *     (required); @tid is the thread on whose behalf, or TLBSIM_TID_NONE.
  * tlbsim_event_validate() enforces these rules and the per-kind ones in the
  * comments below; every reader and writer applies it, so a consumer may
@@ -100,7 +100,9 @@ extern "C" {
 	X(KTHREAD_USE_MM, 39, "kthread_use_mm")                                                    \
 	X(KTHREAD_UNUSE_MM, 40, "kthread_unuse_mm")                                                \
 	X(EXEC, 41, "exec")                                                                        \
-	X(AFFINITY, 42, "affinity")
+	X(AFFINITY, 42, "affinity")                                                                \
+	X(COMMIT, 48, "commit")                                                                    \
+	X(GUP_FAST, 49, "gup_fast")
 
 enum tlbsim_event_kind {
 	TLBSIM_EV_NONE = 0, /* never a valid event */
@@ -295,6 +297,22 @@ enum tlbsim_dc_op {
  *     0: it took none, so the process's exit tears the mm down under it.
  * KTHREAD_UNUSE_MM - no payload: the performing kernel thread stops using
  *     the mm it borrowed (kthread_unuse_mm()), keeping it loaded lazily.
+ * GUP_FAST - @gup_fast: the performing thread, in the kernel (an
+ *     O_DIRECT read, io_uring, a futex), pins the pages of [@va, @va +
+ *     @len) (@len >= 1) of its address space with Linux's lockless
+ *     software walker (mm/gup.c gup_fast(): interrupts off, no mmap_lock,
+ *     no page-table lock): it reads the page tables like a hardware walk
+ *     and holds them for the walk's length; a table free must wait for it
+ *     (an IPI, which it takes only with interrupts back on, or an RCU grace
+ *     period).  The range must not run past 2^64.
+ * COMMIT - @commit: the kernel declares its change to the translations of
+ *     [@va, @va + @len) (@len >= 1) of the address space whose root table
+ *     is frame @root_pfn done, as a syscall's return to user space does in
+ *     the OS model: from then on no cpu may use a translation of the range
+ *     older than the change (the hazard oracle's stale use).  A
+ *     kernel-level sequence (a hand-written scenario, a recorded kernel
+ *     path) claims "this PTE change is complete" with it; the range must
+ *     not run past 2^64.  The OS model ignores it in a thread's stream.
  *
  * EXEC - no payload: the performing thread's process replaces its address
  *     space with a new, empty one and goes on with its pid and tid
@@ -452,6 +470,15 @@ struct tlbsim_event {
 			uint16_t first;
 			uint16_t count;
 		} affinity;
+		struct {
+			uint64_t root_pfn;
+			uint64_t va;
+			uint64_t len;
+		} commit;
+		struct {
+			uint64_t va;
+			uint64_t len;
+		} gup_fast;
 	};
 };
 

@@ -209,9 +209,26 @@ struct tlbsim_costs {
  *       0 means the machine has no tags (every context switch flushes)
  * @topology: sockets, nodes, clusters and the latencies between cores
  * @costs: cycles charged by each mechanism
+ * @errata: enum tlbsim_erratum bits: the published errata of the cores
+ *       that the model reproduces (the "errata" key, a list of names)
  *
  * Owned by whoever loaded it; release with tlbsim_machine_free().
  */
+/*
+ * Errata a machine may have (tlbsim_machine.errata), by their vendor
+ * numbers.  TLBSIM_ERRATUM_ARM64_1286807 ("arm-1286807"): Arm Cortex-A76
+ * erratum 1286807 (also Neoverse-N1 and others of Linux's
+ * ARM64_WORKAROUND_REPEAT_TLBI list, arch/arm64/kernel/cpu_errata.c): a
+ * TLBI followed by DSB may complete while a memory access of another core
+ * that used the old translation is still in flight; Linux's workaround
+ * repeats the TLBI after a DSB (TLBI; DSB; TLBI; DSB), and only the
+ * repeat's completion guarantees that the access has finished
+ * (docs/hazard-rules.md rule 5 then needs the repeat).  arm64 only.
+ */
+enum tlbsim_erratum {
+	TLBSIM_ERRATUM_ARM64_1286807 = 1u << 0,
+};
+
 struct tlbsim_machine {
 	char name[TLBSIM_NAME_LEN];
 	enum tlbsim_isa isa;
@@ -226,6 +243,7 @@ struct tlbsim_machine {
 	unsigned asid_bits;
 	struct tlbsim_topology topology;
 	struct tlbsim_costs costs;
+	unsigned errata;
 };
 
 /**

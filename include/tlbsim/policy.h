@@ -131,6 +131,14 @@ enum tlbsim_line_access {
  * @kthread: the task running is a kernel thread: @loaded_mm is borrowed
  *        (kthread_use_mm(), Linux kernel/kthread.c) when @is_lazy is
  *        false, kept lazily otherwise
+ * @switching: as seen by the cpu running a flush_range hook: this cpu is
+ *        inside switch_mm to @loaded_mm, between its read of the mm's
+ *        tlb_gen and the publication of cpu_tlbstate.loaded_mm after the
+ *        CR3 write (Linux's loaded_mm == LOADED_MM_SWITCHING,
+ *        arch/x86/mm/tlb.c): its bit is set in @loaded_mm's mm_cpumask and
+ *        the new CR3 is (or is about to be) live, but @loaded_mm is not
+ *        published yet.  x86 only; set by the OS just before each flush_range
+ *        hook, for that flush's time (meaningless in other hooks).
  */
 struct tlbsim_cpu {
 	unsigned id;
@@ -145,6 +153,7 @@ struct tlbsim_cpu {
 	unsigned next_asid;
 	void *priv[TLBSIM_POLICY_SLOTS];
 	bool kthread;
+	bool switching;
 };
 
 /**
@@ -248,6 +257,11 @@ struct tlbsim_pctx {
  *      ignored here.
  *      In an ipi_handler the line's new state takes effect at the window's
  *      end (hw_line_access(), src/hw/smp.h).
+ * @tlbsync_migrated: for mutations only: the task was migrated to @cpu
+ *      between its INVLPGBs and its TLBSYNC (Linux forbids it: __tlbsync()
+ *      calls cant_migrate(), arch/x86/include/asm/tlb.h), so the TLBSYNC
+ *      runs on @cpu and waits only for @cpu's INVLPGBs, not for this
+ *      cpu's: it does not wait for them.  Charges the tlbsync cost.
  */
 struct tlbsim_policy_ops {
 	void (*load_mm)(struct tlbsim_pctx *ctx, struct tlbsim_mm *next);
@@ -270,6 +284,7 @@ struct tlbsim_policy_ops {
 	struct tlbsim_cpu *(*cpu)(struct tlbsim_pctx *ctx, unsigned id);
 	void (*touch_line)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm,
 			   enum tlbsim_line_kind kind, unsigned cpu, enum tlbsim_line_access how);
+	void (*tlbsync_migrated)(struct tlbsim_pctx *ctx, unsigned cpu);
 };
 
 /**

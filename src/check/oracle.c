@@ -58,6 +58,13 @@ struct chk_op {
 	uint8_t all_asids;
 	uint8_t broadcast;
 	uint8_t invlpgb; /* else a TLBI */
+	/* Arm erratum 1286807 (tlbsim_machine.errata): @weak, a DSB
+	 * completed this TLBI but an access that used the old translation
+	 * may still be in flight, so it stays outstanding; @repeat, this TLBI
+	 * repeats such a weak one (Linux ARM64_WORKAROUND_REPEAT_TLBI), and
+	 * its completion completes both */
+	uint8_t weak;
+	uint8_t repeat;
 };
 
 struct chk_ops {
@@ -94,6 +101,9 @@ struct chk_cpu {
 	uint64_t drain_root;
 	uint16_t drain_asid;
 	uint64_t drain_time;
+	/* the last lockless software walk (GUP-fast) of this cpu: root,
+	 * [sw_lo, sw_hi] walked, during [sw_from, sw_until) cycles */
+	uint64_t sw_root, sw_lo, sw_hi, sw_from, sw_until;
 	struct chk_map asid_root; /* asid + 1 -> root last loaded with it */
 	/* Table frames (pfn + 1) this cpu made an entry valid in since its
 	 * last store barrier (kernel mode, chk_store_barrier()). */
@@ -185,6 +195,7 @@ struct chk_oracle {
 	unsigned serving;
 	bool kernel_mode; /* chk_set_kernel_mode(): store barriers are reported */
 	bool oom;
+	bool repeat_tlbi; /* the machine has Arm erratum 1286807 */
 };
 
 static const char *const kind_names[] = {
@@ -343,6 +354,8 @@ struct chk_oracle *chk_create(struct hw_smp *smp)
 	o->isa = smp->m->isa;
 	o->levels = smp->m->pt_levels;
 	o->nr_cpus = smp->m->nr_cpus;
+	o->repeat_tlbi =
+	    smp->m->isa == TLBSIM_ISA_ARM64 && (smp->m->errata & TLBSIM_ERRATUM_ARM64_1286807);
 	o->cpu = calloc(o->nr_cpus, sizeof(*o->cpu));
 	if (!o->cpu) {
 		free(o);
@@ -533,6 +546,12 @@ static void max_put(struct chk_oracle *o, struct chk_map *m, uint64_t key, uint6
 void chk_syscall_return(struct chk_oracle *o, unsigned cpu, uint64_t root, uint64_t start,
 			uint64_t end)
 {
+	chk_commit(o, cpu, root, start, end);
+	chk_context_sync_local(o, cpu);
+}
+
+void chk_commit(struct chk_oracle *o, unsigned cpu, uint64_t root, uint64_t start, uint64_t end)
+{
 	uint64_t t = now_of(o, cpu) + 1, va;
 	uint32_t i;
 
@@ -549,7 +568,6 @@ void chk_syscall_return(struct chk_oracle *o, unsigned cpu, uint64_t root, uint6
 		if (c->live && c->root == root && c->va < end && last >= start)
 			commit_change(o, c);
 	}
-	chk_context_sync_local(o, cpu);
 }
 
 /* ---- maintenance --------------------------------------------------------- */
@@ -582,6 +600,12 @@ static void op_scope_tlbi(struct chk_op *op, enum tlbsim_tlbi_op tlbi, uint64_t 
 	}
 }
 
+static bool same_scope(const struct chk_op *a, const struct chk_op *b)
+{
+	return a->va_lo == b->va_lo && a->va_hi == b->va_hi && a->asid == b->asid &&
+	       a->all_asids == b->all_asids && a->broadcast == b->broadcast;
+}
+
 static void obs_tlbi_local(void *ctx, unsigned cpu, enum tlbsim_tlbi_op tlbi, uint64_t va,
 			   uint16_t asid, bool broadcast)
 {
@@ -591,6 +615,10 @@ static void obs_tlbi_local(void *ctx, unsigned cpu, enum tlbsim_tlbi_op tlbi, ui
 			    .broadcast = broadcast || o->nr_cpus == 1};
 
 	op_scope_tlbi(&op, tlbi, va, asid);
+	if (o->repeat_tlbi && op.broadcast)
+		for (unsigned i = 0; i < c->pending.n; i++)
+			if (c->pending.v[i].weak && same_scope(&c->pending.v[i], &op))
+				op.repeat = 1;
 	ops_push(o, &c->pending, &op);
 }
 
@@ -613,16 +641,46 @@ static void obs_invlpgb_local(void *ctx, unsigned cpu, uint64_t va, unsigned nr_
 	ops_push(o, &c->pending, &op);
 }
 
+/*
+ * Under Arm erratum 1286807, may the DSB that completes @op (of @c's
+ * pending list) also end every access that used the old translation?
+ * Only when @op repeats an earlier TLBI of its scope that a DSB already
+ * completed (weak), or is such a weak one whose repeat completes now.
+ */
+static bool erratum_done(const struct chk_cpu *c, const struct chk_op *op)
+{
+	unsigned i;
+
+	if (op->repeat)
+		return true;
+	for (i = 0; op->weak && i < c->pending.n; i++)
+		if (c->pending.v[i].repeat && c->pending.v[i].seq > op->seq &&
+		    same_scope(&c->pending.v[i], op))
+			return true;
+	return false;
+}
+
 /* Move the pending operations of @cpu that a barrier completes to done. */
 static void complete(struct chk_oracle *o, unsigned cpu, bool invlpgb, bool local_only)
 {
 	struct chk_cpu *c = &o->cpu[cpu];
+	uint64_t first_weak = 0;
 	unsigned i, k = 0;
 
 	for (i = 0; i < c->pending.n; i++) {
 		struct chk_op *op = &c->pending.v[i];
 
 		if (op->invlpgb != invlpgb || (local_only && op->broadcast && o->nr_cpus > 1)) {
+			c->pending.v[k++] = *op;
+			continue;
+		}
+		if (o->repeat_tlbi && !invlpgb && op->broadcast && o->nr_cpus > 1 &&
+		    !erratum_done(c, op)) {
+			/* The entries are gone, an access using them may not
+			 * be: outstanding until a repeat completes. */
+			op->weak = 1;
+			if (!first_weak || op->seq < first_weak)
+				first_weak = op->seq;
 			c->pending.v[k++] = *op;
 			continue;
 		}
@@ -635,7 +693,7 @@ static void complete(struct chk_oracle *o, unsigned cpu, bool invlpgb, bool loca
 	if (invlpgb)
 		c->invlpgb_done_seq = c->next_seq;
 	else if (!local_only)
-		c->tlbi_done_seq = c->next_seq;
+		c->tlbi_done_seq = first_weak ? first_weak - 1 : c->next_seq;
 }
 
 static void obs_dsb_done_local(void *ctx, unsigned cpu, bool ish)
@@ -869,6 +927,7 @@ static void pend_outstanding(struct chk_oracle *o, uint64_t pfn, uint64_t root, 
 			     uint64_t hi, uint64_t since)
 {
 	struct chk_pend *p = NULL;
+	bool told = false;
 	uint64_t idx;
 	unsigned i, j;
 
@@ -882,6 +941,20 @@ static void pend_outstanding(struct chk_oracle *o, uint64_t pfn, uint64_t root, 
 
 			if (op->time < since || !op->broadcast || !op_covers(o, op, root, lo, hi))
 				continue;
+			if (op->invlpgb && !told) {
+				/* The free itself is early: only a TLBSYNC on the
+				 * issuing cpu completes an INVLPGB, and none has run
+				 * there (a TLBSYNC after a migration, on another cpu,
+				 * waits for nothing: Linux forbids the migration with
+				 * cant_migrate()).  Reported now, and again at a reuse
+				 * before completion. */
+				report_serial(
+				    o, CHK_INCOMPLETE_MAINT, i, o->serving, root, op->asid, lo, pfn,
+				    "frame freed while the INVLPGB covering it has not been "
+				    "completed by a TLBSYNC on the issuing cpu "
+				    "(docs/hazard-rules.md rule 20)");
+				told = true;
+			}
 			if (!p) {
 				if (chk_map_get(&o->pend_by_pfn, pfn, &idx)) {
 					p = &o->pend[idx - 1];
@@ -972,6 +1045,47 @@ void chk_serve(struct chk_oracle *o, unsigned cpu)
 		o->serving = cpu;
 }
 
+/*
+ * A table of @root covering [lo, hi] is freed by @by: a lockless software
+ * walk (GUP-fast) of another cpu through that range still in progress at
+ * @by's clock reads the frame as it is freed and reused -- like a hardware
+ * walk in flight.  Only an IPI that the walker takes after its walk (irqs
+ * off) or an RCU grace period (the irq-off walk is a read-side critical
+ * section) orders the free after it; a broadcast TLBI does not interrupt
+ * it (Linux mm/mmu_gather.c tlb_remove_table_sync_one(), mm/gup.c).
+ */
+static void check_sw_walks(struct chk_oracle *o, uint64_t pfn, uint64_t root, uint64_t lo,
+			   uint64_t hi, unsigned by)
+{
+	uint64_t now = now_of(o, by);
+	unsigned i;
+
+	for (i = 0; i < o->nr_cpus; i++) {
+		const struct chk_cpu *c = &o->cpu[i];
+
+		if (i == by || !c->sw_until || c->sw_root != root || c->sw_from > now ||
+		    now >= c->sw_until || c->sw_hi < lo || c->sw_lo > hi)
+			continue;
+		report_serial(o, CHK_WALK_FREED_TABLE, i, by, root, c->asid, c->sw_lo, pfn,
+			      "a page-table frame freed while a lockless software walk (GUP-fast, "
+			      "interrupts off) still reads it: the free must wait for it by an IPI "
+			      "(tlb_remove_table_sync_one()) or an RCU grace period, a broadcast "
+			      "TLBI does not (docs/scenarios.md, lockless walkers)");
+	}
+}
+
+static void obs_sw_walk(void *ctx, unsigned cpu, uint64_t root, uint64_t va_lo, uint64_t va_hi,
+			uint64_t from, uint64_t until)
+{
+	struct chk_cpu *c = &((struct chk_oracle *)ctx)->cpu[cpu];
+
+	c->sw_root = root;
+	c->sw_lo = va_lo;
+	c->sw_hi = va_hi;
+	c->sw_from = from;
+	c->sw_until = until;
+}
+
 static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_table_page *t)
 {
 	struct chk_oracle *o = ctx;
@@ -1012,6 +1126,10 @@ static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_tab
 			if (chk_map_put(&o->watch, pfn, gen) || chk_map_put(&o->watch_root, pfn, root))
 				o->oom = true;
 		}
+		if (t->placed && t->level_known)
+			check_sw_walks(o, pfn, root, t->base_va,
+				       t->base_va + ((1ull << hw_level_shift(t->level + 1)) - 1),
+				       by);
 		for (i = 0; i < o->nr_cpus; i++) {
 			struct chk_cpu *c = &o->cpu[i];
 
@@ -1051,6 +1169,16 @@ static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_tab
 	}
 }
 
+/* Is @c's outstanding TLBI @seq one a DSB completed under Arm erratum
+ * 1286807, waiting for its repeat? */
+static bool pending_weak(const struct chk_cpu *c, uint64_t seq)
+{
+	for (unsigned i = 0; i < c->pending.n; i++)
+		if (c->pending.v[i].seq == seq)
+			return c->pending.v[i].weak;
+	return false;
+}
+
 static void obs_frame_alloc(void *ctx, uint64_t pfn, unsigned kind)
 {
 	struct chk_oracle *o = ctx;
@@ -1083,13 +1211,19 @@ static void obs_frame_alloc(void *ctx, uint64_t pfn, unsigned kind)
 
 			if (done)
 				continue;
-			report_serial(o, CHK_INCOMPLETE_MAINT, w->cpu, by, 0, 0, 0, pfn,
-				      w->invlpgb ? "frame reused before TLBSYNC on the issuing cpu "
-						   "completed the INVLPGB covering it (docs/hazard-rules.md "
-						   "rule 20)"
-						 : "frame reused before a DSB on the issuing cpu "
-						   "completed the TLBI covering it (docs/hazard-rules.md rules 5 "
-						   "and 12)");
+			report_serial(
+			    o, CHK_INCOMPLETE_MAINT, w->cpu, by, 0, 0, 0, pfn,
+			    w->invlpgb ? "frame reused before TLBSYNC on the issuing cpu "
+					 "completed the INVLPGB covering it (docs/hazard-rules.md "
+					 "rule 20)"
+			    : pending_weak(c, w->seq)
+				? "frame reused after TLBI + DSB without the repeated TLBI + "
+				  "DSB that Arm erratum 1286807 needs: an access that used "
+				  "the old translation may still be in flight (Linux "
+				  "ARM64_WORKAROUND_REPEAT_TLBI; docs/hazard-rules.md rule 5)"
+				: "frame reused before a DSB on the issuing cpu "
+				  "completed the TLBI covering it (docs/hazard-rules.md rules 5 "
+				  "and 12)");
 			break; /* one report per reuse */
 		}
 		free(p->w);
@@ -1322,4 +1456,5 @@ static const struct hw_observer_ops chk_hw_ops = {
     .tlbsync_done_local = obs_tlbsync_done_local,
     .context_load_local = obs_context_load_local,
     .context_sync_local = obs_context_sync_local,
+    .sw_walk = obs_sw_walk,
 };

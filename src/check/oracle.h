@@ -102,6 +102,11 @@ void chk_root_owner(struct chk_oracle *o, uint64_t root, uint32_t mm_id);
  * return to user space is a context-synchronising event on @cpu. */
 void chk_syscall_return(struct chk_oracle *o, unsigned cpu, uint64_t root, uint64_t start,
 			uint64_t end);
+/* The kernel-level COMMIT event of @cpu: every change to the translations
+ * of [start, end) of the address space whose root is @root made so far is
+ * committed, as at a syscall's return, but with no context synchronisation
+ * (a claim about the page tables, not a return to user space). */
+void chk_commit(struct chk_oracle *o, unsigned cpu, uint64_t root, uint64_t start, uint64_t end);
 /* Context synchronisation on @cpu: ISB, ERET, exception entry. _local. */
 void chk_context_sync_local(struct chk_oracle *o, unsigned cpu);
 /* The kernel-level replayer drives the oracle: it reports every store

@@ -427,6 +427,18 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 	case TLBSIM_EV_ISB:
 		hw_isb(&r->smp, cpu);
 		return 0;
+	case TLBSIM_EV_COMMIT:
+		/* The kernel claims its change to the range done, as a
+		 * syscall's return does in the OS model (os_kernel_exit()):
+		 * the oracle commits it; a cpu still using an older
+		 * translation of it is a stale use from now on.  No cost: it
+		 * is a claim, not an instruction. */
+		if (table_of(r, idx, ev->commit.root_pfn, &pfn, &level))
+			return r->rc;
+		if (r->oracle)
+			chk_commit(r->oracle, cpu->id, pfn, ev->commit.va,
+				   ev->commit.va + ev->commit.len);
+		return 0;
 	case TLBSIM_EV_ERET:
 		eng_charge(cpu->core, r->m->costs.isb);
 		if (r->oracle)

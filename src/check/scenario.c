@@ -32,9 +32,9 @@ struct where {
 
 /* Directives that may be given once: a second one is an input error
  * rather than silently replacing the first.  ets2 and expect add up. */
-enum { D_MACHINE, D_POLICY, D_MODE, D_ORDER, D_EXPLORE, D_OS, D_ETS2, D_EXPECT, D_NR };
-static const char *const directive_name[D_NR] = {"machine", "policy", "mode", "order",
-						"explore", "os", "ets2", "expect"};
+enum { D_MACHINE, D_POLICY, D_MODE, D_ORDER, D_EXPLORE, D_OS, D_ERRATA, D_ETS2, D_EXPECT, D_NR };
+static const char *const directive_name[D_NR] = {"machine", "policy", "mode", "order", "explore",
+						 "os",	    "errata", "ets2", "expect"};
 
 struct scenario {
 	const char *path;
@@ -54,6 +54,7 @@ struct scenario {
 	bool want_faults;	/* expect or explore names fault outcomes (mode kernel) */
 	bool want_values;	/* expect names value@EVENT=V items (mode kernel) */
 	unsigned os_flags;	/* TLBSIM_OS_* */
+	unsigned errata;	/* TLBSIM_ERRATUM_*, added to the machine's */
 	enum tlbsim_isa isa;	/* the trace header's */
 	struct tlbsim_event *ev;
 	uint64_t n;
@@ -91,7 +92,7 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 	if (!key || !val || !*val)
 		return err_set(err, -TLBSIM_EPARSE, s->path, AT(line), NULL,
 			       "a directive is '#@ key value' (keys: machine, policy, mode, order, "
-			       "ets2, expect, explore)");
+			       "ets2, errata, os, expect, explore)");
 	for (d = 0; d < D_NR && strcmp(key, directive_name[d]); d++)
 		;
 	if (d < D_NR && s->at[d].line) {
@@ -134,6 +135,17 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 				return err_set(err, -TLBSIM_EPARSE, s->path, AT(tok), NULL,
 					       "ets2 lists cpu numbers, found '%s'", tok);
 			tlbsim_cpumask_set(&s->ets2, (unsigned)c);
+		}
+	} else if (!strcmp(key, "errata")) {
+		char *tok, *save = NULL;
+
+		/* The machine's "errata" key (models/README.md), for this run. */
+		for (tok = strtok_r(val, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+			if (strcmp(tok, "arm-1286807"))
+				return err_set(
+				    err, -TLBSIM_EPARSE, s->path, AT(tok), NULL,
+				    "errata names known errata (arm-1286807), found '%s'", tok);
+			s->errata |= TLBSIM_ERRATUM_ARM64_1286807;
 		}
 	} else if (!strcmp(key, "os")) {
 		char why[256];
@@ -225,8 +237,9 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 		}
 	} else {
 		return err_set(err, -TLBSIM_EPARSE, s->path, AT(key), NULL,
-			       "unknown directive '%s' (machine, policy, mode, order, ets2, expect, "
-			       "explore)", key);
+			       "unknown directive '%s' (machine, policy, mode, order, ets2, errata, "
+			       "os, expect, explore)",
+			       key);
 	}
 	return 0;
 }
@@ -388,7 +401,7 @@ static bool names_value_of(const struct scenario *s, long long ev)
  */
 static int run_once(const struct scenario *s, const struct tlbsim_machine *m, const char *policy,
 		    const uint64_t *order, uint64_t max_cycles, char **stats, json_t **reports,
-		    struct tlbsim_error *err)
+		    bool *impossible, struct tlbsim_error *err)
 {
 	struct array_src src = {.ev = s->ev, .order = order, .n = s->n};
 	json_error_t jerr;
@@ -397,6 +410,7 @@ static int run_once(const struct scenario *s, const struct tlbsim_machine *m, co
 
 	*stats = NULL;
 	*reports = NULL;
+	*impossible = false;
 	if (s->kernel) {
 		struct tlbsim_replay_config cfg = {.machine = m, .ordered = s->ordered, .check = 1,
 						   .ets2 = s->has_ets2 ? &s->ets2 : NULL,
@@ -414,6 +428,10 @@ static int run_once(const struct scenario *s, const struct tlbsim_machine *m, co
 		rc = tlbsim_sim_create(&cfg, &sim, err);
 		if (!rc) {
 			rc = tlbsim_sim_run(sim, array_next, &src, err);
+			/* An order no run can keep (a thread that sleeps with
+			 * only a later wake): an error of the file's order, an
+			 * interleaving that does not exist when exploring. */
+			*impossible = rc < 0 && os_of_sim(sim)->order_impossible;
 			if (rc >= 0) {
 				*stats = tlbsim_sim_stats_json(sim);
 				rc = *stats ? 0 : -TLBSIM_ENOMEM;
@@ -562,7 +580,7 @@ struct explore {
 	uint64_t *len, *pos;
 	unsigned nr_actors;
 	uint64_t *order, depth;
-	uint64_t max, runs, hazardous;
+	uint64_t max, runs, hazardous, skipped;
 	uint64_t max_cycles; /* of each run; 0: none */
 	bool stopped;
 	struct tlbsim_scenario_result *res;
@@ -607,9 +625,24 @@ static void explore_leaf(struct explore *x)
 	json_t *reports = NULL;
 	int rc;
 
+	bool impossible;
+
 	x->runs++;
-	rc = run_once(x->s, x->m, x->policy, x->order, x->max_cycles, &stats, &reports, x->err);
+	rc = run_once(x->s, x->m, x->policy, x->order, x->max_cycles, &stats, &reports, &impossible,
+		      x->err);
 	free(stats);
+	if (rc && impossible) {
+		/* This interleaving cannot run (a sleep whose wake comes after
+		 * the sleeper's next event): skipped and counted, the others
+		 * go on. */
+		x->skipped++;
+		if (x->err)
+			tlbsim_error_clear(x->err);
+		json_decref(reports);
+		if (x->runs >= x->max)
+			x->stopped = true;
+		return;
+	}
 	if (rc) {
 		x->rc = rc;
 		x->stopped = true;
@@ -726,7 +759,8 @@ static int explore(const struct scenario *s, const struct tlbsim_machine *m, con
 	}
 	x.depth = prefix;
 	explore_from(&x);
-	res->explored = x.runs;
+	res->explored = x.runs - x.skipped;
+	res->skipped = x.skipped;
 	res->hazardous = x.hazardous;
 	res->exhausted = !x.stopped;
 out:
@@ -750,6 +784,7 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 	struct scenario s;
 	json_t *reports = NULL;
 	const char *policy;
+	bool impossible;
 	int rc;
 
 	if (!path || !res)
@@ -782,6 +817,15 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 			     "OS model handles page faults and keeps no data)");
 		goto out;
 	}
+	if (s.errata && m->isa != TLBSIM_ISA_ARM64) {
+		const struct where *w = &s.at[D_ERRATA];
+
+		rc = err_set(err, -TLBSIM_EPARSE, path, w->line, w->column, w->offset, NULL,
+			     "erratum arm-1286807 is an Arm one; machine %s is %s", m->name,
+			     tlbsim_isa_name(m->isa));
+		goto out;
+	}
+	m->errata |= s.errata;
 	if (s.has_ets2) {
 		const struct where *w = &s.at[D_ETS2];
 		unsigned c;
@@ -815,7 +859,8 @@ int tlbsim_scenario_check(const char *path, const struct tlbsim_scenario_opts *o
 		}
 	}
 	policy = opts->policy ? opts->policy : s.policy[0] ? s.policy : NULL;
-	rc = run_once(&s, m, policy, NULL, opts->max_cycles, &res->stats, &reports, err);
+	rc = run_once(&s, m, policy, NULL, opts->max_cycles, &res->stats, &reports, &impossible,
+		      err);
 	if (rc) {
 		/* An error of event N is filed at its line (the run was in the
 		 * file's order, so N is the file's); if that fails, N alone. */

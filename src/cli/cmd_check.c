@@ -17,14 +17,17 @@
 static const char check_help[] =
 	"usage: tlbsim check [--explore] [--max-interleavings N] [--policy P] [--verbose] FILE...\n\n"
 	"Runs each hazard scenario (a text trace with '#@' directives: machine, policy,\n"
-	"mode os|kernel, order trace|timed, ets2, expect, explore; docs/scenarios.md)\n"
+	"mode os|kernel, order trace|timed, ets2, errata, os, expect, explore;\n"
+	"docs/scenarios.md)\n"
 	"with the hazard oracle and prints PASS or FAIL per file: the diagnostics\n"
 	"found (kind@event, the 0-based event index in the file) against the ones\n"
 	"expected.  --explore also runs every interleaving of the per-thread (mode os)\n"
 	"or per-cpu (mode kernel) event lists of the scenarios with an 'explore'\n"
 	"directive, up to N (default 10000, depth first), and reports how many reach a hazard and\n"
 	"the first that does ('#@ explore safe stale_use' counts stale uses only; in mode\n"
-	"kernel 'fault' counts faulting accesses, also in '#@ expect fault@N').\n"
+	"kernel 'fault' counts faulting accesses, also in '#@ expect fault@N').  An\n"
+	"interleaving that cannot run (an event of a thread after its sleep and before\n"
+	"the wake that ends it) is skipped, counted, and the count printed.\n"
 	"--policy runs every scenario under P instead of its\n"
 	"own.  Exit status: 0 all passed, 1 some failed, 2 a scenario could not run.\n\n"
 	"example: tlbsim check --explore tests/hazards/*.tlbt\n";
@@ -63,6 +66,7 @@ int cmd_check(int argc, char **argv)
 	};
 	struct tlbsim_scenario_opts opts = {0};
 	unsigned passed = 0, failed = 0, errors = 0;
+	uint64_t skipped = 0;
 	bool verbose = false;
 	int c, i, rc = CLI_OK;
 
@@ -111,12 +115,16 @@ int cmd_check(int argc, char **argv)
 			continue;
 		}
 		print_verdict(argv[i], &res, verbose);
-		if (res.explored)
-			printf("     explored %llu interleaving%s%s: %llu reach a hazard%s%s\n",
-			       (unsigned long long)res.explored, res.explored == 1 ? "" : "s",
-			       res.exhausted ? " (all)" : " (bound reached)",
-			       (unsigned long long)res.hazardous, res.witness[0] ? "; first: " : "",
-			       res.witness);
+		if (res.explored || res.skipped) {
+			printf("     explored %llu interleaving%s%s", (unsigned long long)res.explored,
+			       res.explored == 1 ? "" : "s",
+			       res.exhausted ? " (all)" : " (bound reached)");
+			if (res.skipped)
+				printf(", skipped %llu that cannot run", (unsigned long long)res.skipped);
+			printf(": %llu reach a hazard%s%s\n", (unsigned long long)res.hazardous,
+			       res.witness[0] ? "; first: " : "", res.witness);
+		}
+		skipped += res.skipped;
 		if (verbose && res.stats)
 			fputs(res.stats, stdout);
 		free(res.stats);
@@ -125,7 +133,11 @@ int cmd_check(int argc, char **argv)
 		else
 			failed++;
 	}
-	printf("%u passed, %u failed, %u could not run\n", passed, failed, errors);
+	printf("%u passed, %u failed, %u could not run", passed, failed, errors);
+	if (skipped)
+		printf("; %llu interleaving%s skipped (impossible orders)",
+		       (unsigned long long)skipped, skipped == 1 ? "" : "s");
+	printf("\n");
 	if (rc == CLI_OK && failed)
 		rc = CLI_HAZARDS;
 	return rc;

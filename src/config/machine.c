@@ -94,7 +94,7 @@ static const struct jr_key walker_keys[] = {{"pte_latency", NULL}, {NULL, NULL}}
 		{"name", NULL}, {"isa", NULL}, {"cores", NULL}, {"freq_ghz", NULL},                \
 		    {"page_table", page_table_keys}, {"asid_bits", NULL}, {"tlb", tlb_keys},       \
 		    {"pwc", pwc_keys}, {"walker", walker_keys}, {"topology", mach_topology_keys},  \
-		    {"costs", mach_costs_keys}, {"sources", NULL}, {NULL, NULL},                   \
+		    {"costs", mach_costs_keys}, {"sources", NULL}, {"errata", NULL}, {NULL, NULL}, \
 	}
 static const struct jr_key root_x86_keys[] = ROOT_KEYS(pwc_x86_keys);
 static const struct jr_key root_arm64_keys[] = ROOT_KEYS(pwc_arm64_keys);
@@ -604,6 +604,39 @@ static int check_source_path(struct jr_ctx *c, enum tlbsim_isa isa, const char *
 	}
 }
 
+/* "errata": a list of erratum names (enum tlbsim_erratum in machine.h). */
+static int read_errata(struct jr_ctx *c, const json_t *root, struct tlbsim_machine *m)
+{
+	const json_t *list = json_object_get(root, "errata"), *e;
+	size_t i;
+	int rc = 0;
+
+	if (!list)
+		return 0;
+	if (!json_is_array(list))
+		return jr_fail_at(
+		    c, "errata", -TLBSIM_EPARSE,
+		    "expected a list of erratum names such as [\"arm-1286807\"], found %s",
+		    jr_type_name(list));
+	json_array_foreach(list, i, e)
+	{
+		if (json_is_string(e) && !strcmp(json_string_value(e), "arm-1286807") &&
+		    m->isa == TLBSIM_ISA_ARM64) {
+			m->errata |= TLBSIM_ERRATUM_ARM64_1286807;
+			continue;
+		}
+		rc =
+		    jr_fail_at(c, "errata", -TLBSIM_ERANGE,
+			       "item %zu: a known erratum of this ISA expected (arm64: "
+			       "\"arm-1286807\", Cortex-A76/Neoverse-N1 repeat-TLBI), found %s%s%s",
+			       i, json_is_string(e) ? "\"" : "",
+			       json_is_string(e) ? json_string_value(e) : jr_type_name(e),
+			       json_is_string(e) ? "\"" : "");
+		break;
+	}
+	return rc;
+}
+
 static int read_sources(struct jr_ctx *c, enum tlbsim_isa isa, const json_t *root)
 {
 	const json_t *sources;
@@ -714,6 +747,8 @@ static int read_machine(struct jr_ctx *c, const json_t *root, struct tlbsim_mach
 		rc = mach_read_costs(c, root, m);
 	if (!rc)
 		rc = read_sources(c, m->isa, root);
+	if (!rc)
+		rc = read_errata(c, root, m);
 	if (!rc)
 		rc = check_machine(c, m);
 	return rc;

@@ -50,6 +50,9 @@ struct hw_tlb_entry;
  * @tlbsync_done_local: a TLBSYNC of @cpu finished: its INVLPGBs are complete
  * @context_load_local: @cpu loaded (@root, @asid) into CR3/TTBR0
  * @context_sync_local: a context-synchronising event on @cpu (ISB)
+ * @sw_walk: a lockless software walker on @cpu (Linux GUP-fast, interrupts
+ *        off) reads the tables of root @root for [@va_lo, @va_hi] from
+ *        cycle @from to @until (serial phase)
  */
 struct hw_observer_ops {
 	void (*frame_alloc)(void *ctx, uint64_t pfn, unsigned kind);
@@ -67,6 +70,8 @@ struct hw_observer_ops {
 	void (*tlbsync_done_local)(void *ctx, unsigned cpu);
 	void (*context_load_local)(void *ctx, unsigned cpu, uint64_t root, uint16_t asid);
 	void (*context_sync_local)(void *ctx, unsigned cpu);
+	void (*sw_walk)(void *ctx, unsigned cpu, uint64_t root, uint64_t va_lo, uint64_t va_hi,
+			uint64_t from, uint64_t until);
 };
 
 /* The observer of a physical memory: its hooks and their context. */

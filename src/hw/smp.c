@@ -281,6 +281,40 @@ void hw_tlbsync(struct hw_smp *smp, struct hw_cpu *cpu)
 		HW_OBSERVE(observer(smp), tlbsync_done_local, cpu->id);
 }
 
+void hw_tlbsync_migrated(struct hw_smp *smp, struct hw_cpu *cpu, struct hw_cpu *on)
+{
+	hw_charge(cpu, smp->m->costs.tlbsync);
+	on->st.tlbsyncs++;
+	if (!on->invlpgb_outstanding)
+		HW_OBSERVE(observer(smp), tlbsync_done_local, on->id);
+}
+
+uint64_t hw_sw_walk(struct hw_smp *smp, struct hw_cpu *cpu, const tlbsim_pgtable *pgt, uint64_t va,
+		    uint64_t len)
+{
+	uint64_t from = cpu->core->now, page, end = va + len, found = 0, cycles = 0;
+	unsigned top = smp->m->pt_levels - 1, lvl;
+
+	for (page = va & ~0xfffull; page < end && page >= (va & ~0xfffull); page += 4096) {
+		struct tlbsim_mapping m;
+
+		if (tlbsim_pgtable_lookup(pgt, page, &m)) {
+			/* Not mapped: the walk read down to where it stopped;
+			 * counted as the whole depth (an upper bound). */
+			for (lvl = 0; lvl <= top; lvl++)
+				cycles += smp->m->pte_latency_cycles[lvl];
+			continue;
+		}
+		for (lvl = m.level; lvl <= top; lvl++)
+			cycles += smp->m->pte_latency_cycles[lvl];
+		found++;
+	}
+	hw_charge(cpu, cycles ? cycles : 1);
+	HW_OBSERVE(observer(smp), sw_walk, cpu->id, tlbsim_pgtable_root(pgt), va, end - 1, from,
+		   cpu->core->now);
+	return found;
+}
+
 /*
  * Fabric side of a broadcast (serial phase): the engine serves it, then it
  * travels to every core; the issuer hears of the last core's completion.

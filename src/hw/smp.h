@@ -222,6 +222,31 @@ void hw_invlpgb(struct hw_smp *smp, struct hw_cpu *cpu, uint64_t va, unsigned nr
 void hw_tlbsync(struct hw_smp *smp, struct hw_cpu *cpu);
 
 /*
+ * AMD TLBSYNC by a task that was migrated from @cpu to @on after its
+ * INVLPGBs (which Linux forbids: __tlbsync() calls cant_migrate(),
+ * arch/x86/include/asm/tlb.h): the instruction runs on @on, so it waits
+ * only for @on's own INVLPGBs; @cpu's stay outstanding.  The task's time
+ * (tlbsync cycles) is charged to @cpu, whose clock it runs on here; @on's
+ * own outstanding INVLPGBs, if any, are not waited for (the mutation's
+ * point is the issuer's, which never are).  A mutation's mechanism.
+ */
+void hw_tlbsync_migrated(struct hw_smp *smp, struct hw_cpu *cpu, struct hw_cpu *on);
+
+/*
+ * A lockless software page-table walk on @cpu (Linux mm/gup.c gup_fast():
+ * local_irq_save(), a walk of each page of [@va, @va + @len) from the root
+ * down, local_irq_restore()): each page's walk reads one descriptor per
+ * level it goes through, at the machine's pte_latency for that level, and
+ * a missing entry ends that page's walk (gup_fast() then leaves the page to
+ * the slow path).  Charged to @cpu as its own work; it reports the walk and
+ * its time window to the observer, and, interrupts being off, an IPI that
+ * arrives meanwhile is taken after it (the engine delivers it at the cpu's
+ * clock).  Returns the pages found mapped.
+ */
+uint64_t hw_sw_walk(struct hw_smp *smp, struct hw_cpu *cpu, const tlbsim_pgtable *pgt, uint64_t va,
+		    uint64_t len);
+
+/*
  * @cpu touches the shared line @l (@op) at its clock; @busy: cycles it
  * keeps the line after the transfer (the atomic's own cost, and a lock's
  * hold: fab_line_cost()).  Charges the wait as waiting (stolen inside an

@@ -159,12 +159,29 @@ void os_load_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *next)
 {
 	struct os *os = ctx->os;
 	struct hw_cpu *cpu = os_hw(os, ctx->cpu->id);
+	uint64_t from = cpu->core->now;
 
 	hw_charge(cpu, os->m->costs.switch_mm);
 	if (os->m->isa == TLBSIM_ISA_X86_64)
 		x86_load(os, cpu, next);
 	else
 		arm64_load(os, cpu, next);
+	if (os->m->isa == TLBSIM_ISA_X86_64 && ctx->cpu->loaded_mm != next && !cpu->in_irq) {
+		/*
+		 * switch_mm_irqs_off() to another mm: next's tlb_gen was read
+		 * (choose_new_asid()) just before this, and loaded_mm becomes
+		 * next only now, after the CR3 write; in between it is
+		 * LOADED_MM_SWITCHING, which a flush on another cpu may see
+		 * (os_flush_range()).  The state changes at once here (serial
+		 * phase); the window is kept in time.
+		 */
+		struct os_cpu *oc = os_cpu_of(cpu);
+
+		oc->switch_from = from;
+		oc->switch_until = cpu->core->now;
+		if (oc->switch_until > os->switch_window_end)
+			os->switch_window_end = oc->switch_until;
+	}
 	ctx->cpu->loaded_mm = next;
 	ctx->cpu->is_lazy = false;
 }
@@ -175,10 +192,12 @@ void os_switch_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *next)
 	struct tlbsim_pctx ctx;
 
 	os_pctx(os, cpu, &os->pol.switch_mm, &ctx);
+	oc->in_switch = true;
 	if (os->pol.switch_mm.p)
 		os->pol.switch_mm.p->switch_mm(&ctx, oc->pub.loaded_mm, &next->pub);
 	else
 		os_load_mm(&ctx, &next->pub);
+	oc->in_switch = false;
 	BUG_ON(cpu->core->state == ENG_BLOCKED, "switch_mm does not wait");
 	BUG_ON(oc->pub.loaded_mm != &next->pub, "switch_mm loads the next mm");
 }
@@ -193,6 +212,8 @@ void os_enter_lazy(struct os *os, struct hw_cpu *cpu, bool to_idle)
 	oc->pub.is_lazy = true;
 	if (to_idle && os->pol.enter_lazy.p) {
 		os_pctx(os, cpu, &os->pol.enter_lazy, &ctx);
+		oc->in_switch = true;
 		os->pol.enter_lazy.p->enter_lazy(&ctx, oc->pub.loaded_mm);
+		oc->in_switch = false;
 	}
 }

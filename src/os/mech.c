@@ -193,6 +193,14 @@ static void m_tlbsync(struct tlbsim_pctx *ctx)
 	hw_tlbsync(&os_of(ctx)->smp, hw_of(ctx));
 }
 
+static void m_tlbsync_migrated(struct tlbsim_pctx *ctx, unsigned cpu)
+{
+	struct os *os = os_of(ctx);
+
+	BUG_ON(cpu >= os->m->nr_cpus, "a task migrates to an existing cpu");
+	hw_tlbsync_migrated(&os->smp, hw_of(ctx), os_hw(os, cpu));
+}
+
 static void m_dsb(struct tlbsim_pctx *ctx)
 {
 	hw_dsb(&os_of(ctx)->smp, hw_of(ctx));
@@ -348,6 +356,7 @@ void os_ops_init(struct tlbsim_policy_ops *ops)
 	ops->nr_cpus = m_nr_cpus;
 	ops->cpu = m_cpu;
 	ops->touch_line = m_touch_line;
+	ops->tlbsync_migrated = m_tlbsync_migrated;
 }
 
 /* ---- the flush entry point ----------------------------------------------------- */
@@ -368,6 +377,20 @@ void os_flush_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_
 					  .freed_tables = freed_tables,
 					  .new_tlb_gen = mm->pub.tlb_gen, .initiator = cpu->id};
 	oc->flush_kind = 0;
+	if (os->switching_shown || os->switch_window_end > cpu->core->now) {
+		/* The cpus inside a switch_mm window at this flush's time
+		 * (LOADED_MM_SWITCHING, os_load_mm()). */
+		unsigned i;
+
+		os->switching_shown = false;
+		for (i = 0; i < os->m->nr_cpus; i++) {
+			struct os_cpu *o = &os->cpu[i];
+
+			o->pub.switching = i != cpu->id && o->switch_from <= cpu->core->now &&
+					   cpu->core->now < o->switch_until;
+			os->switching_shown |= o->pub.switching;
+		}
+	}
 	os_pctx(os, cpu, &os->pol.flush_range, &ctx);
 	os->pol.flush_range.p->flush_range(&ctx, &info);
 	/* Only what was charged here: a wait for acknowledgements or a DSB

@@ -255,7 +255,11 @@ struct os_hb_rec {
  *        ring of @hb_cap from @hb_head, @hb_n of them (src/os/hb.c);
  *        @hb_lo/@hb_hi bound their ranges; @hb_slot: its place in
  *        os->hb_threads (while @hb_n > 0); @hb_waiting: the syscall at
- *        the head of @q waits for an earlier one of another thread
+ *        the head of @q waits for an earlier one of another thread;
+ *        @hb_clear: 1 + the index of a syscall at the head of @q that
+ *        os_hb_blocker() found free to start, 0 for none (nothing can
+ *        block it later: records are added in trace order, after it, and
+ *        only leave), so its retries behind a held mmap_lock skip the look
  */
 struct os_thread {
 	uint32_t tid, pid;
@@ -273,7 +277,7 @@ struct os_thread {
 	bool kthread, mmget;
 	struct os_hb_rec *hb;
 	uint32_t hb_head, hb_n, hb_cap, hb_slot;
-	uint64_t hb_lo, hb_hi;
+	uint64_t hb_lo, hb_hi, hb_clear;
 	bool hb_waiting;
 	/* The thread's life as read from the source, in trace order (the
 	 * front end's input checks; the fields above follow execution). */
@@ -370,6 +374,10 @@ struct os_line_stats {
  *        holds (part of the core's waiting cycles)
  * @flush_lock_wait_cycles: of them, while the lock's writer was blocked on
  *        its flush (IPI acknowledgements, DSB, TLBSYNC)
+ * @switch_line_cycles: cycles the policy's switch_mm and enter_lazy spent
+ *        on shared lines (mm_cpumask, tlb_gen, nr_active_mm: transfers,
+ *        waits, atomics), the bookkeeping that says which cpus a flush
+ *        must reach
  */
 struct os_cpu_stats {
 	uint64_t context_switches, mm_switches;
@@ -380,6 +388,7 @@ struct os_cpu_stats {
 	struct os_line_stats line[TLBSIM_LINE_NR_KINDS];
 	uint64_t mmap_lock_wait_cycles;
 	uint64_t flush_lock_wait_cycles;
+	uint64_t switch_line_cycles;
 };
 
 /**
@@ -434,6 +443,12 @@ struct os_cow {
  *        line and kind, and PTEs changed under it so far (os_ptl_add())
  * @hb_thread/@hb_idx: the thread and trace index of the memory syscall in
  *        progress (src/os/hb.c; NULL: none)
+ * @switch_from/@switch_until: x86: the last switch_mm to another mm ran
+ *        from its read of next's tlb_gen (what choose_new_asid() decides
+ *        by) to the publication of loaded_mm, after the CR3 write, cycles
+ *        [from, until): the window in which Linux's cpu_tlbstate.loaded_mm
+ *        is LOADED_MM_SWITCHING (arch/x86/mm/tlb.c switch_mm_irqs_off());
+ *        a flush initiated meanwhile sees pub.switching (os_flush_range())
  * @st: counters
  */
 struct os_cpu {
@@ -467,6 +482,8 @@ struct os_cpu {
 	struct os_thread *hb_thread;
 	uint64_t hb_idx;
 	uint64_t evq_popped; /* events this cpu popped off queues, ever */
+	uint64_t switch_from, switch_until;
+	bool in_switch; /* in the policy's switch_mm or enter_lazy */
 	struct os_cpu_stats st;
 };
 
@@ -562,6 +579,12 @@ struct os {
 	uint32_t nr_mms, cap_mms;
 	uint32_t next_mm_id;
 
+	/* the latest end of a cpu's switch_mm window (os_cpu.switch_until),
+	 * and whether some cpu's pub.switching is set: os_flush_range()
+	 * looks at the cpus only then */
+	uint64_t switch_window_end;
+	bool switching_shown;
+
 	/* the kernel's own page tables (init_mm), loaded by leave_mm */
 	tlbsim_pgtable *init_pgt;
 
@@ -637,6 +660,11 @@ struct os {
 	struct os_thread **ord_thread; /* each event's thread (NULL: none) */
 	uint64_t ord_thread_cap;
 	uint64_t stalls;
+	/* the run stopped because the events' order cannot be kept (an
+	 * ordered replay stuck on a thread that sleeps with only a later
+	 * wake, was never created or never runs; a memory syscall waiting
+	 * for one that cannot return): exploration skips such orders */
+	bool order_impossible;
 };
 
 static inline struct os_cpu *os_cpu_of(struct hw_cpu *cpu)

@@ -31,6 +31,9 @@
 /* Serial services in a row in which no event could start, before an
  * ordered replay is declared stuck. */
 #define ORDERED_MAX_STALLS 100000
+/* How far ahead of an access that walked run_accesses() asks the host
+ * for the next walk's tables (hw_mmu_prefetch()). */
+#define PREFETCH_AHEAD 4
 /* Faults one access may take before it is given up (a segv). */
 #define MAX_FAULT_RETRIES 4
 
@@ -662,6 +665,11 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 		hw_mmu_hot_hits(mmu, hits - fetch_hits, fetch_hits);
 		hits = fetch_hits = 0;
 		rc = hw_mmu_access(mmu, e->access.va, a, &cycles, &hot);
+		/* A walk: the host's cache misses on the tables of the accesses
+		 * that follow are waited for less when asked for early. */
+		if (hot.walked && ev_end - e > PREFETCH_AHEAD &&
+		    tlbsim_event_is_access(e[PREFETCH_AHEAD].kind))
+			hw_mmu_prefetch(mmu, e[PREFETCH_AHEAD].access.va);
 		eng_charge(c, cycles);
 		start = now = c->now;
 		if (rc) {
@@ -837,6 +845,7 @@ static void hb_wait(struct os *os, struct hw_cpu *cpu, struct os_thread *t, stru
 		return;
 	}
 	if (os_hb_stuck(os)) {
+		os->order_impossible = true;
 		input_error(
 		    os, idx, os_evq_head(t),
 		    "thread %u's syscall waits for an earlier memory syscall (trace order) "
@@ -924,10 +933,13 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			oc->st.bad_syscalls++;
 			return;
 		}
-		blk = os_hb_blocker(os, t, &ev, idx);
-		if (blk) {
-			hb_wait(os, cpu, t, blk, idx);
-			return;
+		if (t->hb_clear != idx + 1) {
+			blk = os_hb_blocker(os, t, &ev, idx);
+			if (blk) {
+				hb_wait(os, cpu, t, blk, idx);
+				return;
+			}
+			t->hb_clear = idx + 1;
 		}
 		if (os_cow_busy(os, cpu, t->mm, &ev)) {
 			stall(os, cpu, true, NULL);
@@ -943,6 +955,21 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		os_syscall(os, cpu, &ev);
 		return;
 	}
+	case TLBSIM_EV_GUP_FAST:
+		/* get_user_pages_fast() of the thread's own mm (mm/gup.c):
+		 * entry into the kernel (a syscall's cost), then the lockless
+		 * walk with interrupts off, no lock taken (hw_sw_walk()).
+		 * Pages not mapped go to the slow path, which faults them in;
+		 * the OS model leaves that to the thread's accesses. */
+		os_evq_pop(oc, t);
+		oc->st.events++;
+		if (!t->mm) {
+			oc->st.ignored++;
+			return;
+		}
+		hw_charge(cpu, os->m->costs.syscall);
+		(void)hw_sw_walk(&os->smp, cpu, t->mm->pgt, ev.gup_fast.va, ev.gup_fast.len);
+		return;
 	case TLBSIM_EV_PROC_CREATE:
 	case TLBSIM_EV_THREAD_CREATE:
 	case TLBSIM_EV_FORK:
@@ -999,6 +1026,7 @@ static bool ordered_may_start(struct os *os, struct hw_cpu *cpu, struct os_cpu *
 		else if (w && w->state == OS_T_SLEEPING && !w->wake_tokens)
 			why = "sleeps, and only a later event could wake it";
 		if (why) {
+			os->order_impossible = true;
 			os->source_error = err_set_event(
 			    os->err, -TLBSIM_EINVAL, os->source_name, (long long)os->issued,
 			    "ordered replay is stuck: event %llu cannot start: its thread %u %s",
@@ -1007,6 +1035,7 @@ static bool ordered_may_start(struct os *os, struct hw_cpu *cpu, struct os_cpu *
 			return false;
 		}
 		if (++os->stalls > ORDERED_MAX_STALLS) {
+			os->order_impossible = true;
 			os->source_error = err_set_event(
 			    os->err, -TLBSIM_EINVAL, os->source_name, (long long)os->issued,
 			    "ordered replay is stuck: event %llu cannot start "

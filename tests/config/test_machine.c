@@ -184,6 +184,30 @@ static void omitted_keys_take_the_arm64_defaults(void **state)
 	tlbsim_machine_free(m);
 }
 
+/* "errata": Arm erratum 1286807 on an arm64 machine; none by default; the
+ * same name on x86, or an unknown name, is an error at the key. */
+static void errata_name_the_modelled_errata(void **state)
+{
+	struct tlbsim_machine *m =
+	    load_string_ok("{\"isa\": \"arm64\", \"errata\": [\"arm-1286807\"], \"sources\": {}}");
+	struct tlbsim_error err;
+
+	(void)state;
+	assert_int_equal(m->errata, TLBSIM_ERRATUM_ARM64_1286807);
+	tlbsim_machine_free(m);
+	m = load_string_ok("{\"isa\": \"arm64\", \"sources\": {}}");
+	assert_int_equal(m->errata, 0);
+	tlbsim_machine_free(m);
+	tlbsim_error_clear(&err);
+	assert_int_equal(
+	    tlbsim_machine_load_string(
+		"{\"isa\": \"x86-64\", \"errata\": [\"arm-1286807\"], \"sources\": {}}", "<test>",
+		&m, &err),
+	    -TLBSIM_ERANGE);
+	assert_non_null(strstr(err.text, "item 0: a known erratum of this ISA expected"));
+	assert_string_equal(err.path, "errata");
+}
+
 static void a_partial_geometry_keeps_the_other_defaults(void **state)
 {
 	/* 2048 / 16 = 128 sets, a power of two. */
@@ -883,6 +907,7 @@ int main(void)
 	    cmocka_unit_test(shipped_arm64_machine_has_the_values_of_its_file),
 	    cmocka_unit_test(omitted_keys_take_the_x86_defaults),
 	    cmocka_unit_test(omitted_keys_take_the_arm64_defaults),
+	    cmocka_unit_test(errata_name_the_modelled_errata),
 	    cmocka_unit_test(a_partial_geometry_keeps_the_other_defaults),
 	    cmocka_unit_test(five_levels_add_the_pml5e_cache_and_a_fifth_latency),
 	    cmocka_unit_test(pte_latency_array_is_read_root_first),

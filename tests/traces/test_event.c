@@ -177,7 +177,18 @@ static void the_rules_of_the_struct_comment_are_enforced(void **state)
 	expect_invalid(&ev, "sysreg_write reg: a known value expected, found 5");
 
 	ev = blank(TLBSIM_EV_NR_KINDS, 1, 0);
+	expect_invalid(&ev, "a known event kind expected, found 50");
+	/* 43..47: reserved for kinds of other issues, none has a name yet */
+	ev = blank(43, 1, 0);
 	expect_invalid(&ev, "a known event kind expected, found 43");
+	/* commit (kernel level): a cpu, a range of at least one byte below 2^64 */
+	ev = blank(TLBSIM_EV_COMMIT, TLBSIM_TID_NONE, 1);
+	ev.commit.root_pfn = 0x10;
+	ev.commit.va = UINT64_MAX - 0xfff;
+	ev.commit.len = 0x2000;
+	expect_invalid(&ev, "commit: range past 2^64");
+	ev.commit.len = 0;
+	expect_invalid(&ev, "commit len");
 }
 
 int main(void)
