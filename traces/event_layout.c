@@ -243,6 +243,9 @@ const struct trace_kind trace_kinds[TLBSIM_EV_NR_KINDS] = {
     KIND(KTHREAD_USE_MM, WHO_THREAD, 2, POS("pid", TF_DEC, kthread_use_mm.pid, 1, 0, NULL),
 	 OPT("mmget", TF_WORD, kthread_use_mm.mmget, 1, NULL)),
     KIND(KTHREAD_UNUSE_MM, WHO_THREAD, 0),
+    KIND(RECLAIM, WHO_THREAD, 3, POS("pid", TF_DEC, reclaim.pid, 1, 0, NULL),
+	 POS("addr", TF_VA, reclaim.addr, 0, 0, NULL), POS("len", TF_HEX, reclaim.len, 1, 0, NULL)),
+    KIND(RECLAIM_FLUSH, WHO_THREAD, 0),
 };
 
 _Static_assert(sizeof(struct tlbsim_event) <= 48, "struct tlbsim_event must stay within 48 bytes");
@@ -384,6 +387,10 @@ static int check_kind(const struct tlbsim_event *ev, int *field, char *why, size
 		return check_range(ev, ev->mprotect.addr, ev->mprotect.len, field, why, size);
 	case TLBSIM_EV_MADVISE:
 		return check_range(ev, ev->madvise.addr, ev->madvise.len, field, why, size);
+	case TLBSIM_EV_RECLAIM:
+		if (!range_fits(ev->reclaim.addr, ev->reclaim.len))
+			return fail(field, 2, why, size, "reclaim: a range below 2^64 expected");
+		return 0;
 	case TLBSIM_EV_MREMAP:
 		if (!range_fits(ev->mremap.old_addr, ev->mremap.old_len))
 			return fail(field, 1, why, size, "mremap: old range past 2^64");

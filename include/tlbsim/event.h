@@ -98,7 +98,9 @@ extern "C" {
 	X(DMB, 37, "dmb")                                                                          \
 	X(KTHREAD_CREATE, 38, "kthread_create")                                                    \
 	X(KTHREAD_USE_MM, 39, "kthread_use_mm")                                                    \
-	X(KTHREAD_UNUSE_MM, 40, "kthread_unuse_mm")
+	X(KTHREAD_UNUSE_MM, 40, "kthread_unuse_mm")                                                \
+	X(RECLAIM, 43, "reclaim")                                                                  \
+	X(RECLAIM_FLUSH, 44, "reclaim_flush")
 
 enum tlbsim_event_kind {
 	TLBSIM_EV_NONE = 0, /* never a valid event */
@@ -293,6 +295,15 @@ enum tlbsim_dc_op {
  *     0: it took none, so the process's exit tears the mm down under it.
  * KTHREAD_UNUSE_MM - no payload: the performing kernel thread stops using
  *     the mm it borrowed (kthread_unuse_mm()), keeping it loaded lazily.
+ * RECLAIM - @reclaim: page reclaim on the performing thread's cpu (kswapd,
+ *     or a task in direct reclaim) unmaps the pages of process @pid (>= 1)
+ *     present in [@addr, @addr + @len) (@len >= 1), with the flush
+ *     deferred into the thread's batch (Linux mm/rmap.c try_to_unmap_one()
+ *     with TTU_BATCH_FLUSH); the pages are freed at the batch's flush.
+ * RECLAIM_FLUSH - no payload: the performing thread flushes its reclaim
+ *     batch and frees its pages (try_to_unmap_flush(), then
+ *     shrink_folio_list()'s free); a batch still pending is also flushed
+ *     before the thread's next event of another kind.
  *
  * Readers zero the whole struct before filling it, so events compare equal
  * with memcmp() when built the same way.
@@ -433,6 +444,11 @@ struct tlbsim_event {
 			uint32_t pid;
 			uint8_t mmget;
 		} kthread_use_mm;
+		struct {
+			uint64_t addr;
+			uint64_t len;
+			uint32_t pid;
+		} reclaim;
 	};
 };
 

@@ -16,7 +16,7 @@
 #include "os/os.h"
 #include "tlbsim/error.h"
 
-static int pfns_push(struct os_pfns *p, uint64_t pfn)
+int os_pfns_push(struct os_pfns *p, uint64_t pfn)
 {
 	if (p->n == p->cap) {
 		unsigned cap = p->cap ? 2 * p->cap : 64;
@@ -73,7 +73,7 @@ void os_gather_add_range(struct os_gather *g, uint64_t start, uint64_t end, unsi
 
 int os_gather_add_page(struct os_gather *g, uint64_t pfn)
 {
-	return pfns_push(&g->pages, pfn);
+	return os_pfns_push(&g->pages, pfn);
 }
 
 void os_gather_table_cb(void *arg, uint64_t pfn, unsigned level, uint64_t va)
@@ -85,7 +85,7 @@ void os_gather_table_cb(void *arg, uint64_t pfn, unsigned level, uint64_t va)
 	g->freed_tables = true;
 	/* Out of host memory here would leak one simulated frame; the run
 	 * goes on (the frame just stays allocated). */
-	(void)pfns_push(&g->tables, pfn);
+	(void)os_pfns_push(&g->tables, pfn);
 }
 
 /* After the flush has completed everywhere: free what the gather holds. */

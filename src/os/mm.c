@@ -195,8 +195,8 @@ static void unref_page(struct os *os, struct os_gather *g, uint64_t pfn, unsigne
  * huge page); the caller continues from that address + the page size.
  * Returns false when none is left.  Empty tables are skipped whole.
  */
-static bool next_leaf(tlbsim_pgtable *pgt, uint64_t *va, uint64_t end, struct tlbsim_mapping *cur,
-		      uint64_t *pstart)
+bool os_next_leaf(tlbsim_pgtable *pgt, uint64_t *va, uint64_t end, struct tlbsim_mapping *cur,
+		  uint64_t *pstart)
 {
 	while (*va < end) {
 		uint64_t next = hw_pgtable_next_candidate(pgt, *va);
@@ -230,7 +230,7 @@ static uint64_t zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, s
 	struct tlbsim_mapping old;
 	uint64_t va = start, pstart, zapped = 0;
 
-	while (next_leaf(mm->pgt, &va, end, &old, &pstart)) {
+	while (os_next_leaf(mm->pgt, &va, end, &old, &pstart)) {
 		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, NULL) != 0, "a found leaf can be unmapped");
 		os_ptl_add(os, cpu, mm, old.table_pfn);
 		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
@@ -276,6 +276,8 @@ static void unmap_region(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 		return;
 	if (os->lru_add_drain)
 		os_lru_drain(os, cpu);
+	/* zap_pte_range(): flush_tlb_batched_pending() first. */
+	os_flush_batched_pending(os, g);
 	zapped = zap_range(os, cpu, mm, g, start, end);
 	(void)zapped;
 	if (last > first) {
@@ -413,6 +415,8 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 	if (vma_range(mm, start, end, &first, &last))
 		return;
 	os_gather_init(g, mm, false);
+	/* change_pte_range(): flush_tlb_batched_pending() first. */
+	os_flush_batched_pending(os, g);
 	for (i = first; i < last; i++) {
 		struct os_vma *v = &mm->vma[i];
 		uint64_t va = v->start;
@@ -421,7 +425,7 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 		uint64_t pstart;
 
 		v->prot = prot;
-		while (next_leaf(mm->pgt, &va, v->end, &cur, &pstart)) {
+		while (os_next_leaf(mm->pgt, &va, v->end, &cur, &pstart)) {
 			unsigned newprot = prot | TLBSIM_PROT_USER;
 
 			/* A page still shared copy-on-write stays read-only. */
@@ -455,6 +459,9 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 	 * that still had it (os->lru_add_drain). */
 	if (os->lru_add_drain)
 		os_lru_drain(os, cpu);
+	/* zap_pte_range() and madvise_free_pte_range():
+	 * flush_tlb_batched_pending() first. */
+	os_flush_batched_pending(os, g);
 	if (advice == TLBSIM_MADV_DONTNEED) {
 		n = zap_range(os, cpu, mm, g, start, end);
 	} else {
@@ -464,7 +471,7 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 		struct tlbsim_mapping cur;
 		uint64_t pstart;
 
-		while (next_leaf(mm->pgt, &va, end, &cur, &pstart)) {
+		while (os_next_leaf(mm->pgt, &va, end, &cur, &pstart)) {
 			BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, cur.prot), "rewrite a leaf");
 			os_ptl_add(os, cpu, mm, cur.table_pfn);
 			os_gather_add_range(g, pstart, page_end(pstart, &cur), cur.size_shift);
@@ -514,8 +521,8 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 	if (os_vma_find(mm, new_start))
 		unmap_region(os, cpu, mm, new_start, new_start + new_len, false);
 	va = old_start;
-	while (next_leaf(mm->pgt, &va, old_start + (old_len < new_len ? old_len : new_len), &old,
-			 &pstart)) {
+	while (os_next_leaf(mm->pgt, &va, old_start + (old_len < new_len ? old_len : new_len), &old,
+			    &pstart)) {
 		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, NULL), "a found leaf can be unmapped");
 		os_ptl_add(os, cpu, mm, old.table_pfn);
 		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
@@ -782,6 +789,18 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 				BUG_ON(tlbsim_physmem_free(os->pm, pfn + i), "free an unused block");
 		}
 	}
+	if (os_swapcache_take(os, mm, va & ~(PAGE_SIZE - 1), &pfn)) {
+		/* do_swap_page(): the folio reclaim unmapped is still in the
+		 * swap cache; it is mapped again, as it is (no zeroing). */
+		tables = tlbsim_pgtable_nr_tables(mm->pgt);
+		if (!map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot)) {
+			os_fault_install(os, cpu, mm, va,
+					 tlbsim_pgtable_nr_tables(mm->pgt) - tables);
+			return 0;
+		}
+		BUG_ON(tlbsim_physmem_free(os->pm, pfn), "free a swap-cache page that cannot map");
+		return -TLBSIM_ENOMEM;
+	}
 	if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn)) {
 		os_out_of_memory(os, "a page fault", va);
 		return -TLBSIM_ENOMEM;
@@ -935,7 +954,7 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 		uint64_t va = v->start, pstart;
 
 		(void)os_vma_insert(child, v->start, v->end, v->prot, v->flags);
-		while (next_leaf(parent->pgt, &va, v->end, &cur, &pstart)) {
+		while (os_next_leaf(parent->pgt, &va, v->end, &cur, &pstart)) {
 			unsigned prot = cur.prot & ~TLBSIM_PROT_GLOBAL;
 
 			/* copy_present_pte(): private writable pages become
