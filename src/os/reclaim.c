@@ -95,6 +95,15 @@ static void add_pending(struct os *os, struct hw_cpu *cpu, struct os_tlbbatch *b
 		 * ISH that completes it waits for arch_tlbbatch_flush(). */
 		hw_charge(cpu, os->m->costs.dsb);
 		hw_tlbi_is(&os->smp, cpu, TLBSIM_TLBI_VALE1, va, mm->pub.asid);
+	} else if (os->reclaim_cpumask_only && mm->pub.global_asid) {
+		/* Mutation reclaim_cpumask_only: the INVLPGB series' targeted
+		 * tlbbatch ("x86/mm: do targeted broadcast flushing from
+		 * tlbbatch code", before 0b7eb55cb706): a global ASID's page
+		 * gets its INVLPGB now, not waited for, and the mm's cpus stay
+		 * out of the batch's cpumask. */
+		hw_invlpgb(&os->smp, cpu, va, 1, TLBSIM_PAGE_SHIFT, mm->pub.global_asid,
+			   TLBSIM_INVLPGB_VA | TLBSIM_INVLPGB_PCID | TLBSIM_INVLPGB_FINAL_ONLY);
+		b->unmapped_pages = true;
 	} else {
 		/* inc_mm_tlb_gen(): a cpu that skipped the flush (lazy, or
 		 * switched away) catches up when it loads the mm again. */
@@ -205,11 +214,14 @@ static void tlbbatch_flush_x86(struct os *os, struct hw_cpu *cpu, struct os_tlbb
 	bool local = tlbsim_cpumask_test(&b->cpumask, cpu->id);
 	bool pages = b->unmapped_pages;
 
-	/* Mutation reclaim_cpumask_only: the broadcast only when the batch's
-	 * cpumask has cpus, which misses a global ASID whose mm runs nowhere
-	 * now but whose entries cpus keep (what 0b7eb55cb706 rules out). */
-	if (os->reclaim_cpumask_only && !tlbsim_cpumask_weight(&b->cpumask))
-		pages = false;
+	/* Mutation reclaim_cpumask_only: the broadcast and its TLBSYNC only
+	 * when the batch's cpumask has cpus, which the targeted INVLPGBs of
+	 * add_pending() left it without: they are never waited for (what
+	 * 0b7eb55cb706 rules out: every mm unmapped from must count). */
+	if (os->reclaim_cpumask_only && !tlbsim_cpumask_weight(&b->cpumask)) {
+		b->unmapped_pages = false;
+		return;
+	}
 	tlbsim_cpumask_clear(&others, cpu->id);
 	if (uses_invlpgb(os) && pages) {
 		/* invlpgb_flush_all_nonglobals(): every PCID's non-global
