@@ -115,6 +115,8 @@ static void gather_free(struct os *os, struct hw_cpu *cpu)
 	g->lru_pages = 0;
 	g->tables.n = 0;
 	g->end = 0;
+	/* The PTE locks held across the flush (an mremap's) are dropped. */
+	oc->ptl_held.n = 0;
 	g->mm->tlb_flush_pending--;
 	if (then)
 		then(os, cpu);

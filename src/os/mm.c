@@ -484,6 +484,78 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 	os_gather_finish(os, cpu, NULL);
 }
 
+/*
+ * move_ptes() of one extent, the old range's PTEs of one page-table page
+ * (mm/mremap.c move_page_tables(): extents end at the old PMD boundary):
+ * the old PTE lock, then the new one (spin_lock_nested()), each PTE
+ * cleared at the old address and set at the new one with the same frame.
+ * Linux since eb66ae030829 ("mremap: properly flush TLB before releasing
+ * the page", 4.19) flushes the old range before dropping the locks, so
+ * that nothing holding only the PTE lock (truncate's zap, reclaim) can
+ * free the page while another cpu still translates the old address:
+ * here both locks stay held (os_cpu.ptl_held) until the flush of the
+ * gather has completed everywhere.  With mremap_late_flush (Linux before
+ * it) they are dropped after each extent and the flush comes after the
+ * whole move.
+ */
+static void move_extent(struct os *os, struct hw_cpu *cpu)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct os_mremap *r = &oc->mremap;
+	struct os_gather *g = &oc->gather;
+	struct os_mm *mm = r->mm;
+	uint64_t ext_end = (r->va | ((1ull << 21) - 1)) + 1, pstart;
+	struct tlbsim_mapping old, moved;
+
+	if (ext_end > r->end)
+		ext_end = r->end;
+	while (os_next_leaf(mm->pgt, &r->va, ext_end, &old, &pstart)) {
+		uint64_t to = r->new_start + (pstart - r->old_start);
+
+		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, pstart, NULL), "a found leaf can be unmapped");
+		os_ptl_add(os, cpu, mm, old.table_pfn);
+		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
+		if (tlbsim_pgtable_map(mm->pgt, to, old.pfn, old.size_shift, old.prot))
+			unref_page(os, g, old.pfn, old.size_shift);
+		else if (!os->mremap_late_flush &&
+			 !tlbsim_pgtable_lookup(mm->pgt, to, &moved)) {
+			(void)os_pfns_push(&oc->ptl_held, old.table_pfn);
+			(void)os_pfns_push(&oc->ptl_held, moved.table_pfn);
+		}
+		r->va = page_end(pstart, &old);
+	}
+	os_ptl_flush(os, cpu);
+	if (r->va < ext_end)
+		r->va = ext_end;
+}
+
+/* The move, extent by extent; then the old range's VMA and tables go, the
+ * new VMA comes, and the gather flushes the old range. */
+static void mremap_move(struct os *os, struct hw_cpu *cpu)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct os_mremap *r = &oc->mremap;
+
+	while (r->va < r->end) {
+		move_extent(os, cpu);
+		if (os->mremap_late_flush && r->va < r->end) {
+			/* The extent's locks are dropped: other cpus' work
+			 * that is due before this cpu's clock runs first
+			 * (the serial phase goes in time order), as it runs
+			 * meanwhile on a real machine. */
+			BUG_ON(oc->cont, "one continuation at a time per cpu");
+			oc->cont = mremap_move;
+			eng_block(cpu->core, cpu->core->now);
+			return;
+		}
+	}
+	unmap_region(os, cpu, r->mm, r->old_start, r->old_start + r->old_len, true);
+	(void)os_vma_insert(r->mm, r->new_start, r->new_start + r->new_len, r->keep.prot,
+			    r->keep.flags);
+	r->mm = NULL;
+	os_gather_finish(os, cpu, NULL);
+}
+
 static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 		       const struct tlbsim_event *ev)
 {
@@ -491,14 +563,13 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 	uint64_t old_len = page_align_up(ev->mremap.old_len, PAGE_SIZE);
 	uint64_t new_len = page_align_up(ev->mremap.new_len, PAGE_SIZE);
 	uint64_t new_start = ev->mremap.new_addr & ~(PAGE_SIZE - 1);
-	struct os_gather *g = &os_cpu_of(cpu)->gather;
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct os_gather *g = &oc->gather;
 	struct os_vma *v = os_vma_find(mm, old_start);
-	struct tlbsim_mapping old;
 	struct os_vma keep;
-	uint64_t va, pstart, moved = 0;
 
 	if (!v) {
-		os_cpu_of(cpu)->st.segv++;
+		oc->st.segv++;
 		return;
 	}
 	keep = *v;
@@ -516,27 +587,16 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 		return;
 	}
 	/* Move: a new VMA, every present PTE relinked to the new address
-	 * with the same frame, the old range unmapped and flushed. */
+	 * with the same frame, the old range flushed and unmapped. */
 	os_gather_init(g, mm, false);
+	os_flush_batched_pending(os, g);
 	if (os_vma_find(mm, new_start))
 		unmap_region(os, cpu, mm, new_start, new_start + new_len, false);
-	va = old_start;
-	while (os_next_leaf(mm->pgt, &va, old_start + (old_len < new_len ? old_len : new_len), &old,
-			    &pstart)) {
-		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, NULL), "a found leaf can be unmapped");
-		os_ptl_add(os, cpu, mm, old.table_pfn);
-		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
-		if (tlbsim_pgtable_map(mm->pgt, new_start + (pstart - old_start), old.pfn,
-				       old.size_shift, old.prot))
-			unref_page(os, g, old.pfn, old.size_shift);
-		va = page_end(pstart, &old);
-		moved++;
-	}
-	(void)moved;
-	os_ptl_flush(os, cpu);
-	unmap_region(os, cpu, mm, old_start, old_start + old_len, true);
-	(void)os_vma_insert(mm, new_start, new_start + new_len, keep.prot, keep.flags);
-	os_gather_finish(os, cpu, NULL);
+	oc->mremap = (struct os_mremap){.mm = mm, .va = old_start,
+					.end = old_start + (old_len < new_len ? old_len : new_len),
+					.old_start = old_start, .old_len = old_len,
+					.new_start = new_start, .new_len = new_len, .keep = keep};
+	mremap_move(os, cpu);
 }
 
 static void sys_brk(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t end)

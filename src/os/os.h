@@ -417,6 +417,15 @@ struct os_ret {
 	uint64_t start[2], end[2];
 };
 
+/* An mremap moving PTEs (mm/mremap.c move_page_tables()): the old range
+ * [@old_start, +@old_len) moves to [@new_start, +@new_len), the PTEs
+ * below @end; done up to @va; @keep is the old VMA. */
+struct os_mremap {
+	struct os_mm *mm;
+	uint64_t va, end, old_start, old_len, new_start, new_len;
+	struct os_vma keep;
+};
+
 /* A copy-on-write fault waiting for its flush before the new page is
  * mapped (ptep_clear_flush(), then set_pte_at()). */
 struct os_cow {
@@ -454,6 +463,10 @@ struct os_cow {
  *        (it read the lock's count once), or NULL
  * @ptl: the page-table lock of the PTE changes being gathered: the lock's
  *        line and kind, and PTEs changed under it so far (os_ptl_add())
+ * @mremap: an mremap's move in progress (mm.c)
+ * @ptl_held: page-table pages whose PTE locks this cpu holds across the
+ *        flush in progress (an mremap's old and new tables, Linux since
+ *        eb66ae030829); released when the gather's frees are done
  * @reclaim_mm/@reclaim_va/@reclaim_end: a RECLAIM in progress whose
  *        immediate flush made the cpu wait: it goes on from @reclaim_va
  * @hb_thread/@hb_idx: the thread and trace index of the memory syscall in
@@ -488,6 +501,8 @@ struct os_cpu {
 		enum tlbsim_line_kind kind;
 		uint64_t n;
 	} ptl;
+	struct os_mremap mremap;
+	struct os_pfns ptl_held;
 	struct os_mm *reclaim_mm;
 	uint64_t reclaim_va, reclaim_end;
 	struct os_thread *hb_thread;
@@ -740,6 +755,9 @@ void os_flush_batched_pending(struct os *os, struct os_gather *g);
 /* @cpu's thread @t serves RECLAIM @ev: unmaps the pages, defers flushes. */
 void os_reclaim(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 		const struct tlbsim_event *ev);
+/* Must RECLAIM @ev wait: a page of it is in a page-table page whose PTE
+ * lock another cpu holds across its flush? */
+bool os_reclaim_must_wait(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
 /* try_to_unmap_flush() of @t's batch, then its pages are freed (now or
  * after the wait); nothing when the batch is empty. */
 void os_reclaim_flush(struct os *os, struct hw_cpu *cpu, struct os_thread *t);
@@ -926,6 +944,9 @@ struct fab_line *os_mm_line(struct os_mm *mm, enum tlbsim_line_kind kind, unsign
  * zap_pte_range(), change_pte_range()). */
 void os_ptl_add(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t table_pfn);
 void os_ptl_flush(struct os *os, struct hw_cpu *cpu);
+/* Does a cpu other than @cpu hold the PTE lock of table @table_pfn across
+ * its flush (os_cpu.ptl_held)?  Then a path that needs it waits. */
+bool os_ptl_held_elsewhere(const struct os *os, const struct hw_cpu *cpu, uint64_t table_pfn);
 /* The lock of the VMA starting at @start of @mm (Linux 6.4 per-VMA locks),
  * or NULL when out of memory. */
 struct fab_line *os_vma_line(struct os *os, struct os_mm *mm, uint64_t start);

@@ -168,6 +168,26 @@ static void reclaim_walk(struct os *os, struct hw_cpu *cpu)
 	oc->reclaim_mm = NULL;
 }
 
+bool os_reclaim_must_wait(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev)
+{
+	struct os_mm *mm = os_mm_of_pid(os, ev->reclaim.pid);
+	uint64_t va = ev->reclaim.addr & ~(PAGE_SIZE - 1), end = ev->reclaim.addr + ev->reclaim.len;
+	struct tlbsim_mapping cur;
+	uint64_t pstart;
+
+	if (!mm)
+		return false;
+	if (end < ev->reclaim.addr)
+		end = UINT64_MAX;
+	while (os_next_leaf(mm->pgt, &va, end, &cur, &pstart)) {
+		/* page_vma_mapped_walk() spins on the PTE lock. */
+		if (os_ptl_held_elsewhere(os, cpu, cur.table_pfn))
+			return true;
+		va = pstart + (1ull << cur.size_shift);
+	}
+	return false;
+}
+
 void os_reclaim(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 		const struct tlbsim_event *ev)
 {

@@ -932,6 +932,10 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		return;
 	}
 	case TLBSIM_EV_RECLAIM:
+		if (os_reclaim_must_wait(os, cpu, &ev)) {
+			stall(os, cpu, true, NULL);
+			return;
+		}
 		os_evq_pop(oc, t);
 		oc->st.events++;
 		os_reclaim(os, cpu, t, &ev);
@@ -1270,6 +1274,7 @@ static void os_fini(struct os *os)
 		for (i = 0; i < os->m->nr_cpus; i++) {
 			os_pfns_free(&os->cpu[i].gather.pages);
 			os_pfns_free(&os->cpu[i].gather.tables);
+			os_pfns_free(&os->cpu[i].ptl_held);
 			for (s = 0; s < TLBSIM_POLICY_SLOTS; s++)
 				free(os->cpu[i].pub.priv[s]);
 		}
