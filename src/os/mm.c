@@ -374,6 +374,8 @@ static void sys_munmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint
 	uint64_t start = addr & ~(PAGE_SIZE - 1), end = page_align_up(addr + len, PAGE_SIZE);
 
 	os_gather_init(&os_cpu_of(cpu)->gather, mm, false);
+	os_cpu_of(cpu)->gather.call_start = start;
+	os_cpu_of(cpu)->gather.call_end = end;
 	unmap_region(os, cpu, mm, start, end, true);
 	mmap_write_downgrade(os, cpu, mm);
 	os_gather_finish(os, cpu, NULL);
@@ -455,6 +457,8 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 	uint64_t va = start, n = 0;
 
 	os_gather_init(g, mm, false);
+	g->call_start = start;
+	g->call_end = end;
 	/* madvise_dontneed_free(): lru_add_drain() first, in the kernels
 	 * that still had it (os->lru_add_drain). */
 	if (os->lru_add_drain)

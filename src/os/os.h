@@ -332,6 +332,9 @@ typedef void (*os_cont_fn)(struct os *os, struct hw_cpu *cpu);
  * @stride_shift: smallest page size changed (log2)
  * @freed_tables: page-table pages were unlinked
  * @fullmm: the whole address space goes (exit_mmap)
+ * @call_start/@call_end: the range the syscall asked for (the start and
+ *        end tlb_finish_mmu() took before Linux 5.13), set by munmap and
+ *        madvise; 0, 0: none
  * @pages: data frames to free after the flush
  * @lru_pages: pages (folios: a huge page is one) among @pages, each taken
  *        off the LRU under the lru_lock when they are freed
@@ -343,6 +346,7 @@ struct os_gather {
 	unsigned stride_shift;
 	bool freed_tables;
 	bool fullmm;
+	uint64_t call_start, call_end;
 	struct os_pfns pages;
 	unsigned lru_pages;
 	struct os_pfns tables;
