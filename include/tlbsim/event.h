@@ -100,7 +100,9 @@ extern "C" {
 	X(KTHREAD_USE_MM, 39, "kthread_use_mm")                                                    \
 	X(KTHREAD_UNUSE_MM, 40, "kthread_unuse_mm")                                                \
 	X(RECLAIM, 43, "reclaim")                                                                  \
-	X(RECLAIM_FLUSH, 44, "reclaim_flush")
+	X(RECLAIM_FLUSH, 44, "reclaim_flush")                                                      \
+	X(MMAP_FILE, 45, "mmap_file")                                                              \
+	X(TRUNCATE, 46, "truncate")
 
 enum tlbsim_event_kind {
 	TLBSIM_EV_NONE = 0, /* never a valid event */
@@ -304,6 +306,14 @@ enum tlbsim_dc_op {
  *     batch and frees its pages (try_to_unmap_flush(), then
  *     shrink_folio_list()'s free); a batch still pending is also flushed
  *     before the thread's next event of another kind.
+ * MMAP_FILE - @mmap_file: [@addr, @addr + @len) (@len >= 1) maps file
+ *     @file (>= 1, an id) from its page @pgoff, MAP_SHARED, with @prot as
+ *     for MMAP: the pages are the file's page-cache pages, shared by every
+ *     mapping of the file.
+ * TRUNCATE - @truncate: ftruncate() of file @file (>= 1) to @size bytes:
+ *     every mapping of its pages from @size on (rounded up to a page) is
+ *     zapped, under the PTE locks only (Linux unmap_mapping_range()), then
+ *     the pages leave the page cache (truncate_inode_pages()).
  *
  * Readers zero the whole struct before filling it, so events compare equal
  * with memcmp() when built the same way.
@@ -449,6 +459,17 @@ struct tlbsim_event {
 			uint64_t len;
 			uint32_t pid;
 		} reclaim;
+		struct {
+			uint64_t addr;
+			uint64_t len;
+			uint64_t pgoff;
+			uint32_t file;
+			uint8_t prot;
+		} mmap_file;
+		struct {
+			uint64_t size;
+			uint32_t file;
+		} truncate;
 	};
 };
 

@@ -98,6 +98,11 @@ int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot,
 	return vma_insert_at(mm, vma_index(mm, start), &v);
 }
 
+int os_vma_insert_copy(struct os_mm *mm, const struct os_vma *v)
+{
+	return vma_insert_at(mm, vma_index(mm, v->start), v);
+}
+
 /* Make @va a VMA boundary, splitting the VMA that straddles it. */
 static int vma_split_at(struct os_mm *mm, uint64_t va)
 {
@@ -108,6 +113,8 @@ static int vma_split_at(struct os_mm *mm, uint64_t va)
 		return 0;
 	right = mm->vma[i];
 	right.start = va;
+	if (right.flags & OS_VMA_FILE)
+		right.pgoff += (va - mm->vma[i].start) >> TLBSIM_PAGE_SHIFT;
 	mm->vma[i].end = va;
 	return vma_insert_at(mm, i + 1, &right);
 }
@@ -554,8 +561,6 @@ static void mremap_move(struct os *os, struct hw_cpu *cpu)
 		}
 	}
 	unmap_region(os, cpu, r->mm, r->old_start, r->old_start + r->old_len, true);
-	(void)os_vma_insert(r->mm, r->new_start, r->new_start + r->new_len, r->keep.prot,
-			    r->keep.flags);
 	r->mm = NULL;
 	os_gather_finish(os, cpu, NULL);
 }
@@ -577,6 +582,8 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 		return;
 	}
 	keep = *v;
+	if (keep.flags & OS_VMA_FILE)
+		keep.pgoff += (old_start - v->start) >> TLBSIM_PAGE_SHIFT;
 	if (new_start == old_start) {
 		if (new_len < old_len) {
 			sys_munmap(os, cpu, mm, old_start + new_len, old_len - new_len);
@@ -596,6 +603,11 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 	os_flush_batched_pending(os, g);
 	if (os_vma_find(mm, new_start))
 		unmap_region(os, cpu, mm, new_start, new_start + new_len, false);
+	/* copy_vma() first: the new VMA is there (for the rmap walks of
+	 * reclaim and truncate) while the PTEs move. */
+	keep.start = new_start;
+	keep.end = new_start + new_len;
+	(void)os_vma_insert_copy(mm, &keep);
 	oc->mremap = (struct os_mremap){.mm = mm, .va = old_start,
 					.end = old_start + (old_len < new_len ? old_len : new_len),
 					.old_start = old_start, .old_len = old_len,
@@ -813,6 +825,81 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
 	os_kernel_exit(os, cpu);
 }
 
+/* ---- shared file mappings ------------------------------------------------ */
+
+/* The page cache's key of page @pgoff of @file (files and pages below
+ * 2^20 and 2^43; never 0). */
+static uint64_t pagecache_key(uint32_t file, uint64_t pgoff)
+{
+	return (uint64_t)file << 43 | (pgoff & ((1ull << 43) - 1));
+}
+
+int os_pagecache_get(struct os *os, const struct os_vma *v, uint64_t va, uint64_t *pfn)
+{
+	uint64_t pgoff = v->pgoff + ((va - v->start) >> TLBSIM_PAGE_SHIFT), pages;
+
+	if (chk_map_get(&os->pagecache, pagecache_key(v->file, pgoff), pfn))
+		return 0;
+	if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, pfn))
+		return -TLBSIM_ENOMEM;
+	if ((*pfn >= os->mapcount_cap && mapcount_grow(os, *pfn + 1)) ||
+	    chk_map_put(&os->pagecache, pagecache_key(v->file, pgoff), *pfn)) {
+		BUG_ON(tlbsim_physmem_free(os->pm, *pfn), "free an unused frame");
+		return -TLBSIM_ENOMEM;
+	}
+	/* The page cache's own reference: munmap and exit never free it. */
+	os->mapcount[*pfn]++;
+	if (!chk_map_get(&os->file_pages, v->file, &pages) || pages <= pgoff)
+		(void)chk_map_put(&os->file_pages, v->file, pgoff + 1);
+	return 0;
+}
+
+bool os_pagecache_drop(struct os *os, uint32_t file, uint64_t pgoff, uint64_t *pfn)
+{
+	uint64_t key = pagecache_key(file, pgoff);
+
+	if (!chk_map_get(&os->pagecache, key, pfn))
+		return false;
+	chk_map_del(&os->pagecache, key);
+	BUG_ON(!os->mapcount[*pfn], "a cached page holds the cache's reference");
+	return --os->mapcount[*pfn] == 0;
+}
+
+/* mmap(MAP_SHARED) of a file: a VMA only, as sys_mmap(); anything there
+ * is replaced. */
+void os_mmap_file(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
+		  const struct tlbsim_event *ev)
+{
+	uint64_t start = ev->mmap_file.addr & ~(PAGE_SIZE - 1);
+	uint64_t end = page_align_up(ev->mmap_file.addr + ev->mmap_file.len, PAGE_SIZE);
+	struct os_vma v = {.start = start,
+			   .end = end,
+			   .prot = ev->mmap_file.prot,
+			   .flags = OS_VMA_SHARED | OS_VMA_FILE,
+			   .file = ev->mmap_file.file,
+			   .pgoff = ev->mmap_file.pgoff};
+
+	charge(cpu, os->m->costs.syscall);
+	os_cpu_of(cpu)->st.syscalls++;
+	if (!user_range(os, start, end - start)) {
+		os_cpu_of(cpu)->st.bad_syscalls++;
+		os_kernel_exit(os, cpu);
+		return;
+	}
+	if (os->oracle)
+		os_cpu_of(cpu)->ret = (struct os_ret){
+		    .n = 1, .root = tlbsim_pgtable_root(mm->pgt), .start = {start}, .end = {end}};
+	if (os_vma_find(mm, start) || vma_index(mm, start) != vma_index(mm, end)) {
+		os_gather_init(&os_cpu_of(cpu)->gather, mm, false);
+		unmap_region(os, cpu, mm, start, end, true);
+		(void)os_vma_insert_copy(mm, &v);
+		os_gather_finish(os, cpu, NULL);
+	} else {
+		(void)os_vma_insert_copy(mm, &v);
+	}
+	os_kernel_exit(os, cpu);
+}
+
 /* ---- faults -------------------------------------------------------------- */
 
 static unsigned access_prot(enum tlbsim_access access)
@@ -830,6 +917,19 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 	unsigned shift = 12;
 	uint64_t pfn, tables;
 	int err;
+
+	if (v->flags & OS_VMA_FILE) {
+		/* filemap_fault(): the page-cache page, mapped shared. */
+		if (os_pagecache_get(os, v, va, &pfn)) {
+			os_out_of_memory(os, "a page fault's page-cache page", va);
+			return -TLBSIM_ENOMEM;
+		}
+		tables = tlbsim_pgtable_nr_tables(mm->pgt);
+		if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot)))
+			return err;
+		os_fault_install(os, cpu, mm, va, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
+		return 0;
+	}
 
 	if (v->flags & (OS_VMA_HUGE_2M | OS_VMA_HUGE_1G)) {
 		unsigned s = (v->flags & OS_VMA_HUGE_1G) ? 30 : 21;
@@ -1017,7 +1117,7 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 		struct tlbsim_mapping cur;
 		uint64_t va = v->start, pstart;
 
-		(void)os_vma_insert(child, v->start, v->end, v->prot, v->flags);
+		(void)os_vma_insert_copy(child, v);
 		while (os_next_leaf(parent->pgt, &va, v->end, &cur, &pstart)) {
 			unsigned prot = cur.prot & ~TLBSIM_PROT_GLOBAL;
 
@@ -1145,4 +1245,9 @@ void os_mm_destroy(struct os *os, struct os_mm *mm)
 		free(mm->pub.priv[s]);
 	free(mm->vma);
 	free(mm);
+}
+
+void os_zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t start, uint64_t end)
+{
+	(void)zap_range(os, cpu, mm, &os_cpu_of(cpu)->gather, start, end);
 }

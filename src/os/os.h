@@ -47,17 +47,21 @@ enum os_vma_flags {
 	OS_VMA_HUGE_2M = 1u << 2, /* hugetlbfs 2 MiB, or THP where aligned */
 	OS_VMA_HUGE_1G = 1u << 3,
 	OS_VMA_HEAP = 1u << 4, /* the brk area */
+	OS_VMA_FILE = 1u << 5, /* MAP_SHARED of a file's page cache (MMAP_FILE) */
 };
 
 /* Bits of mm_cpumask in one 64-byte cache line, and lines per mask. */
 #define OS_CPUMASK_LINE_BITS 512
 #define OS_CPUMASK_LINES (TLBSIM_NR_CPUS / OS_CPUMASK_LINE_BITS)
 
-/* A virtual memory area: [start, end), page-aligned, prot TLBSIM_PROT_*. */
+/* A virtual memory area: [start, end), page-aligned, prot TLBSIM_PROT_*;
+ * OS_VMA_FILE: it maps file @file from its page @pgoff (vm_pgoff). */
 struct os_vma {
 	uint64_t start, end;
 	unsigned prot;
 	unsigned flags;
+	uint32_t file;
+	uint64_t pgoff;
 };
 
 /**
@@ -471,6 +475,10 @@ struct os_cow {
  * @ptl_held: page-table pages whose PTE locks this cpu holds across the
  *        flush in progress (an mremap's old and new tables, Linux since
  *        eb66ae030829); released when the gather's frees are done
+ * @trunc_file/@trunc_pgoff/@trunc_mm/@trunc_va: a TRUNCATE in progress:
+ *        the file, its first page to go, the index in os->mms of the
+ *        address space being zapped and the address its next VMA to zap
+ *        ends above (src/os/truncate.c)
  * @reclaim_mm/@reclaim_va/@reclaim_end: a RECLAIM in progress whose
  *        immediate flush made the cpu wait: it goes on from @reclaim_va
  * @hb_thread/@hb_idx: the thread and trace index of the memory syscall in
@@ -506,6 +514,8 @@ struct os_cpu {
 		uint64_t n;
 	} ptl;
 	struct os_mremap mremap;
+	uint32_t trunc_file, trunc_mm;
+	uint64_t trunc_pgoff, trunc_va;
 	struct os_pfns ptl_held;
 	struct os_mm *reclaim_mm;
 	uint64_t reclaim_va, reclaim_end;
@@ -634,6 +644,10 @@ struct os {
 	 * os_swapcache_key(): a fault finds them there and maps them again
 	 * (do_swap_page() finding the folio in the swap cache) */
 	struct chk_map swapcache;
+	/* the page cache of the files MMAP_FILE maps: os_pagecache_key()
+	 * -> frame (which holds one map count for the cache), and per file
+	 * one past its highest page cached (file -> pages) */
+	struct chk_map pagecache, file_pages;
 
 	/* the lruvec locks, one per NUMA node (src/os/lru.c) */
 	struct fab_line *lru;
@@ -717,6 +731,8 @@ unsigned os_syscall_ranges(const struct tlbsim_event *ev, uint64_t brk_end, uint
 struct os_mm *os_mm_create(struct os *os, uint32_t pid);
 void os_mm_destroy(struct os *os, struct os_mm *mm);
 int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot, unsigned flags);
+/* Insert a copy of @v (its file and page offset too). */
+int os_vma_insert_copy(struct os_mm *mm, const struct os_vma *v);
 struct os_vma *os_vma_find(struct os_mm *mm, uint64_t va);
 void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
 /* May @cpu's syscall @ev (or a fault, @ev NULL) take @mm's mmap_lock now?
@@ -754,6 +770,23 @@ int os_pfns_push(struct os_pfns *p, uint64_t pfn);
  * flush of @mm pending, @g's flush becomes one of the whole mm
  * (reclaim.c). */
 void os_flush_batched_pending(struct os *os, struct os_gather *g);
+
+/* truncate.c: shared file mappings and their truncation */
+void os_mmap_file(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
+		  const struct tlbsim_event *ev);
+/* The frame of @v's page at @va, from the page cache (allocated and
+ * cached at the first fault): 0, or -TLBSIM_ENOMEM. */
+int os_pagecache_get(struct os *os, const struct os_vma *v, uint64_t va, uint64_t *pfn);
+/* Page @pgoff of @file leaves the page cache: true if that dropped its
+ * frame's last reference (*@pfn is then to be freed); false if it was not
+ * cached or is still mapped. */
+bool os_pagecache_drop(struct os *os, uint32_t file, uint64_t pgoff, uint64_t *pfn);
+/* Must TRUNCATE @ev wait for a PTE lock another cpu holds? */
+bool os_truncate_must_wait(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
+void os_truncate(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
+/* zap_page_range_single() of [start, end) of @mm into @cpu's gather. */
+void os_zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t start,
+		  uint64_t end);
 
 /* reclaim.c: page reclaim with a deferred, batched flush */
 /* @cpu's thread @t serves RECLAIM @ev: unmaps the pages, defers flushes. */

@@ -940,6 +940,33 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		oc->st.events++;
 		os_reclaim(os, cpu, t, &ev);
 		return;
+	case TLBSIM_EV_MMAP_FILE:
+		if (!t->mm) {
+			os_evq_pop(oc, t);
+			oc->st.events++;
+			oc->st.syscalls++;
+			oc->st.bad_syscalls++;
+			return;
+		}
+		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
+			stall(os, cpu, true, t->mm);
+			return;
+		}
+		os_evq_pop(oc, t);
+		oc->st.events++;
+		os_mmap_file(os, cpu, t->mm, &ev);
+		return;
+	case TLBSIM_EV_TRUNCATE:
+		/* No mmap_lock: the i_mmap lock and the PTE locks only. */
+		if (os_truncate_must_wait(os, cpu, &ev)) {
+			stall(os, cpu, true, NULL);
+			return;
+		}
+		os_evq_pop(oc, t);
+		oc->st.events++;
+		os_truncate(os, cpu, &ev);
+		os_kernel_exit(os, cpu);
+		return;
 	case TLBSIM_EV_RECLAIM_FLUSH:
 		os_evq_pop(oc, t);
 		oc->st.events++;
@@ -1267,6 +1294,8 @@ static void os_fini(struct os *os)
 	free(os->batch);
 	chk_map_fini(&os->pid_live);
 	chk_map_fini(&os->swapcache);
+	chk_map_fini(&os->pagecache);
+	chk_map_fini(&os->file_pages);
 	for (i = 0; i < os->nr_mms; i++)
 		os_mm_destroy(os, os->mms[i]);
 	free(os->mms);
