@@ -40,6 +40,7 @@
 	X("line_wait_cycles", line_sum(oc, 1))                                                     \
 	X("mmap_lock_wait_cycles", oc->st.mmap_lock_wait_cycles)                                   \
 	X("flush_lock_wait_cycles", oc->st.flush_lock_wait_cycles)                                 \
+	X("switch_line_cycles", oc->st.switch_line_cycles)                                         \
 	X("shootdowns", hw->st.shootdowns)                                                         \
 	X("ipis_sent", hw->st.ipis_sent)                                                           \
 	X("ipis_received", hw->st.ipis_received)                                                   \
@@ -174,18 +175,20 @@ static json_t *mm_json(const struct os_mm *mm)
  * Each cycle is in one kind only: IPI sends are part of the initiator's
  * flush cycles and taken out of "other"; waits exclude the interrupts
  * taken meanwhile (stolen: handlers, broadcasts); lock waits are those for
- * an mmap_lock whose writer waits for its flush.
+ * an mmap_lock whose writer waits for its flush; the switch lines are the
+ * policy's bookkeeping at context switches (mm_cpumask, tlb_gen,
+ * nr_active_mm), outside any flush.
  */
 static json_t *coherence_json(const char *const *names, const uint64_t *totals, unsigned n)
 {
 	static const char *const from[] = {
 	    "ipi_send_cycles",	     "ipi_stolen_cycles", "broadcast_stolen_cycles",
 	    "flush_wait_cycles",     "flush_cycles",	  "walk_cycles_after_flush",
-	    "flush_lock_wait_cycles"};
+	    "flush_lock_wait_cycles", "switch_line_cycles"};
 	static const char *const to[] = {"ipi_send_cycles",	     "ipi_handler_cycles",
 					 "broadcast_receive_cycles", "flush_wait_cycles",
 					 "other_flush_cycles",	     "walk_cycles_after_flush",
-					 "lock_wait_cycles"};
+					 "lock_wait_cycles",	     "switch_line_cycles"};
 	enum { NR = sizeof(from) / sizeof(from[0]) };
 	uint64_t v[NR] = {0}, sum = 0;
 	json_t *o = json_object();
