@@ -25,30 +25,44 @@ static void ev_reclaim(struct evlist *l, uint32_t tid, uint32_t pid, uint64_t ad
 	e->reclaim.len = len;
 }
 
-/*
- * Process 1's thread 1 on cpu 0 writes pages 0..3 of A, then either keeps
- * running (compute 10M cycles) or sleeps; kswapd (kernel thread 9) on
- * cpu 1 waits 1M cycles, reclaims the four pages and flushes its batch.
- * Thread 1 then reads page 0 (@running) or is woken by kswapd and reads it.
- */
-static void build(struct evlist *l, bool running)
+/* Process 1's thread 1 on cpu 0 maps 8 pages at A and writes pages 0..3. */
+static void writer(struct evlist *l)
 {
 	ev_proc(l, 1, 1);
 	ev_pin(l, 1, 0);
 	ev_mmap(l, 1, A, 8 * PAGE, RW, 0);
 	for (unsigned p = 0; p < 4; p++)
 		ev_access(l, 1, TLBSIM_EV_STORE, A + p * PAGE);
+}
+
+/* kswapd (kernel thread 9) on cpu 1 waits 1M cycles, reclaims @len bytes
+ * of A, waits @gap cycles (none if 0) and flushes its batch. */
+static void kswapd(struct evlist *l, uint64_t len, uint64_t gap)
+{
+	ev_kthread(l, KSWAPD);
+	ev_pin(l, KSWAPD, 1);
+	ev_compute(l, KSWAPD, 1000000);
+	ev_reclaim(l, KSWAPD, 1, A, len);
+	if (gap)
+		ev_compute(l, KSWAPD, gap);
+	ev_simple(l, TLBSIM_EV_RECLAIM_FLUSH, KSWAPD);
+}
+
+/*
+ * writer(), then thread 1 either keeps running (compute 10M cycles) or
+ * sleeps; kswapd reclaims the 8 pages and flushes; thread 1 then reads
+ * page 0 (@running) or is woken by kswapd and reads it.
+ */
+static void build(struct evlist *l, bool running)
+{
+	writer(l);
 	if (running)
 		ev_compute(l, 1, 10000000);
 	else
 		ev_simple(l, TLBSIM_EV_SLEEP, 1);
 	ev_access(l, 1, TLBSIM_EV_LOAD, A);
 	ev_simple(l, TLBSIM_EV_SLEEP, 1);
-	ev_kthread(l, KSWAPD);
-	ev_pin(l, KSWAPD, 1);
-	ev_compute(l, KSWAPD, 1000000);
-	ev_reclaim(l, KSWAPD, 1, A, 8 * PAGE);
-	ev_simple(l, TLBSIM_EV_RECLAIM_FLUSH, KSWAPD);
+	kswapd(l, 8 * PAGE, 0);
 	if (!running)
 		ev_wake(l, KSWAPD, 1);
 	ev_simple(l, TLBSIM_EV_SLEEP, KSWAPD);
@@ -150,23 +164,14 @@ static void a_refault_before_the_flush_maps_the_same_frame(void **state)
 	struct run r;
 
 	(void)state;
-	ev_proc(&l, 1, 1);
-	ev_pin(&l, 1, 0);
-	ev_mmap(&l, 1, A, 8 * PAGE, RW, 0);
-	for (unsigned p = 0; p < 4; p++)
-		ev_access(&l, 1, TLBSIM_EV_STORE, A + p * PAGE);
+	writer(&l);
 	ev_thread(&l, 1, 2);
 	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
 	ev_pin(&l, 2, 2);
 	ev_compute(&l, 2, 1500000);
 	ev_access(&l, 2, TLBSIM_EV_LOAD, A);
 	ev_simple(&l, TLBSIM_EV_SLEEP, 2);
-	ev_kthread(&l, KSWAPD);
-	ev_pin(&l, KSWAPD, 1);
-	ev_compute(&l, KSWAPD, 1000000);
-	ev_reclaim(&l, KSWAPD, 1, A, 4 * PAGE);
-	ev_compute(&l, KSWAPD, 1000000);
-	ev_simple(&l, TLBSIM_EV_RECLAIM_FLUSH, KSWAPD);
+	kswapd(&l, 4 * PAGE, 1000000);
 	ev_simple(&l, TLBSIM_EV_SLEEP, KSWAPD);
 	run_events(&r, TLBSIM_ISA_X86_64, 3, "x86-stock", &l);
 	assert_int_equal(r.os->st.reclaimed, 4);
@@ -197,20 +202,11 @@ static void mprotect_flushes_the_mm_when_a_reclaim_batch_is_pending(void **state
 		struct run r;
 
 		(void)state;
-		ev_proc(&l, 1, 1);
-		ev_pin(&l, 1, 0);
-		ev_mmap(&l, 1, A, 8 * PAGE, RW, 0);
-		for (unsigned p = 0; p < 4; p++)
-			ev_access(&l, 1, TLBSIM_EV_STORE, A + p * PAGE);
+		writer(&l);
 		ev_compute(&l, 1, 1500000);
 		ev_mprotect(&l, 1, A, 4 * PAGE, TLBSIM_PROT_READ);
 		ev_simple(&l, TLBSIM_EV_SLEEP, 1);
-		ev_kthread(&l, KSWAPD);
-		ev_pin(&l, KSWAPD, 1);
-		ev_compute(&l, KSWAPD, 1000000);
-		ev_reclaim(&l, KSWAPD, 1, A, 4 * PAGE);
-		ev_compute(&l, KSWAPD, 1000000);
-		ev_simple(&l, TLBSIM_EV_RECLAIM_FLUSH, KSWAPD);
+		kswapd(&l, 4 * PAGE, 1000000);
 		ev_simple(&l, TLBSIM_EV_SLEEP, KSWAPD);
 		run_opts(
 		    &r, TLBSIM_ISA_X86_64, 2, "x86-stock", &l,
