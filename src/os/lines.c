@@ -244,3 +244,15 @@ void os_fault_install(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint6
 		os_line(os, cpu, TLBSIM_LINE_PTE, l, FAB_RMW, 0);
 	hw_charge(cpu, os->m->costs.pte_update);
 }
+
+bool os_ptl_held_elsewhere(const struct os *os, const struct hw_cpu *cpu, uint64_t table_pfn)
+{
+	for (unsigned c = 0; c < os->m->nr_cpus; c++) {
+		const struct os_pfns *h = &os->cpu[c].ptl_held;
+
+		for (unsigned i = 0; c != cpu->id && i < h->n; i++)
+			if (h->pfn[i] == table_pfn)
+				return true;
+	}
+	return false;
+}

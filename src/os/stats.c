@@ -219,7 +219,7 @@ char *os_stats_json(const struct os *os)
 	json_t *fab = json_object(), *osj = json_object(), *mem = json_object(),
 	       *nodes = json_array();
 	unsigned i;
-	char *text, opts[128];
+	char *text, opts[256];
 
 	for (i = 0; i < os->m->nr_cpus; i++) {
 		json_array_append_new(cpus, cpu_json(os, i, totals, line_totals));
@@ -264,6 +264,8 @@ char *os_stats_json(const struct os *os)
 	rep_json_set_u64(osj, "asid_rollovers", os->st.asid_rollovers);
 	rep_json_set_u64(osj, "global_asid_resets", os->st.global_asid_resets);
 	rep_json_set_u64(osj, "rcu_batches", os->st.rcu_batches);
+	rep_json_set_u64(osj, "reclaimed_pages", os->st.reclaimed);
+	rep_json_set_u64(osj, "reclaim_refaults", os->st.reclaim_refaults);
 	rep_json_set_u64(osj, "rcu_tables_freed", os->st.rcu_tables_freed);
 	rep_json_set_u64(osj, "lru_lock_acquisitions", lru_served);
 	rep_json_set_u64(osj, "lru_lock_queued_cycles", lru_queued);

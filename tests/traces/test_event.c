@@ -178,7 +178,7 @@ static void the_rules_of_the_struct_comment_are_enforced(void **state)
 
 	ev = blank(TLBSIM_EV_NR_KINDS, 1, 0);
 	expect_invalid(&ev, "a known event kind expected, found 50");
-	/* 41..47: reserved for kinds of other issues, none has a name yet */
+	/* 41, 42 and 47: reserved for kinds of other issues, no name yet */
 	ev = blank(41, 1, 0);
 	expect_invalid(&ev, "a known event kind expected, found 41");
 	/* commit (kernel level): a cpu, a range of at least one byte below 2^64 */

@@ -46,7 +46,8 @@ static void check_event(const struct tlbsim_event *ev)
 {
 	assert_true(
 	    (ev->kind >= TLBSIM_EV_LOAD && ev->kind <= TLBSIM_EV_BRK) ||
-	    (ev->kind >= TLBSIM_EV_KTHREAD_CREATE && ev->kind <= TLBSIM_EV_KTHREAD_UNUSE_MM));
+	    (ev->kind >= TLBSIM_EV_KTHREAD_CREATE && ev->kind <= TLBSIM_EV_KTHREAD_UNUSE_MM) ||
+	    ev->kind == TLBSIM_EV_RECLAIM || ev->kind == TLBSIM_EV_RECLAIM_FLUSH);
 	if (ev->kind == TLBSIM_EV_PROC_CREATE) {
 		assert_int_equal(ev->tid, TLBSIM_TID_NONE);
 		assert_true(ev->proc_create.pid >= 1 && ev->proc_create.tid >= 1);
@@ -668,6 +669,50 @@ static void kthread_mm_counts_by_kind(void **unused)
 	assert_int_equal(ev[2].kthread_use_mm.mmget, 1);
 }
 
+/*
+ * reclaim, threads 2, pages 2, loops 2, rounds 2 (the file comment's
+ * totals, worked by hand): 1 PROC_CREATE, 1 MMAP, 1 KTHREAD_CREATE,
+ * 2 THREAD_CREATE, 2 SLEEP, 2 WAKE, 2 + 2 EXIT, 2*2*2 = 8 STORE,
+ * 2*2*2 = 8 MPROTECT, 2 each of COMPUTE, RECLAIM, RECLAIM_FLUSH: 35.
+ */
+static void reclaim_counts_by_kind(void **unused)
+{
+	const char *p = "threads=2,pages=2,loops=2,rounds=2,interval=10";
+	struct tlbsim_event ev[64];
+	struct counts c;
+	size_t n, i;
+
+	(void)unused;
+	run_gen("reclaim", p, &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(MMAP), 1);
+	assert_int_equal(N(KTHREAD_CREATE), 1);
+	assert_int_equal(N(THREAD_CREATE), 2);
+	assert_int_equal(N(SLEEP), 2);
+	assert_int_equal(N(WAKE), 2);
+	assert_int_equal(N(EXIT), 4);
+	assert_int_equal(N(STORE), 8);
+	assert_int_equal(N(MPROTECT), 8);
+	assert_int_equal(N(COMPUTE), 2);
+	assert_int_equal(N(RECLAIM), 2);
+	assert_int_equal(N(RECLAIM_FLUSH), 2);
+	assert_int_equal(c.total, 35);
+	/* Every reclaim names the whole buffer of process 1: 2 threads x 2
+	 * pages from TRACE_VA_BASE (0x100000000000). */
+	/* kswapd (tid threads + 2 = 4): 2 x (COMPUTE, RECLAIM, RECLAIM_FLUSH), EXIT */
+	n = events_of("reclaim", p, 4, ev, 64);
+	assert_int_equal(n, 7);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_COMPUTE);
+	assert_int_equal(ev[0].compute.count, 10);
+	assert_int_equal(ev[2].kind, TLBSIM_EV_RECLAIM_FLUSH);
+	for (i = 0; i < n; i++)
+		if (ev[i].kind == TLBSIM_EV_RECLAIM) {
+			assert_int_equal(ev[i].reclaim.pid, 1);
+			assert_int_equal(ev[i].reclaim.addr, 0x100000000000ull);
+			assert_int_equal(ev[i].reclaim.len, 4 * 4096);
+		}
+}
+
 static void small_free_counts_by_kind(void **unused)
 {
 	const char *p = "threads=2,ops=5,min=8K,max=8K,live=2,compute=100";
@@ -731,6 +776,7 @@ static const struct {
     {"small-free", "threads=4,ops=50,live=4,max=32K", true},
     {"kthread-mm", "pages=4,loops=5,compute=100", true},
     {"kthread-mm", "pages=2,loops=3,mmget=0,cpu=3", true},
+    {"reclaim", "threads=3,pages=2,loops=3,rounds=4,interval=0", true},
 };
 
 /* Generators that draw random numbers from the seed. */
@@ -741,15 +787,16 @@ static bool is_random(const char *name)
 
 static void every_generator_is_listed_with_sane_parameters(void **unused)
 {
-	const char *names[] = {
-	    "mprotect-toggle", "madvise-threads", "munmap-churn",  "ctx-switch", "hackbench",
-	    "short-procs",     "page-faults",	  "stencil-noise", "small-free", "kthread-mm"};
+	const char *names[] = {"mprotect-toggle", "madvise-threads", "munmap-churn",
+			       "ctx-switch",	  "hackbench",	     "short-procs",
+			       "page-faults",	  "stencil-noise",   "small-free",
+			       "kthread-mm",	  "reclaim"};
 	const struct tlbsim_generator *g;
 	unsigned i, j;
 
 	(void)unused;
 	for (i = 0; (g = tlbsim_generator_at(i)); i++) {
-		assert_true(i < 10);
+		assert_true(i < 11);
 		assert_string_equal(g->name, names[i]);
 		assert_true(g->summary && g->summary[0] && g->models && g->models[0]);
 		assert_true(g->nr_params <= TLBSIM_GEN_MAX_PARAMS);
@@ -759,7 +806,7 @@ static void every_generator_is_listed_with_sane_parameters(void **unused)
 			assert_true(g->params[j].def <= g->params[j].max);
 		}
 	}
-	assert_int_equal(i, 10);
+	assert_int_equal(i, 11);
 }
 
 /* With all defaults each generator starts (its streams are long; only the
@@ -1061,6 +1108,7 @@ int main(void)
 	    cmocka_unit_test(stencil_noise_more_workers_than_rows),
 	    cmocka_unit_test(small_free_counts_by_kind),
 	    cmocka_unit_test(kthread_mm_counts_by_kind),
+	    cmocka_unit_test(reclaim_counts_by_kind),
 	    cmocka_unit_test(every_generator_is_listed_with_sane_parameters),
 	    cmocka_unit_test(every_generator_starts_with_its_defaults),
 	    cmocka_unit_test(same_seed_same_stream_another_seed_another),
