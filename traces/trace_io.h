@@ -15,6 +15,7 @@
 
 #include <lzma.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "tlbsim/error.h"
 #include "tlbsim/trace.h"
@@ -45,7 +46,11 @@ struct trace_in {
 
 	int codec;
 	ZSTD_DStream *zd;
-	size_t zd_ret; /* last ZSTD_decompressStream() hint: 0 at a frame's end */
+	size_t zd_ret;	 /* last ZSTD_decompressStream() hint: 0 at a frame's end */
+	size_t zd_want;	 /* compressed bytes the next call may be given, at most */
+	size_t zd_first; /* ZSTD_initDStream()'s first input size: a frame's start */
+	uint64_t zd_unit, zd_frame; /* compressed offsets: see fill_zstd() */
+	uint64_t zd_frame_out;	    /* trace offset where frame @zd_frame starts */
 	lzma_stream xz;
 	int xz_active;
 
