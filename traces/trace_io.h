@@ -124,11 +124,15 @@ struct trace_out {
 	size_t len;
 	uint8_t *zbuf;
 	uint64_t offset;
-	int direct; /* writing in place: a device, FIFO or socket (no temp file) */
+	int direct;   /* writing in place: a device, FIFO or socket (no temp file) */
+	int borrowed; /* @f is the caller's (trace_out_open_stream()): never closed */
 	struct tlbsim_error err;
 };
 
 int trace_out_open(struct trace_out *out, const char *path, int codec, struct tlbsim_error *err);
+/* Write in place onto @f (borrowed), @name in errors. */
+int trace_out_open_stream(struct trace_out *out, FILE *f, const char *name, int codec,
+			  struct tlbsim_error *err);
 
 /* Compress and write @buf[0, @len).  Returns 0 or -TLBSIM_EIO (in @err). */
 int trace_out_flush(struct trace_out *out);

@@ -85,11 +85,29 @@ int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err
 int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct tlbsim_error *err);
 void cli_source_close(struct cli_source *s);
 
-/* The output format (option @opt: convert's and record's --to, gen's
- * --format; NULL: binary) and --compress (NULL: zstd for binary, none for
- * text) of the commands that write traces. */
-int cli_parse_output(const char *opt, const char *to, const char *compress,
+/*
+ * The format and compression of a trace to be written to @path ("-":
+ * standard output), for the commands that write traces: from @to, the
+ * value of option @opt (convert's and record's --to, gen's --format:
+ * "text" or "binary"), and @compress (--compress: zstd, xz, none), each
+ * NULL when not given; else from @path's name: a trailing .zst or .xz is
+ * the compression, a .txt before it (or alone: uncompressed) text; else
+ * binary, zstd-compressed, and on "-" text, uncompressed.  An option the
+ * name contradicts wins, with a warning on stderr; a .gz or .bz2 name is
+ * an error (tlbsim writes neither).  0, or CLI_USAGE after printing why.
+ */
+int cli_parse_output(const char *opt, const char *to, const char *compress, const char *path,
 		     enum tlbsim_trace_format *format, enum tlbsim_trace_compression *compression);
+/* "zstd", "xz" or "uncompressed". */
+const char *cli_compression_name(enum tlbsim_trace_compression c);
+/*
+ * tlbsim_trace_writer_open() of @path, or on "-" the stream writer on
+ * standard output (a binary or compressed trace refused on a terminal).
+ * 0, or CLI_USAGE after printing why.
+ */
+int cli_trace_writer_open(const char *path, enum tlbsim_trace_format format,
+			  enum tlbsim_trace_compression compression,
+			  const struct tlbsim_trace_info *info, tlbsim_trace_writer **w);
 
 /* Copying a trace's events into a writer (convert, record). */
 struct cli_copy {

@@ -22,10 +22,14 @@ static const char convert_help[] =
     "champsim, QEMU execlog output is recognised but needs --isa (Capstone decodes\n"
     "the instructions; --linear-map ADDR makes stores to kernel VA ADDR + PA\n"
     "phys_store events).\n"
-    "--compress: zstd (default for binary), xz, or none (default for text).\n"
+    "OUT's name says the format and compression unless --to and --compress say\n"
+    "otherwise (a warning if they contradict it): a trailing .zst or .xz the\n"
+    "compression, .txt (before it, or alone) text; else binary, zstd-compressed.\n"
+    "OUT \"-\" is standard output, text unless --to binary (then not a terminal).\n"
     "OUT is written to OUT.tmp.XXXXXX and renamed when complete: an error or\n"
     "Ctrl-C leaves OUT as it was.  Prints the events by kind, the input lines\n"
-    "skipped as unknown and the mmaps implied for memory the input never maps.\n\n"
+    "skipped as unknown and the mmaps implied for memory the input never maps\n"
+    "(on stderr when OUT is \"-\").\n\n"
     "exit status: 0 success, 2 usage or input error, 130 interrupted\n\n"
     "example: tlbsim convert --from champsim 600.perlbench_s-210B.champsimtrace.xz \\\n"
     "             perlbench.tlbt.zst\n";
@@ -51,6 +55,7 @@ int cmd_convert(int argc, char **argv)
 	struct cli_copy copy;
 	tlbsim_trace_reader *r = NULL;
 	tlbsim_trace_writer *w = NULL;
+	FILE *summary;
 	int c, rc;
 
 	optind = 1;
@@ -82,8 +87,10 @@ int cmd_convert(int argc, char **argv)
 		return cli_fail("convert: IN and OUT expected (see --help)");
 	in = argv[optind];
 	out = argv[optind + 1];
-	if ((rc = cli_parse_output("--to", to_name, compress, &to, &compression)))
+	if ((rc = cli_parse_output("--to", to_name, compress, out, &to, &compression)))
 		return rc;
+	/* The trace on standard output: what is said of it goes to stderr. */
+	summary = strcmp(out, "-") ? stdout : stderr;
 
 	tlbsim_error_clear(&err);
 	rc = strcmp(in, "-") ? tlbsim_trace_open_opts(in, NULL, NULL, &topts, &r, &err)
@@ -91,9 +98,9 @@ int cmd_convert(int argc, char **argv)
 	if (rc)
 		return cli_fail_err(&err);
 	info = *tlbsim_trace_info(r);
-	if (tlbsim_trace_writer_open(out, to, compression, &info, &w, &err)) {
+	if (cli_trace_writer_open(out, to, compression, &info, &w)) {
 		tlbsim_trace_close(r);
-		return cli_fail_err(&err);
+		return CLI_USAGE;
 	}
 	cli_catch_sigint(NULL);
 	memset(&copy, 0, sizeof(copy));
@@ -113,12 +120,9 @@ int cmd_convert(int argc, char **argv)
 		tlbsim_trace_close(r);
 		return cli_fail_err(&err);
 	}
-	printf("%s (%s) -> %s (%s, %s)\n", in, tlbsim_trace_format_name(info.format), out,
-	       tlbsim_trace_format_name(to),
-	       compression == TLBSIM_COMPRESS_ZSTD ? "zstd"
-	       : compression == TLBSIM_COMPRESS_XZ ? "xz"
-						   : "uncompressed");
-	cli_print_summary(stdout, &copy, r, out);
+	fprintf(summary, "%s (%s) -> %s (%s, %s)\n", in, tlbsim_trace_format_name(info.format), out,
+		tlbsim_trace_format_name(to), cli_compression_name(compression));
+	cli_print_summary(summary, &copy, r, out);
 	tlbsim_trace_close(r);
 	return CLI_OK;
 }

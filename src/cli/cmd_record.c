@@ -37,7 +37,9 @@ static const char record_help[] =
     "Runs PROGRAM under valgrind --tool=lackey --trace-mem=yes --trace-syscalls=yes\n"
     "--trace-sched=yes and writes its memory accesses, threads and memory syscalls\n"
     "(mmap, munmap, mprotect, madvise, mremap, brk, clone, exit) as a trace: binary\n"
-    "and zstd-compressed by default.  The log goes through a pipe and never touches\n"
+    "and zstd-compressed unless FILE's name (a trailing .xz, .zst; .txt for text)\n"
+    "or --format and --compress say otherwise (a warning if they contradict the\n"
+    "name).  The log goes through a pipe and never touches\n"
     "the disk; FILE is written to FILE.tmp.XXXXXX and renamed when complete.\n"
     "Every fetch, load and store is an event, and recording runs at a few hundred\n"
     "thousand events a second: keep runs short (zstd -T3 compressing 1.3 MB: 18 M\n"
@@ -46,7 +48,7 @@ static const char record_help[] =
     "Ctrl-C stops the program (SIGINT, then SIGTERM and SIGKILL 2 s apart) and\n"
     "keeps a valid trace of what was recorded.\n\n"
     "exit status: 0 recorded, 2 usage error or unreadable log, 130 interrupted\n\n"
-    "example: tlbsim record -o zstd.tlbt.xz --compress xz -- zstd -T3 -1 -c in.txt\n";
+    "example: tlbsim record -o zstd.tlbt.xz -- zstd -T3 -1 -c in.txt\n";
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t stage; /* stopping signals sent so far */
@@ -223,7 +225,10 @@ int cmd_record(int argc, char **argv)
 		return cli_fail("record: a PROGRAM to run expected after the options");
 	if (to_name && strcmp(to_name, "binary") && strcmp(to_name, "text"))
 		return cli_fail("record: --format expects binary or text, found '%s'", to_name);
-	if ((rc = cli_parse_output("--to", to_name, compress, &to, &compression)))
+	if (!strcmp(out, "-"))
+		return cli_fail("record: -o - is not possible: the program's own output goes to "
+				"standard output");
+	if ((rc = cli_parse_output("--format", to_name, compress, out, &to, &compression)))
 		return rc;
 
 	stage = stopped = 0;

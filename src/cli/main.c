@@ -416,11 +416,13 @@ const struct cli_cmd cli_cmds[] = {
  * What a command printed (tables, summaries, a trace on "-") reached
  * standard output, or the command fails: a full disk or /dev/full makes
  * exit status 2, as a failed -o FILE does, never 0 with the output cut.
+ * A command that failed has said why (a trace writer on "-" that could
+ * not write among others): it is not said twice.
  */
 static int stdout_flushed(int rc)
 {
 	errno = 0;
-	if (fflush(stdout) != EOF && !ferror(stdout))
+	if ((fflush(stdout) != EOF && !ferror(stdout)) || rc == CLI_USAGE)
 		return rc;
 	cli_fail("standard output: cannot write: %s", errno ? strerror(errno) : "a write failed");
 	return rc == CLI_INTERRUPTED ? rc : CLI_USAGE;

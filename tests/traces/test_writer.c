@@ -347,6 +347,53 @@ static void issue_30_zstd_corruption_is_reported_where_it_is_found(void **state)
 	rm_tree(dir);
 }
 
+/*
+ * A trace onto an open stream (tlbsim convert IN -, gen -o -): written in
+ * place, the stream flushed and left open; onto /dev/full, whose writes
+ * fail with ENOSPC (Linux null(4)), -TLBSIM_EIO saying so.
+ */
+static void a_stream_writer_writes_in_place_and_reports_a_full_device(void **state)
+{
+	struct tlbsim_event ev = load(1, 0x1000);
+	tlbsim_trace_writer *w;
+	struct tlbsim_error err;
+	char line[256];
+	FILE *f = tmpfile();
+	int rc;
+
+	assert_non_null(f);
+	assert_int_equal(tlbsim_trace_writer_open_stream(f, "the stream", TLBSIM_TRACE_TEXT,
+							 TLBSIM_COMPRESS_NONE, &x86_info, &w, NULL),
+			 0);
+	assert_int_equal(tlbsim_trace_writer_write(w, &ev, NULL), 0);
+	assert_int_equal(tlbsim_trace_writer_close(w, NULL), 0);
+	/* still open: the caller's */
+	rewind(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_memory_equal(line, "tlbsim-trace 1 isa=x86-64", 25);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "T1 load 0x1000 8\n");
+	fclose(f);
+
+	f = fopen("/dev/full", "w");
+	assert_non_null(f);
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_trace_writer_open_stream(f, "the stream", TLBSIM_TRACE_BINARY,
+							 TLBSIM_COMPRESS_ZSTD, &x86_info, &w, &err),
+			 0);
+	rc = 0;
+	for (int i = 0; i < 100000 && !rc; i++)
+		rc = tlbsim_trace_writer_write(w, &ev, &err);
+	if (!rc)
+		rc = tlbsim_trace_writer_close(w, &err);
+	else
+		tlbsim_trace_writer_abort(w);
+	assert_int_equal(rc, -TLBSIM_EIO);
+	assert_string_equal(err.source, "the stream");
+	assert_string_equal(err.text, "cannot write: No space left on device");
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +406,7 @@ int main(void)
 	    cmocka_unit_test(binary_writer_emits_the_documented_bytes),
 	    cmocka_unit_test(cut_traces_end_in_an_error_not_a_short_run),
 	    cmocka_unit_test(issue_30_zstd_corruption_is_reported_where_it_is_found),
+	    cmocka_unit_test(a_stream_writer_writes_in_place_and_reports_a_full_device),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
