@@ -43,12 +43,14 @@
 enum { P_GROUPS, P_SENDERS, P_RECEIVERS, P_LOOPS, P_THREADS, P_COMPUTE, NR_P };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_GROUPS] = {"groups", "groups of senders and receivers", 10, 1, 1000},
-    [P_SENDERS] = {"senders", "senders per group", 20, 1, 100},
-    [P_RECEIVERS] = {"receivers", "receivers per group", 20, 1, 100},
-    [P_LOOPS] = {"loops", "messages each sender sends each receiver", 100, 1, 1ull << 32},
-    [P_THREADS] = {"threads", "0: tasks are processes, 1: threads", 0, 0, 1},
-    [P_COMPUTE] = {"compute", "cycles of work per write() and per read()", 2000, 0, 1ull << 32},
+    [P_GROUPS] = {"groups", "groups of senders and receivers", 10, 1, 1000, "groups"},
+    [P_SENDERS] = {"senders", "senders per group", 20, 1, 100, "tasks"},
+    [P_RECEIVERS] = {"receivers", "receivers per group", 20, 1, 100, "tasks"},
+    [P_LOOPS] = {"loops", "messages each sender sends each receiver", 100, 1, 1ull << 32,
+		 "messages"},
+    [P_THREADS] = {"threads", "0: tasks are processes, 1: threads", 0, 0, 1, "0/1"},
+    [P_COMPUTE] = {"compute", "cycles of work per write() and per read()", 2000, 0, 1ull << 32,
+		   "cycles"},
 };
 
 /* Bytes per message slot: the 100-byte message, cache-line aligned. */

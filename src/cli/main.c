@@ -330,6 +330,91 @@ static void print_machine(void *arg, const char *name, const char *path)
 	tlbsim_machine_free(m);
 }
 
+/*
+ * A generator parameter's value as it may be typed back: sizes in bytes
+ * with the largest K, M or G suffix (x 2^10, 2^20, 2^30) that divides
+ * them, other values from 1M on too (1 << 40 loops is 1024G).
+ */
+static void gen_value(uint64_t v, const char *unit, char *buf, size_t len)
+{
+	static const char suffix[] = "GMK";
+	uint64_t from = !strcmp(unit, "bytes") ? 1024 : 1u << 20;
+
+	for (int s = 0; s < 3; s++) {
+		unsigned shift = 30 - 10 * (unsigned)s;
+
+		if (v >= from && v >= (UINT64_C(1) << shift) &&
+		    !(v & ((UINT64_C(1) << shift) - 1))) {
+			snprintf(buf, len, "%llu%c", (unsigned long long)(v >> shift), suffix[s]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+/* One parameter row; @w: the widths of the name, default, range and unit. */
+static void gen_param_row(const struct tlbsim_gen_param *p, const int *w)
+{
+	char def[32], min[32], max[32], range[72];
+
+	gen_value(p->def, p->unit, def, sizeof(def));
+	gen_value(p->min, p->unit, min, sizeof(min));
+	gen_value(p->max, p->unit, max, sizeof(max));
+	snprintf(range, sizeof(range), "%s..%s", min, max);
+	printf("      %-*s  %-*s  %-*s  %-*s  %s\n", w[0], p->name, w[1], def, w[2], range, w[3],
+	       p->unit, p->help);
+}
+
+/*
+ * Every generator, its parameters in aligned columns (name, default,
+ * range, unit, meaning) and the seed every generator takes, with the
+ * syntax of values.
+ */
+static void print_generators(void)
+{
+	/* The header and the seed's row count for the widths too. */
+	static const char *const head[4] = {"param", "default", "range", "unit"};
+	static const char seed_range[] = "0..2^64-1";
+	const struct tlbsim_generator *g;
+	int w[4];
+	unsigned i, k;
+
+	for (k = 0; k < 4; k++)
+		w[k] = (int)strlen(head[k]);
+	w[2] = (int)sizeof(seed_range) - 1 > w[2] ? (int)sizeof(seed_range) - 1 : w[2];
+	/* Widths over every generator, so that all the tables line up. */
+	for (i = 0; (g = tlbsim_generator_at(i)); i++)
+		for (k = 0; k < g->nr_params; k++) {
+			const struct tlbsim_gen_param *p = &g->params[k];
+			char v[3][32];
+			int n[4];
+
+			gen_value(p->def, p->unit, v[0], sizeof(v[0]));
+			gen_value(p->min, p->unit, v[1], sizeof(v[1]));
+			gen_value(p->max, p->unit, v[2], sizeof(v[2]));
+			n[0] = (int)strlen(p->name);
+			n[1] = (int)strlen(v[0]);
+			n[2] = (int)(strlen(v[1]) + 2 + strlen(v[2]));
+			n[3] = (int)strlen(p->unit);
+			for (int c = 0; c < 4; c++)
+				w[c] = n[c] > w[c] ? n[c] : w[c];
+		}
+	printf("Generators and their parameters, given as --param key=value,...: values in\n"
+	       "decimal or 0x-hex, with an optional K, M or G suffix (x 2^10, 2^20, 2^30;\n"
+	       "64K, 4M, 1G), within the range shown.  Every generator takes seed too.\n");
+	for (i = 0; (g = tlbsim_generator_at(i)); i++) {
+		printf("\n  %s: %s\n    (%s)\n", g->name, g->summary, g->models);
+		printf("      %-*s  %-*s  %-*s  %-*s  %s\n", w[0], head[0], w[1], head[1], w[2],
+		       head[2], w[3], head[3], "meaning");
+		for (k = 0; k < g->nr_params; k++)
+			gen_param_row(&g->params[k], w);
+		printf("      %-*s  %-*s  %-*s  %-*s  %s\n", w[0], "seed", w[1], "1", w[2],
+		       seed_range, w[3], "",
+		       g->uses_seed ? "of its random numbers: another seed, other events"
+				    : "accepted; no random numbers drawn: the same events");
+	}
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "";
@@ -359,16 +444,7 @@ static int cmd_list(int argc, char **argv)
 										 : "arm64",
 			       p->summary);
 	} else if (!strcmp(what, "generators")) {
-		const struct tlbsim_generator *g;
-
-		for (i = 0; (g = tlbsim_generator_at(i)); i++) {
-			unsigned k;
-
-			printf("  %-16s %s\n", g->name, g->summary);
-			for (k = 0; k < g->nr_params; k++)
-				printf("      %-12s default %-10llu %s\n", g->params[k].name,
-				       (unsigned long long)g->params[k].def, g->params[k].help);
-		}
+		print_generators();
 	} else {
 		return cli_fail("list: unknown list '%s' (machines, policies, generators)", what);
 	}

@@ -223,6 +223,21 @@ check "... gen -o g.txt writes text too" bash -c "head -c 13 '$c/g.txt' | grep -
 check "... a .gz name is refused (tlbsim writes no gzip)" \
   bash -c "[ \$(cat '$c/rc-gz') = 2 ] && grep -q 'o.gz: tlbsim writes zstd (.zst) or xz (.xz), not gzip' '$c/err-gz' && test ! -e '$c/o.gz'"
 
+# Friction: list generators shows ranges, units, K/M/G suffixes and the
+# seed, in columns that long names (stencil-noise's noise_compute) do not
+# push out.  madvise-threads' size: default 1 MiB = 1M, range 1..2^32 = 4G
+# bytes (traces/gen_madvise_threads.c); small-free's max 64 KiB = 64K.
+"$bin" list generators >"$tmp/gens" 2>&1
+check "friction: list generators shows a size with its suffix, range and unit" \
+  grep -Eq '^      size +1M +1\.\.4G +bytes +bytes each thread maps per round$' "$tmp/gens"
+check "... values' syntax: K, M and G suffixes" grep -q "optional K, M or G suffix" "$tmp/gens"
+check "... a seed row for each of the 9 generators" \
+  bash -c "[ \$(grep -c '^      seed  ' '$tmp/gens') = 9 ]"
+check "... saying which draw random numbers (short-procs, small-free)" \
+  bash -c "[ \$(grep '^      seed  ' '$tmp/gens' | grep -c 'of its random numbers') = 2 ]"
+check "... every parameter's default in one column, noise_compute's too" \
+  bash -c "grep -q '^      noise_compute  ' '$tmp/gens' && [ \$(awk '/^      [a-z_]+ +[0-9]/ { match(\$0, /^      [a-z_]+ +/); print RLENGTH }' '$tmp/gens' | sort -u | wc -l) = 1 ]"
+
 # Friction: tlbsim.h is the whole public API (trace.h and check.h were missing).
 printf '#include <tlbsim/tlbsim.h>\nint main(void) { tlbsim_trace_reader *r = 0; struct tlbsim_replay_config c = {0}; (void)r; (void)c; return 0; }\n' >"$tmp/all.c"
 check "friction: tlbsim.h declares the trace and replay APIs" cc -std=c11 -fsyntax-only -I "$src/include" "$tmp/all.c"

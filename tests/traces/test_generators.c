@@ -703,8 +703,11 @@ static void every_generator_is_listed_with_sane_parameters(void **unused)
 		assert_string_equal(g->name, names[i]);
 		assert_true(g->summary && g->summary[0] && g->models && g->models[0]);
 		assert_true(g->nr_params <= TLBSIM_GEN_MAX_PARAMS);
+		/* what 'tlbsim list generators' says of the seed (GENERATORS.md) */
+		assert_int_equal(g->uses_seed, is_random(g->name));
 		for (j = 0; j < g->nr_params; j++) {
 			assert_true(g->params[j].help && g->params[j].help[0]);
+			assert_true(g->params[j].unit && g->params[j].unit[0]);
 			assert_true(g->params[j].min <= g->params[j].def);
 			assert_true(g->params[j].def <= g->params[j].max);
 		}
