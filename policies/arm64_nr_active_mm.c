@@ -20,6 +20,18 @@
  * reused table can be walked speculatively; and MSR TTBR0; ISB does not
  * complete walks in flight for the old mm: a DSB is needed before the cpu
  * leaves nr_active_mm.  Parameter dsb_after_ttbr=1 adds that DSB.
+ * Shared lines (the line model): switch_mm moves the counts with atomics
+ * on both mms' nr_active_mm lines and reads the stale cpumask (the mm's
+ * mm_cpumask, which the patch reuses for it); a flush reads nr_active_mm
+ * and the stale mask, stores the whole mask (a plain store) when some
+ * other bit is clear, and clears its own bit (an atomic).
+ * A kernel thread borrowing an mm (kthread_use_mm()) goes through
+ * switch_mm and is counted like any task.  Mutation kthread_uncounted=1:
+ * it is not counted (a kthread_use_mm() the skip does not see, the bug
+ * class the first patch of the series fixed for use_mm() callers that
+ * took no mm_users reference): a flush from the process's own cpu is then
+ * local while the kernel thread's cpu still caches the mm
+ * (tests/hazards/55-nr-active-mm-kthread-uncounted.tlbt).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,22 +51,33 @@ struct nr_active_cpu_priv {
 
 struct nr_active_params {
 	unsigned dsb_after_ttbr;
+	unsigned kthread_uncounted;
 };
 
+/* "key=0|1,...": dsb_after_ttbr, kthread_uncounted. */
 static int nr_active_init(const char *params, void **state)
 {
 	struct nr_active_params *p = calloc(1, sizeof(*p));
-	unsigned v;
-	int n = 0;
+	const char *s = params;
 
 	if (!p)
 		return -TLBSIM_ENOMEM;
-	if (params[0] && (sscanf(params, "dsb_after_ttbr=%u%n", &v, &n) != 1 || params[n] || v > 1)) {
-		free(p);
-		return -TLBSIM_EINVAL;
+	while (*s) {
+		unsigned v = 2;
+		int n = 0;
+
+		if (sscanf(s, "dsb_after_ttbr=%u%n", &v, &n) == 1 && v <= 1)
+			p->dsb_after_ttbr = v;
+		else if ((n = 0, sscanf(s, "kthread_uncounted=%u%n", &v, &n) == 1) && v <= 1)
+			p->kthread_uncounted = v;
+		else
+			n = 0;
+		if (!n || (s[n] && s[n] != ',')) {
+			free(p);
+			return -TLBSIM_EINVAL;
+		}
+		s += n + (s[n] == ',');
 	}
-	if (params[0])
-		p->dsb_after_ttbr = v;
 	*state = p;
 	return 0;
 }
@@ -81,18 +104,31 @@ static void nr_active_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev,
 	if (p && p->dsb_after_ttbr)
 		ctx->ops->dsb(ctx);
 	/* Coming back from idle (counted NULL) joins @next only; a switch
-	 * between two mms moves the count. */
+	 * between two mms moves the count.  The mutation leaves a kernel
+	 * thread's borrowed mm uncounted (it still leaves the old one). */
 	if (me->counted != next) {
-		if (me->counted)
+		bool count = !(p && p->kthread_uncounted && ctx->cpu->kthread);
+
+		if (me->counted) {
+			ctx->ops->touch_line(ctx, me->counted, TLBSIM_LINE_NR_ACTIVE_MM, 0,
+					     TLBSIM_LINE_RMW);
 			me->counted->nr_active--;
-		next->nr_active++;
-		me->counted = next;
+		}
+		me->counted = NULL;
+		if (count) {
+			ctx->ops->touch_line(ctx, next, TLBSIM_LINE_NR_ACTIVE_MM, 0,
+					     TLBSIM_LINE_RMW);
+			next->nr_active++;
+			me->counted = next;
+		}
 	}
+	ctx->ops->touch_line(ctx, next, TLBSIM_LINE_MM_CPUMASK, cpu, TLBSIM_LINE_READ);
 	if (tlbsim_cpumask_test(&priv(ctx, next)->stale, cpu)) {
 		struct tlbsim_flush_info all = {.mm = next, .start = 0, .end = TLBSIM_FLUSH_ALL,
 						.stride_shift = 12, .freed_tables = true,
 						.new_tlb_gen = next->tlb_gen, .initiator = cpu};
 
+		ctx->ops->touch_line(ctx, next, TLBSIM_LINE_MM_CPUMASK, cpu, TLBSIM_LINE_RMW);
 		tlbsim_cpumask_clear(&priv(ctx, next)->stale, cpu);
 		ctx->ops->local_flush(ctx, &all);
 	}
@@ -110,6 +146,7 @@ static void nr_active_enter_lazy(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm)
 	/* Leaving nr_active_mm: complete the walks in flight first. */
 	if (p && p->dsb_after_ttbr)
 		ctx->ops->dsb(ctx);
+	ctx->ops->touch_line(ctx, me->counted, TLBSIM_LINE_NR_ACTIVE_MM, 0, TLBSIM_LINE_RMW);
 	me->counted->nr_active--;
 	me->counted = NULL;
 }
@@ -120,17 +157,30 @@ static void nr_active_flush_range(struct tlbsim_pctx *ctx, const struct tlbsim_f
 	/* tlb_flush_check(): "local" is current->active_mm == mm on a cpu
 	 * that is not lazy, i.e. this cpu is the one counted. */
 	bool is_local = cpu_priv(ctx)->counted == mm;
+	struct tlbsim_cpumask *stale = &priv(ctx, mm)->stale;
+	unsigned cpu, n = ctx->ops->nr_cpus(ctx);
+	bool all_set = true;
 
+	ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_NR_ACTIVE_MM, 0, TLBSIM_LINE_READ);
 	if (mm->nr_active > 1 || (mm->nr_active == 1 && !is_local)) {
 		ctx->ops->tlbi_broadcast(ctx, info);
 		return;
 	}
 	/* Every other cpu must flush the ASID before it runs the mm again;
-	 * with nobody running it (TLB_FLUSH_NO) this cpu too. */
-	tlbsim_cpumask_fill(&priv(ctx, mm)->stale, ctx->ops->nr_cpus(ctx));
+	 * with nobody running it (TLB_FLUSH_NO) this cpu too.  The patch
+	 * stores the whole mask only when some other bit is clear. */
+	ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_MM_CPUMASK, TLBSIM_LINE_ALL_CPUS,
+			     TLBSIM_LINE_READ);
+	for (cpu = 0; cpu < n && all_set; cpu++)
+		all_set = cpu == ctx->cpu->id || tlbsim_cpumask_test(stale, cpu);
+	if (!all_set)
+		ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_MM_CPUMASK, TLBSIM_LINE_ALL_CPUS,
+				     TLBSIM_LINE_WRITE);
+	tlbsim_cpumask_fill(stale, n);
 	if (!is_local)
 		return;
-	tlbsim_cpumask_clear(&priv(ctx, mm)->stale, ctx->cpu->id);
+	ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_MM_CPUMASK, ctx->cpu->id, TLBSIM_LINE_RMW);
+	tlbsim_cpumask_clear(stale, ctx->cpu->id);
 	ctx->ops->local_flush(ctx, info);
 }
 

@@ -62,6 +62,23 @@ void x86_flush_tlb_func(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info 
  */
 void x86_flush_tlb_mm_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info);
 
+/*
+ * The shared lines a flush touches before choosing how (Linux
+ * flush_tlb_mm_range()): tlb_gen incremented atomically, mm_cpumask read.
+ */
+void x86_flush_lines(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm);
+
+/*
+ * The shared lines switch_mm_irqs_off() touches on the way from @prev
+ * (NULL: none) to @next, before the cpumask update it describes: from a
+ * different mm, an atomic clear of this cpu's bit in prev's mm_cpumask and
+ * an atomic set in next's (@lazy_cpumask: no clear, and a set only if the
+ * bit is not already there, which a read tests); leaving lazy mode on the
+ * same mm, a read of the bit; then, in all cases, a read of next's tlb_gen.
+ */
+void x86_switch_lines(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev, struct tlbsim_mm *next,
+		      bool lazy_cpumask);
+
 /* The ceiling applied to @info, in @out. */
 void x86_apply_ceiling(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *info,
 		       struct tlbsim_flush_info *out);

@@ -93,13 +93,18 @@ static void consider_global_asid(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm)
 
 	if (mm->global_asid || !ctx->machine->costs.invlpgb_max_pages)
 		return;
-	if (active_cpus(ctx, mm) >= threshold(ctx) && !ctx->ops->global_asid_alloc(ctx, &asid))
+	if (active_cpus(ctx, mm) >= threshold(ctx) && !ctx->ops->global_asid_alloc(ctx, &asid)) {
+		/* mm_assign_global_asid(): mm->context.global_asid and
+		 * asid_transition, beside tlb_gen. */
+		ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_TLB_GEN, 0, TLBSIM_LINE_WRITE);
 		mm->global_asid = asid;
+	}
 }
 
 static void invlpgb_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev,
 			      struct tlbsim_mm *next)
 {
+	x86_switch_lines(ctx, prev, next, false);
 	if (prev != next) {
 		if (prev)
 			tlbsim_cpumask_clear(&prev->cpumask, ctx->cpu->id);
@@ -122,6 +127,7 @@ static void invlpgb_flush_range(struct tlbsim_pctx *ctx, const struct tlbsim_flu
 		x86_flush_tlb_mm_range(ctx, req);
 		return;
 	}
+	x86_flush_lines(ctx, req->mm);
 	x86_apply_ceiling(ctx, req, &info);
 	x86_mutate_request(ctx, &info);
 	/* broadcast_tlb_flush(): every cpu, whatever it runs. */

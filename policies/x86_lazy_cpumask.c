@@ -4,7 +4,10 @@
  * mm_cpumask bit in switch_mm (an atomic on a contended cache line); a cpu
  * leaves the mask when the first flush IPI for that mm reaches it after it
  * switched away.  Cheaper context switches, one extra IPI per cpu that
- * left.  Everything else is x86-stock (policies/x86_stock.c).
+ * left.  switch_mm sets the cpu's bit in the next mm's mask only when it is
+ * not already set, so a switch back to an mm whose bit is still set
+ * writes no shared line.  Everything else is x86-stock
+ * (policies/x86_stock.c).
  * Source: R. van Riel, "x86,mm: only clear the mm_cpumask bit in flush IPIs"
  * (linux-mm, 2024), on Linux arch/x86/mm/tlb.c.
  * Parameter: ceiling=N pages.
@@ -14,8 +17,9 @@
 
 static void lazy_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev, struct tlbsim_mm *next)
 {
-	/* @prev keeps this cpu's bit until a flush IPI finds it gone. */
-	(void)prev;
+	/* @prev keeps this cpu's bit until a flush IPI finds it gone; the
+	 * bit in @next is set only if it is not (a read, no atomic). */
+	x86_switch_lines(ctx, prev, next, true);
 	tlbsim_cpumask_set(&next->cpumask, ctx->cpu->id);
 	ctx->ops->load_mm(ctx, next);
 }

@@ -2,14 +2,18 @@
 /*
  * x86-stock: Linux's x86 TLB flushing (arch/x86/mm/tlb.c, v6.x without
  * INVLPGB).
- *   switch_mm     the cpu leaves prev's mm_cpumask and joins next's, then
- *                 loads next (PCID slot, tlb_gen check, CR3)
- *   flush         above the 33-page ceiling a full flush; IPIs to the other
+ *   switch_mm     the cpu leaves prev's mm_cpumask and joins next's (two
+ *                 atomics on contended lines), reads next's tlb_gen, then
+ *                 loads next (PCID slot, tlb_gen check, CR3); leaving lazy
+ *                 mode on the same mm it tests its bit and reads tlb_gen
+ *   flush         tlb_gen incremented (an atomic), mm_cpumask read;
+ *                 above the 33-page ceiling a full flush; IPIs to the other
  *                 cpus of mm_cpumask, skipping lazy ones unless page tables
  *                 are freed (native_flush_tlb_multi()); local flush
  *                 meanwhile; wait for the acknowledgements
- *   IPI handler   flush_tlb_func(): by tlb_gen, partial or full; a lazy cpu
- *                 switches to init_mm
+ *   IPI handler   flush_tlb_func(): reads the mm's tlb_gen, flushes by it,
+ *                 partial or full; a lazy cpu switches to init_mm, leaving
+ *                 mm_cpumask (an atomic)
  * Tuned for: IPI shootdown cost on Intel and AMD servers (CALIBRATION.md 1).
  * Parameter: ceiling=N pages.
  */
@@ -96,14 +100,19 @@ void x86_flush_tlb_func(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info 
 
 	if (mm != info->mm) {
 		/* Switched away since the initiator read mm_cpumask. */
-		if (clear_stale_bit)
+		if (clear_stale_bit) {
+			ctx->ops->touch_line(ctx, info->mm, TLBSIM_LINE_MM_CPUMASK, c->id,
+					     TLBSIM_LINE_RMW);
 			tlbsim_cpumask_clear_atomic(&info->mm->cpumask, c->id);
+		}
 		return;
 	}
 	if (c->is_lazy) {
 		/* Only a flush that frees tables reaches a lazy cpu: stop
 		 * using the mm's tables at all, so no speculative walk can
-		 * reach the freed ones. */
+		 * reach the freed ones (switch_mm_irqs_off(NULL, &init_mm)
+		 * clears the bit). */
+		ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_MM_CPUMASK, c->id, TLBSIM_LINE_RMW);
 		tlbsim_cpumask_clear_atomic(&mm->cpumask, c->id);
 		ctx->ops->leave_mm(ctx);
 		return;
@@ -122,6 +131,8 @@ void x86_flush_tlb_func(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info 
 		return;
 	}
 	local_gen = c->ctxs[c->loaded_asid].tlb_gen;
+	/* atomic64_read(&mm->context.tlb_gen): the initiator's line. */
+	ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_TLB_GEN, 0, TLBSIM_LINE_READ);
 	mm_gen = mm->tlb_gen;
 	if (local_gen == mm_gen)
 		return; /* a later flush already covered this one */
@@ -143,6 +154,40 @@ void x86_flush_tlb_func(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info 
 	c->ctxs[c->loaded_asid].tlb_gen = mm_gen;
 }
 
+void x86_flush_lines(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm)
+{
+	/* inc_mm_tlb_gen(): atomic64_inc_return(). */
+	ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_TLB_GEN, 0, TLBSIM_LINE_RMW);
+	ctx->ops->touch_line(ctx, mm, TLBSIM_LINE_MM_CPUMASK, TLBSIM_LINE_ALL_CPUS,
+			     TLBSIM_LINE_READ);
+}
+
+void x86_switch_lines(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev, struct tlbsim_mm *next,
+		      bool lazy_cpumask)
+{
+	unsigned me = ctx->cpu->id;
+
+	if (prev == next) {
+		/* Leaving lazy mode: the WARN's cpumask_test_cpu(), then
+		 * tlb_gen to see whether a flush was missed. */
+		ctx->ops->touch_line(ctx, next, TLBSIM_LINE_MM_CPUMASK, me, TLBSIM_LINE_READ);
+	} else if (lazy_cpumask) {
+		/* Set the bit only if a flush IPI cleared it. */
+		ctx->ops->touch_line(ctx, next, TLBSIM_LINE_MM_CPUMASK, me, TLBSIM_LINE_READ);
+		if (!tlbsim_cpumask_test(&next->cpumask, me))
+			ctx->ops->touch_line(ctx, next, TLBSIM_LINE_MM_CPUMASK, me,
+					     TLBSIM_LINE_RMW);
+	} else {
+		if (prev)
+			ctx->ops->touch_line(ctx, prev, TLBSIM_LINE_MM_CPUMASK, me,
+					     TLBSIM_LINE_RMW);
+		ctx->ops->touch_line(ctx, next, TLBSIM_LINE_MM_CPUMASK, me, TLBSIM_LINE_RMW);
+	}
+	/* Read tlb_gen only after joining mm_cpumask, or a concurrent
+	 * flush can be missed. */
+	ctx->ops->touch_line(ctx, next, TLBSIM_LINE_TLB_GEN, 0, TLBSIM_LINE_READ);
+}
+
 void x86_flush_tlb_mm_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_info *req)
 {
 	struct tlbsim_flush_info info;
@@ -151,6 +196,7 @@ void x86_flush_tlb_mm_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_i
 
 	const struct x86_params *p = ctx->state;
 
+	x86_flush_lines(ctx, req->mm);
 	x86_apply_ceiling(ctx, req, &info);
 	x86_mutate_request(ctx, &info);
 	tlbsim_cpumask_zero(&targets);
@@ -171,6 +217,7 @@ void x86_flush_tlb_mm_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_i
 
 static void stock_switch_mm(struct tlbsim_pctx *ctx, struct tlbsim_mm *prev, struct tlbsim_mm *next)
 {
+	x86_switch_lines(ctx, prev, next, false);
 	if (prev != next) {
 		if (prev)
 			tlbsim_cpumask_clear(&prev->cpumask, ctx->cpu->id);

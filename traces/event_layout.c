@@ -239,6 +239,10 @@ const struct trace_kind trace_kinds[TLBSIM_EV_NR_KINDS] = {
 	 POS("nr_pages", TF_DEC, tlbi_range.nr_pages, 0, TLBSIM_TLBI_RANGE_MAX_PAGES, NULL),
 	 OPT("asid", TF_DEC, tlbi_range.asid, 0, NULL),
 	 OPT("unknown", TF_WORD, tlbi_range.operand_unknown, 1, NULL)),
+    KIND(KTHREAD_CREATE, WHO_ANY, 1, POS("tid", TF_DEC, kthread_create.tid, 1, 0, NULL)),
+    KIND(KTHREAD_USE_MM, WHO_THREAD, 2, POS("pid", TF_DEC, kthread_use_mm.pid, 1, 0, NULL),
+	 OPT("mmget", TF_WORD, kthread_use_mm.mmget, 1, NULL)),
+    KIND(KTHREAD_UNUSE_MM, WHO_THREAD, 0),
 };
 
 _Static_assert(sizeof(struct tlbsim_event) <= 48, "struct tlbsim_event must stay within 48 bytes");

@@ -12,34 +12,7 @@
 #include <string.h>
 
 #include "lackey.h"
-
-/* Linux flag values (uapi headers). */
-#define L_MAP_SHARED 0x01
-#define L_MAP_TYPE 0x03 /* SHARED, PRIVATE or SHARED_VALIDATE */
-#define L_MAP_FIXED 0x10
-#define L_MAP_ANONYMOUS 0x20
-#define L_MAP_HUGETLB 0x40000
-#define L_MAP_HUGE_SHIFT 26
-#define L_MADV_DONTNEED 4
-#define L_MADV_FREE 8
-#define L_CLONE_VM 0x100
-#define L_CLONE_THREAD 0x10000
-
-static uint8_t mmap_flags(uint64_t f)
-{
-	uint8_t fl = (f & L_MAP_TYPE) == L_MAP_SHARED || (f & L_MAP_TYPE) == L_MAP_TYPE
-			 ? TLBSIM_MAP_SHARED
-			 : TLBSIM_MAP_PRIVATE;
-
-	if (f & L_MAP_ANONYMOUS)
-		fl |= TLBSIM_MAP_ANON;
-	if (f & L_MAP_FIXED)
-		fl |= TLBSIM_MAP_FIXED;
-	if (f & L_MAP_HUGETLB) /* MAP_HUGE_1GB is 30 << MAP_HUGE_SHIFT; 0 means the default 2 MiB */
-		fl |= ((f >> L_MAP_HUGE_SHIFT) & 0x3f) == 30 ? TLBSIM_MAP_HUGETLB_1G
-							     : TLBSIM_MAP_HUGETLB;
-	return fl;
-}
+#include "linux_abi.h"
 
 /* [@addr, @addr + @len) in whole pages, as the kernel rounds it; false if empty or past 2^64. */
 static bool pages(const struct lackey *lk, uint64_t addr, uint64_t len, uint64_t *first,
@@ -72,6 +45,7 @@ int lk_succeeded(struct tlbsim_trace_reader *r, struct tlbsim_error *err, const 
 	struct lackey *lk = r->priv;
 	struct tlbsim_event *ev;
 	uint64_t first, last;
+	uint8_t advice = 0;
 	int rc;
 
 	/* mprotect and madvise fail on unmapped memory: success proves the range mapped. */
@@ -79,7 +53,7 @@ int lk_succeeded(struct tlbsim_trace_reader *r, struct tlbsim_error *err, const 
 	    pages(lk, c->arg[0], c->arg[1], &first, &last) &&
 	    (rc = lk_imply(r, err, tid, first, last, at)) < 0)
 		return rc;
-	if (c->sys == LK_MADVISE && c->arg[2] != L_MADV_DONTNEED && c->arg[2] != L_MADV_FREE)
+	if (c->sys == LK_MADVISE && !linux_madvise_advice(c->arg[2], &advice))
 		return 0; /* other advice changes no page table */
 	if (c->sys == LK_FORK ||
 	    (c->sys == LK_CLONE && (~c->arg[0] & (L_CLONE_VM | L_CLONE_THREAD))))
@@ -99,7 +73,7 @@ int lk_succeeded(struct tlbsim_trace_reader *r, struct tlbsim_error *err, const 
 		ev->mmap.addr = val;
 		ev->mmap.len = c->arg[1];
 		ev->mmap.prot = (uint8_t)(c->arg[2] & 7);
-		ev->mmap.flags = mmap_flags(c->arg[3]);
+		ev->mmap.flags = linux_mmap_flags(c->arg[3]);
 		break;
 	case LK_MUNMAP:
 		ev->kind = TLBSIM_EV_MUNMAP;
@@ -116,8 +90,7 @@ int lk_succeeded(struct tlbsim_trace_reader *r, struct tlbsim_error *err, const 
 		ev->kind = TLBSIM_EV_MADVISE;
 		ev->madvise.addr = c->arg[0];
 		ev->madvise.len = c->arg[1];
-		ev->madvise.advice =
-		    c->arg[2] == L_MADV_FREE ? TLBSIM_MADV_FREE : TLBSIM_MADV_DONTNEED;
+		ev->madvise.advice = advice;
 		break;
 	case LK_MREMAP:
 		ev->kind = TLBSIM_EV_MREMAP;
@@ -125,7 +98,7 @@ int lk_succeeded(struct tlbsim_trace_reader *r, struct tlbsim_error *err, const 
 		ev->mremap.old_len = c->arg[1];
 		ev->mremap.new_len = c->arg[2];
 		ev->mremap.new_addr = val;
-		ev->mremap.flags = (uint8_t)(c->arg[3] & 7); /* MAYMOVE, FIXED, DONTUNMAP */
+		ev->mremap.flags = (uint8_t)(c->arg[3] & L_MREMAP_FLAGS);
 		break;
 	case LK_BRK:
 		ev->kind = TLBSIM_EV_BRK;

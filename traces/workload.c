@@ -189,6 +189,31 @@ void trace_ev_spawn(struct trace_sched *s, struct tlbsim_event *ev, const struct
 	child->i = child->j = 0;
 }
 
+void trace_ev_kthread_spawn(struct trace_sched *s, struct tlbsim_event *ev,
+			    const struct trace_actor *a, struct trace_actor *child)
+{
+	if (child->state == TRACE_DONE)
+		s->live++;
+	base(ev, TLBSIM_EV_KTHREAD_CREATE, a ? a->tid : TLBSIM_TID_NONE);
+	ev->kthread_create.tid = child->tid;
+	child->state = TRACE_READY;
+	child->tokens = 0;
+	child->phase = 0;
+	child->i = child->j = 0;
+}
+
+void trace_ev_use_mm(struct tlbsim_event *ev, const struct trace_actor *a, uint32_t pid, bool mmget)
+{
+	base(ev, TLBSIM_EV_KTHREAD_USE_MM, a->tid);
+	ev->kthread_use_mm.pid = pid;
+	ev->kthread_use_mm.mmget = mmget;
+}
+
+void trace_ev_unuse_mm(struct tlbsim_event *ev, const struct trace_actor *a)
+{
+	base(ev, TLBSIM_EV_KTHREAD_UNUSE_MM, a->tid);
+}
+
 void trace_ev_sleep(struct tlbsim_event *ev, struct trace_actor *a)
 {
 	base(ev, TLBSIM_EV_SLEEP, a->tid);

@@ -136,6 +136,14 @@ void trace_ev_proc_create(struct tlbsim_event *ev, const struct trace_actor *a);
  * @child may be a slot reused after its previous thread exited. */
 void trace_ev_spawn(struct trace_sched *s, struct tlbsim_event *ev, const struct trace_actor *a,
 		    struct trace_actor *child, bool fork);
+/* KTHREAD_CREATE of kernel thread @child (its tid set) by @a (NULL: by no
+ * thread); then @child's KTHREAD_USE_MM of process @pid and its
+ * KTHREAD_UNUSE_MM. */
+void trace_ev_kthread_spawn(struct trace_sched *s, struct tlbsim_event *ev,
+			    const struct trace_actor *a, struct trace_actor *child);
+void trace_ev_use_mm(struct tlbsim_event *ev, const struct trace_actor *a, uint32_t pid,
+		     bool mmget);
+void trace_ev_unuse_mm(struct tlbsim_event *ev, const struct trace_actor *a);
 void trace_ev_sleep(struct tlbsim_event *ev, struct trace_actor *a);
 void trace_ev_wake(struct tlbsim_event *ev, const struct trace_actor *a,
 		   struct trace_actor *target);

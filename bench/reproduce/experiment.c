@@ -171,7 +171,7 @@ static int load_metric(struct repro_experiment *e, json_t *m, unsigned idx, char
 static int load_variant(struct repro_experiment *e, json_t *root, json_t *var, unsigned idx,
 			char *msg, size_t len)
 {
-	static const char *const keys[] = {"label", "machine", "generator", "params", NULL};
+	static const char *const keys[] = {"label", "machine", "generator", "params", "os", NULL};
 	struct repro_variant *v = &e->variants[idx];
 	json_t *base = json_object_get(root, "params"), *own;
 	char where[32];
@@ -195,6 +195,17 @@ static int load_variant(struct repro_experiment *e, json_t *root, json_t *var, u
 		    get_str(var, "generator", false, v->generator, sizeof(v->generator), where,
 			    e->file, msg, len)))
 		return -1;
+	/* The OS-model options: the variant's replace the experiment's. */
+	if (get_str(root, "os", false, v->os, sizeof(v->os), "top level", e->file, msg, len) ||
+	    (var && get_str(var, "os", false, v->os, sizeof(v->os), where, e->file, msg, len)))
+		return -1;
+	if (v->os[0]) {
+		char why[256];
+
+		if (tlbsim_os_options_parse(v->os, &v->os_flags, why, sizeof(why), NULL))
+			return fail(msg, len, e->file, "%s: os: %s", var ? where : "top level",
+				    why);
+	}
 	if (!v->machine[0] || !v->generator[0])
 		return fail(msg, len, e->file,
 			    "%s: no 'machine' or 'generator' (top level or "
@@ -238,9 +249,9 @@ static int check_int_param(const struct repro_experiment *e, const char *name, c
 
 int repro_experiment_load(const char *path, struct repro_experiment *e, char *msg, size_t len)
 {
-	static const char *const keys[] = {"id",       "title", "kind",	    "machine", "generator",
-					   "params",   "scale", "policies", "metrics", "variants",
-					   "expected", "note",	NULL};
+	static const char *const keys[] = {"id",       "title",	   "kind",  "machine",	"generator",
+					   "params",   "os",	   "scale", "policies", "metrics",
+					   "variants", "expected", "note",  NULL};
 	char kind[32] = "";
 	json_error_t jerr;
 	json_t *root, *v, *x;
@@ -452,8 +463,10 @@ int repro_experiment_check(const struct repro_experiment *e, double scale, char 
 		tlbsim_gen_destroy(g);
 		/* A policy is resolved on the machine: its ISA decides. */
 		for (unsigned p = 0; !rc && p < e->nr_policies; p++) {
-			struct tlbsim_sim_config cfg = {
-			    .machine = m, .policy = e->policies[p], .threads = 1};
+			struct tlbsim_sim_config cfg = {.machine = m,
+							.policy = e->policies[p],
+							.threads = 1,
+							.os_flags = v->os_flags};
 			tlbsim_sim *sim = NULL;
 
 			if (tlbsim_sim_create(&cfg, &sim, &err))

@@ -51,12 +51,17 @@ struct repro_metric_spec {
  *        tlbsim_gen_create() take them
  * @params: generator parameters, the experiment's merged with the
  *        variant's (owned): integers or strings such as "4M"
+ * @os: OS-model options as tlbsim_os_options_parse() reads them (the
+ *        variant's, else the experiment's; "" for none), and @os_flags
+ *        what they give
  */
 struct repro_variant {
 	char label[REPRO_NAME_LEN];
 	char machine[256];
 	char generator[REPRO_NAME_LEN];
 	json_t *params;
+	char os[128];
+	unsigned os_flags;
 };
 
 /*

@@ -210,9 +210,10 @@ static int load_all(const struct opts *o, char **files, unsigned n, struct repro
 
 /* One simulation: the run's statistics, or NULL with a message printed. */
 static json_t *simulate(const struct opts *o, const char *file, const struct tlbsim_machine *m,
-			const char *gen, const char *params, const char *policy)
+			const char *gen, const char *params, const char *policy, unsigned os_flags)
 {
-	struct tlbsim_sim_config cfg = {.machine = m, .policy = policy, .threads = o->threads};
+	struct tlbsim_sim_config cfg = {
+	    .machine = m, .policy = policy, .threads = o->threads, .os_flags = os_flags};
 	struct tlbsim_error err;
 	tlbsim_sim *sim = NULL;
 	tlbsim_gen *g = NULL;
@@ -369,6 +370,8 @@ static int emit_sweep(const struct opts *o, const struct repro_experiment *ex, c
 			json_object_set_new(
 			    g, "workloads",
 			    json_pack("[{s:s, s:o}]", "gen", v->generator, "params", params));
+			if (v->os[0])
+				json_object_set_new(g, "options", json_pack("{s:s}", "os", v->os));
 			json_array_append_new(groups, g);
 		}
 	}
@@ -391,8 +394,9 @@ static int emit_sweep(const struct opts *o, const struct repro_experiment *ex, c
 static json_t *run_summary(json_t *st, const char *policy, double wall)
 {
 	json_t *r = json_object();
-	static const char *const keys[] = {"cycles", "seconds", "events_read", "partial",
-					   "totals", "fabric",	"os"};
+	static const char *const keys[] = {"cycles",  "seconds",    "events_read",
+					   "partial", "os_options", "totals",
+					   "lines",   "fabric",	    "os"};
 
 	json_object_set_new(r, "policy", json_string(policy));
 	for (unsigned i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -455,6 +459,7 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 		json_object_set_new(vj, "machine", json_string(v->machine));
 		json_object_set_new(vj, "generator", json_string(v->generator));
 		json_object_set_new(vj, "params", json_string(params));
+		json_object_set_new(vj, "os", json_string(v->os));
 		for (unsigned p = 0; ok && p < e->nr_policies; p++) {
 			double t0 = bench_now(), wall;
 			json_t *st;
@@ -465,7 +470,8 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 					params, e->policies[p]);
 			st = o->from
 				 ? sweep_stats(o, e, v, e->policies[p])
-				 : simulate(o, e->file, m, v->generator, params, e->policies[p]);
+				 : simulate(o, e->file, m, v->generator, params, e->policies[p],
+					    v->os_flags);
 			/* From a sweep: how long the run took is not known here. */
 			wall = o->from ? NAN : bench_now() - t0;
 			if (!o->quiet)

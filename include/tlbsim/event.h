@@ -10,7 +10,8 @@
  *     syscalls) are performed by thread @tid (never TLBSIM_TID_NONE);
  *     @cpu is TLBSIM_CPU_ANY unless the source knows the cpu;
  *   - SWITCH places thread @tid on cpu @cpu (both required);
- *   - PROC_CREATE may come from no thread at all (@tid == TLBSIM_TID_NONE);
+ *   - PROC_CREATE and KTHREAD_CREATE may come from no thread at all
+ *     (@tid == TLBSIM_TID_NONE);
  *   - kernel-level kinds (INVLPG .. TABLE_FREE, ERET .. TLBI_RANGE) are
  *     performed on cpu @cpu
  *     (required); @tid is the thread on whose behalf, or TLBSIM_TID_NONE.
@@ -94,7 +95,10 @@ extern "C" {
 	X(DC, 34, "dc")                                                                            \
 	X(PHYS_STORE, 35, "phys_store")                                                            \
 	X(TLBI_RANGE, 36, "tlbi_range")                                                            \
-	X(DMB, 37, "dmb")
+	X(DMB, 37, "dmb")                                                                          \
+	X(KTHREAD_CREATE, 38, "kthread_create")                                                    \
+	X(KTHREAD_USE_MM, 39, "kthread_use_mm")                                                    \
+	X(KTHREAD_UNUSE_MM, 40, "kthread_unuse_mm")
 
 enum tlbsim_event_kind {
 	TLBSIM_EV_NONE = 0, /* never a valid event */
@@ -278,6 +282,17 @@ enum tlbsim_dc_op {
  *     @nr_pages = (NUM + 1) * 2^(5 * SCALE + 1), NUM 0..31, SCALE 0..3;
  *     @asid for RVAE1/RVALE1, else 0; @operand_unknown = 1 when the
  *     register was not seen (then @va = @nr_pages = @asid = 0).
+ * KTHREAD_CREATE - @kthread_create: a kernel thread @tid (>= 1) starts: it
+ *     has no address space of its own and runs on the last one loaded,
+ *     lazily (an I/O worker, a vhost thread; Linux kthread_create()).
+ * KTHREAD_USE_MM - @kthread_use_mm: the performing kernel thread borrows
+ *     the address space of process @pid (>= 1) (Linux kthread_use_mm(),
+ *     use_mm() before 5.8): its accesses go through it until
+ *     KTHREAD_UNUSE_MM.  @mmget = 1: the caller took an mm_users
+ *     reference first (mmget_not_zero()) and drops it after unuse (mmput());
+ *     0: it took none, so the process's exit tears the mm down under it.
+ * KTHREAD_UNUSE_MM - no payload: the performing kernel thread stops using
+ *     the mm it borrowed (kthread_unuse_mm()), keeping it loaded lazily.
  *
  * Readers zero the whole struct before filling it, so events compare equal
  * with memcmp() when built the same way.
@@ -411,6 +426,13 @@ struct tlbsim_event {
 			uint8_t flags;
 			uint8_t operand_unknown;
 		} tlbi_range;
+		struct {
+			uint32_t tid;
+		} kthread_create;
+		struct {
+			uint32_t pid;
+			uint8_t mmget;
+		} kthread_use_mm;
 	};
 };
 

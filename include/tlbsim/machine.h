@@ -89,6 +89,14 @@ struct tlbsim_cache_geom {
  * @lat_node: between clusters of one node, cycles
  * @lat_socket: between nodes of one socket, cycles
  * @lat_remote: between sockets (over the socket link), cycles
+ * @line_cluster/@line_node/@line_socket/@line_remote: the time a shared
+ *        cache line (a lock, a counter the kernel updates atomically, an
+ *        mm_cpumask word) takes to move from the core holding it to
+ *        another core at that distance, cycles: what an atomic or a read
+ *        of a line last written elsewhere pays (the line model,
+ *        src/fabric/line.c; core-to-core CAS latencies, CALIBRATION.md
+ *        section 2).  All 0 (the default): shared lines cost nothing.
+ *        With a @matrix, lines still go by these levels.
  * @matrix: optional explicit one-way latencies, nr_cpus * nr_cpus cycles,
  *        row = sender; overrides the four levels; NULL when derived.
  *        Owned by the machine.
@@ -105,6 +113,10 @@ struct tlbsim_topology {
 	unsigned lat_node;
 	unsigned lat_socket;
 	unsigned lat_remote;
+	unsigned line_cluster;
+	unsigned line_node;
+	unsigned line_socket;
+	unsigned line_remote;
 	uint32_t *matrix;
 };
 
@@ -158,6 +170,11 @@ struct tlbsim_topology {
  *        for pages a syscall frees, folio_batch_move_lru() for faulted-in
  *        pages, 15 at a time); the lock is one FIFO resource per NUMA node,
  *        so cpus freeing pages at once queue for it.  0: no lock modelled
+ * @atomic_rmw: an atomic read-modify-write (x86 LOCK-prefixed
+ *        instruction, arm64 LDADD/CAS or an LDXR/STXR loop) on a line the
+ *        core already holds; a line held elsewhere adds its transfer
+ *        (@topology.line_*).  Concurrent atomics on one line serialise:
+ *        the line is a FIFO resource (src/fabric/line.c).  0: free
  * @rcu_grace_min: the shortest RCU grace period, cycles
  * @sched_slice: the scheduler's time slice, cycles
  */
@@ -169,7 +186,7 @@ struct tlbsim_costs {
 	unsigned invlpgb_issue, invlpgb_service, invlpgb_perform, invlpgb_receive;
 	unsigned invlpgb_max_pages, tlbsync;
 	unsigned syscall, page_fault, page_copy, pte_update;
-	unsigned context_switch, switch_mm, call_rcu, lru_page;
+	unsigned context_switch, switch_mm, call_rcu, lru_page, atomic_rmw;
 	uint64_t rcu_grace_min, sched_slice;
 };
 

@@ -119,6 +119,14 @@ enum tlbsim_inval_kind {
  * @inval: invalidation instructions executed, by enum tlbsim_inval_kind
  * @tlb_entries_invalidated: TLB entries (all levels) removed by them
  * @pwc_entries_invalidated: walk-cache entries removed by them
+ * @walks_after_flush/@walk_cycles_after_flush: of @walks and @walk_cycles,
+ *        the walks that filled again a translation an invalidation had
+ *        removed from this MMU's TLBs since it was last filled (the refill
+ *        cost of a flush: a TLB coherence miss, told apart from cold and
+ *        capacity misses as cache coherence misses are, Hennessy &
+ *        Patterson 5.3).  Counted through a direct-mapped table of
+ *        2^k >= 2 * (L1i + L1d + L2 entries) removed translations, so a
+ *        lower bound when more removed translations wait than it holds
  */
 struct tlbsim_mmu_stats {
 	uint64_t l1i_hits, l1i_misses;
@@ -134,6 +142,8 @@ struct tlbsim_mmu_stats {
 	uint64_t inval[TLBSIM_INVAL_NR];
 	uint64_t tlb_entries_invalidated;
 	uint64_t pwc_entries_invalidated;
+	uint64_t walks_after_flush;
+	uint64_t walk_cycles_after_flush;
 };
 
 typedef struct tlbsim_mmu tlbsim_mmu;

@@ -14,6 +14,13 @@
  * parallel with other cpus, may change its own struct tlbsim_cpu and
  * private data freely, and may change an mm only with the atomic cpumask
  * updates (tlbsim_cpumask_*_atomic) and atomic counter updates.
+ *
+ * What Linux's code writes or reads atomically in shared kernel data (the
+ * mm_cpumask bit set in switch_mm, tlb_gen incremented by a flush,
+ * nr_active_mm moved) a policy names with ops->touch_line(), so that the
+ * cache-line transfers and the queueing behind other cpus' atomics are
+ * charged (the line model, src/fabric/line.c); the policy never names a
+ * cost.
  */
 #ifndef TLBSIM_POLICY_H
 #define TLBSIM_POLICY_H
@@ -68,6 +75,43 @@ struct tlbsim_mm {
 	void *priv[TLBSIM_POLICY_SLOTS];
 };
 
+/*
+ * The shared kernel cache lines of the line model, by kind: per mm, per
+ * page-table page, per NUMA node, or one for the system.  Policies name
+ * the per-mm kinds and TLBSIM_LINE_ASID_LOCK; the others are the OS
+ * model's (faults, syscalls, the LRU).  Statistics are kept per kind
+ * (docs/stats-schema.md, "lines").
+ */
+#define TLBSIM_LINE_KINDS(X)                                                                       \
+	X(MM_CPUMASK, "mm_cpumask")	      /* per mm: a line per 512 cpus of the mask */        \
+	X(NR_ACTIVE_MM, "nr_active_mm")	      /* per mm: the arm64 skip's counter */               \
+	X(TLB_GEN, "tlb_gen")		      /* per mm: mm->context.tlb_gen (and global_asid) */  \
+	X(PAGE_TABLE_LOCK, "page_table_lock") /* per mm: mm->page_table_lock */                    \
+	X(MMAP_LOCK, "mmap_lock")	      /* per mm: the mmap_lock rwsem's count */            \
+	X(PTE_LOCK, "pte_lock")		      /* per page-table page: its split lock */            \
+	X(PTE, "pte")			      /* per 8 PTEs: lockless faults' cmpxchg */           \
+	X(LRUVEC_LOCK, "lruvec_lock")	      /* per NUMA node: the LRU lists' lock */             \
+	X(VMA_LOCK, "vma_lock")		      /* per VMA: its lock (Linux 6.4 per-VMA locks) */    \
+	X(ASID_LOCK, "asid_lock") /* system: x86 global_asid_lock, arm64 cpu_asid_lock */
+
+enum tlbsim_line_kind {
+#define TLBSIM_LINE_ENUM(name, text) TLBSIM_LINE_##name,
+	TLBSIM_LINE_KINDS(TLBSIM_LINE_ENUM)
+#undef TLBSIM_LINE_ENUM
+	    TLBSIM_LINE_NR_KINDS
+};
+
+/* How touch_line() touches a line. */
+enum tlbsim_line_access {
+	TLBSIM_LINE_READ = 0,  /* a load (cpumask_test_cpu(), atomic_read()) */
+	TLBSIM_LINE_WRITE = 1, /* a plain store (cpumask_setall()) */
+	TLBSIM_LINE_RMW = 2,   /* an atomic (cpumask_set_cpu(), atomic_inc()), a lock taken */
+};
+
+/* touch_line()'s @cpu for every line of an mm_cpumask (a whole-mask read
+ * such as for_each_cpu(), or cpumask_setall()). */
+#define TLBSIM_LINE_ALL_CPUS UINT32_MAX
+
 /* Dynamic PCIDs per cpu on x86 (Linux TLB_NR_DYN_ASIDS). */
 #define TLBSIM_X86_DYN_ASIDS 6
 
@@ -84,6 +128,9 @@ struct tlbsim_mm {
  * @global_tlb_gen: x86: tlb_gen flushed to for a mm with a global ASID
  * @next_asid: x86: next dynamic slot to recycle
  * @priv: per policy slot, the policy's per-cpu data (.cpu_priv_size bytes)
+ * @kthread: the task running is a kernel thread: @loaded_mm is borrowed
+ *        (kthread_use_mm(), Linux kernel/kthread.c) when @is_lazy is
+ *        false, kept lazily otherwise
  */
 struct tlbsim_cpu {
 	unsigned id;
@@ -97,6 +144,7 @@ struct tlbsim_cpu {
 	uint64_t global_tlb_gen;
 	unsigned next_asid;
 	void *priv[TLBSIM_POLICY_SLOTS];
+	bool kthread;
 };
 
 /**
@@ -189,6 +237,17 @@ struct tlbsim_pctx {
  * @global_asids_free: how many are left in the pool
  * @nr_cpus: cpus of the machine
  * @cpu: another cpu's state (read only outside its own ipi_handler)
+ * @touch_line: this cpu reads, writes or atomically updates (@how) the
+ *      shared line of kind @kind (per mm: @mm; TLBSIM_LINE_ASID_LOCK: @mm
+ *      NULL); for TLBSIM_LINE_MM_CPUMASK @cpu picks the line holding that
+ *      cpu's bit, TLBSIM_LINE_ALL_CPUS every line of the mask.  Charges
+ *      the transfer from the cpu that last wrote the line and the wait
+ *      behind other cpus' atomics on it (the line model, src/fabric/line.c;
+ *      costs from the machine's topology.line and costs.atomic_rmw).  The
+ *      OS model's own kinds (PTE_LOCK, PTE, LRUVEC_LOCK, VMA_LOCK) are
+ *      ignored here.
+ *      In an ipi_handler the line's new state takes effect at the window's
+ *      end (hw_line_access(), src/hw/smp.h).
  */
 struct tlbsim_policy_ops {
 	void (*load_mm)(struct tlbsim_pctx *ctx, struct tlbsim_mm *next);
@@ -209,6 +268,8 @@ struct tlbsim_policy_ops {
 	unsigned (*global_asids_free)(struct tlbsim_pctx *ctx);
 	unsigned (*nr_cpus)(struct tlbsim_pctx *ctx);
 	struct tlbsim_cpu *(*cpu)(struct tlbsim_pctx *ctx, unsigned id);
+	void (*touch_line)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm,
+			   enum tlbsim_line_kind kind, unsigned cpu, enum tlbsim_line_access how);
 };
 
 /**
@@ -257,6 +318,14 @@ struct tlbsim_policy {
 	void (*exit_mm)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm);
 	void (*enter_lazy)(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm);
 };
+
+/**
+ * tlbsim_line_kind_name() - the name of a line kind, as in the statistics
+ * @kind: a value of enum tlbsim_line_kind
+ *
+ * Returns: a static string such as "mm_cpumask", or "unknown".
+ */
+TLBSIM_API const char *tlbsim_line_kind_name(unsigned kind);
 
 /* Bit of @isa for .isa_mask. */
 #define TLBSIM_ISA_BIT(isa) (1u << (isa))

@@ -9,6 +9,7 @@
 #define TLBSIM_SIM_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tlbsim/cpumask.h"
@@ -82,6 +83,8 @@ typedef int (*tlbsim_event_batch_fn)(void *arg, struct tlbsim_event *ev, size_t 
  * @ets2: Arm cpus that implement FEAT_ETS2 (docs/hazard-rules.md rule 7), or NULL
  *        for none (borrowed for tlbsim_sim_create() only)
  * @os_flags: TLBSIM_OS_* bits: OS-model behaviours of older kernels
+ *        (TLBSIM_OS_FAULT_LOCK_MM and TLBSIM_OS_FAULT_LOCKLESS together
+ *        are refused: -TLBSIM_EINVAL)
  * @name: the event source's name for error reports, e.g. the trace file
  *        (borrowed for tlbsim_sim_create() only: copied), or NULL for
  *        "<trace>"
@@ -107,7 +110,56 @@ enum tlbsim_os_flags {
 	 * finds its PTEs already cleared by a concurrent one returns without
 	 * flushing (Linux before 4.15, commit 99baac21e458). */
 	TLBSIM_OS_NO_NESTED_FLUSH = 1u << 0,
+	/* Page faults and PTE changes take the mm-wide page_table_lock
+	 * (Linux 2.6.8); without this or the next, each PTE-table page has
+	 * its own lock (split PTE locks, the default).  BACKGROUND.md 2. */
+	TLBSIM_OS_FAULT_LOCK_MM = 1u << 1,
+	/* Faults lock only their PTE and install it with a compare-and-
+	 * exchange (the 2004 fault fast path); other PTE changes take
+	 * page_table_lock.  Excludes TLBSIM_OS_FAULT_LOCK_MM. */
+	TLBSIM_OS_FAULT_LOCKLESS = 1u << 2,
+	/* lru_add_drain() on every madvise and munmap zap: the cpu's batch
+	 * of faulted-in pages goes onto the LRU under the lruvec lock (the
+	 * kernels of the 2025 INVLPGB measurements; a separate patch removed
+	 * the call).  WORKLOADS.md 2. */
+	TLBSIM_OS_LRU_ADD_DRAIN = 1u << 3,
+	/* Page faults take their VMA's lock, not the mmap_lock (Linux 6.4
+	 * per-VMA locks: lock_vma_under_rcu(), vma_start_read()); syscalls
+	 * keep taking the mmap_lock. */
+	TLBSIM_OS_PER_VMA_LOCK = 1u << 4,
 };
+
+/**
+ * tlbsim_os_options_parse() - OS-model options from text
+ * @spec: "key=value,..." (commas or blanks between items): fault_lock=
+ *        mm|split|lockless, lru_add_drain=0|1, per_vma_lock=0|1,
+ *        no_nested_flush=0|1; a bare 0/1 key means =1 (borrowed)
+ * @flags: receives the TLBSIM_OS_* bits (those of later items win)
+ * @why: receives, on failure, what was expected and found; may be NULL
+ * @size: bytes of @why
+ * @at: receives, on failure, the byte offset in @spec of the bad item;
+ *      may be NULL
+ *
+ * The syntax of `tlbsim run --os` and of a scenario's "#@ os" line.
+ *
+ * Returns: 0, or -TLBSIM_EINVAL for an unknown key or value.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_os_options_parse(const char *spec, unsigned *flags,
+							 char *why, size_t size, size_t *at);
+
+/**
+ * tlbsim_os_options_format() - TLBSIM_OS_* bits as tlbsim_os_options_parse()
+ * reads them
+ * @flags: TLBSIM_OS_* bits
+ * @buf: destination, always NUL-terminated when @size > 0
+ * @size: bytes of @buf; 128 always suffice
+ *
+ * Every option is written, e.g. "fault_lock=split,lru_add_drain=0,
+ * per_vma_lock=0,no_nested_flush=0" (no blanks).
+ *
+ * Returns: the characters the text needs, excluding the NUL (as snprintf).
+ */
+TLBSIM_API int tlbsim_os_options_format(unsigned flags, char *buf, size_t size);
 
 /**
  * tlbsim_sim_create() - build a simulation

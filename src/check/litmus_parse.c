@@ -994,8 +994,15 @@ static int c_atom(struct cparse *c)
 	if (!strncmp(s, "fault(", 6) || !strncmp(s, "Fault(", 6)) {
 		char args[128];
 
+		size_t n;
+
 		snprintf(args, sizeof(args), "%s", s + 6);
-		args[strlen(args) - 1] = 0;
+		n = strlen(args);
+		if (!n || args[n - 1] != ')')
+			return perr(c->p, line, "expected 'fault(...)' with a closing ')', found '%s'",
+				    s),
+			       -1;
+		args[n - 1] = 0;
 		return c_fault(c, args);
 	}
 	{

@@ -136,10 +136,13 @@ static int directive(struct scenario *s, char *line, int lineno, long long off,
 			tlbsim_cpumask_set(&s->ets2, (unsigned)c);
 		}
 	} else if (!strcmp(key, "os")) {
-		if (strcmp(val, "no_nested_flush"))
-			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val), NULL,
-				       "os takes 'no_nested_flush', found '%s'", val);
-		s->os_flags |= TLBSIM_OS_NO_NESTED_FLUSH;
+		char why[256];
+		size_t at = 0;
+
+		/* The syntax of tlbsim run --os (tlbsim_os_options_parse()). */
+		if (tlbsim_os_options_parse(val, &s->os_flags, why, sizeof(why), &at))
+			return err_set(err, -TLBSIM_EPARSE, s->path, AT(val + at), NULL, "os: %s",
+				       why);
 	} else if (!strcmp(key, "expect")) {
 		char items[TLBSIM_VERDICT_LEN], *tok, *save = NULL;
 		size_t have = strlen(s->expect);
@@ -668,9 +671,9 @@ static uint64_t actor_of(const struct scenario *s, const struct tlbsim_event *ev
 static bool is_setup(const struct tlbsim_event *ev)
 {
 	return ev->kind == TLBSIM_EV_PROC_CREATE || ev->kind == TLBSIM_EV_THREAD_CREATE ||
-	       ev->kind == TLBSIM_EV_FORK || ev->kind == TLBSIM_EV_SWITCH ||
-	       ev->kind == TLBSIM_EV_TABLE_ALLOC || ev->kind == TLBSIM_EV_TTBR_WRITE ||
-	       ev->kind == TLBSIM_EV_CR3_WRITE;
+	       ev->kind == TLBSIM_EV_KTHREAD_CREATE || ev->kind == TLBSIM_EV_FORK ||
+	       ev->kind == TLBSIM_EV_SWITCH || ev->kind == TLBSIM_EV_TABLE_ALLOC ||
+	       ev->kind == TLBSIM_EV_TTBR_WRITE || ev->kind == TLBSIM_EV_CR3_WRITE;
 }
 
 static int explore(const struct scenario *s, const struct tlbsim_machine *m, const char *policy,

@@ -3,6 +3,7 @@
 #ifndef TLBSIM_CLI_H
 #define TLBSIM_CLI_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +56,12 @@ int cli_write_file(const char *path, const char *data, size_t len);
 /* 0 if @path's directory is writable, else CLI_USAGE after printing why. */
 int cli_check_output(const char *path);
 
+/* How far a run has got, read by another thread (compare's progress lines). */
+struct cli_progress {
+	_Atomic uint64_t events;
+	_Atomic uint64_t bytes; /* of the trace file read (compressed), 0 for a generator */
+};
+
 /* The event source of a run: a trace file or a generator. */
 struct cli_source {
 	tlbsim_trace_reader *trace;
@@ -65,6 +72,7 @@ struct cli_source {
 	uint64_t size;	  /* the trace file's bytes, 0 if unknown (a pipe, a generator) */
 	double started;
 	double last_print;
+	struct cli_progress *report; /* updated every 65536 events, or NULL */
 };
 
 /* Open the trace at @path with @opts (format, ISA, linear map); 0, or CLI_USAGE after printing why. */
@@ -113,6 +121,7 @@ int cli_trace_writer_open(const char *path, enum tlbsim_trace_format format,
 struct cli_copy {
 	const char *what;	/* for progress */
 	bool stop_on_interrupt; /* stop at SIGINT (convert); record drains its pipe instead */
+	bool user_only;		/* refuse kernel-level events (convert --retarget) */
 	uint64_t events;
 	uint64_t by_kind[TLBSIM_EV_NR_KINDS];
 	double seconds;
@@ -122,13 +131,37 @@ struct cli_copy {
 
 /*
  * Copy until the reader ends: 0 at its clean end, -TLBSIM_EINTR when
- * interrupted (with @c->stop_on_interrupt), or the negative code of the
+ * interrupted (with @c->stop_on_interrupt), -TLBSIM_EINVAL at a
+ * kernel-level event (with @c->user_only), or the negative code of the
  * reader's or writer's error (in @c->err).
  */
 int cli_copy_events(tlbsim_trace_reader *r, tlbsim_trace_writer *w, struct cli_copy *c);
 /* Events by kind, unknown lines, implied mmaps, and @path's size. */
 void cli_print_summary(FILE *f, const struct cli_copy *c, const tlbsim_trace_reader *r,
 		       const char *path);
+
+/* What rec_merge() did (tlbsim record's summary). */
+struct rec_merge_stats {
+	uint64_t events;
+	uint64_t by_kind[TLBSIM_EV_NR_KINDS];
+	uint64_t insns;		  /* guest instructions: fetches, or compute ... insns */
+	uint64_t parts, chunks;	  /* process images written by the tool; their buffers */
+	uint64_t images, forks;	  /* proc_create (the program and each exec), fork events */
+	uint64_t threads;	  /* thread_create events */
+	uint64_t exec_exits;	  /* exits made for the threads an exec ended */
+	uint64_t dropped_wakes;	  /* wake of a thread not alive in the trace */
+	uint64_t dropped_sleeps;  /* sleep no earlier wake allows */
+	uint64_t orphan_parts;	  /* forked children whose fork was not recorded */
+	bool write_failed;	  /* the error is the writer's */
+};
+
+/*
+ * Merge the parts tlbsim's valgrind tool wrote into @dir into @w, in the
+ * order of @dir/order (src/cli/record_merge.c says how).  0, or CLI_USAGE
+ * after printing why (the reader's or writer's error is in @err).
+ */
+int rec_merge(const char *dir, tlbsim_trace_writer *w, struct rec_merge_stats *st,
+	      struct tlbsim_error *err);
 
 /*
  * A statistic of a run's JSON (docs/stats-schema.md) by name: a dotted
@@ -175,6 +208,37 @@ double cli_now(void);
 
 /* Catch SIGINT and SIGTERM: stop @sim (or nothing, when NULL) at its next window. */
 void cli_catch_sigint(tlbsim_sim *sim);
+/* The same for several simulations at once: every one added is stopped, until removed. */
+void cli_sigint_add(tlbsim_sim *sim);
+void cli_sigint_remove(tlbsim_sim *sim);
+
+/*
+ * tlbsim compare's runs (compare_jobs.c): @fn(@arg, policy, progress,
+ * &stats) for each of the @n policies @names, @jobs at a time on host
+ * threads (independent simulations, so the results are those of
+ * sequential runs), with a progress line per policy on a terminal
+ * (@quiet: none), "running P..." lines otherwise.  Once interrupted, no
+ * run starts, so the runs made are the first ones.  @stats[i] receives
+ * run i's statistics, NULL if it did not run.  Returns 0, or the first
+ * non-zero return of @fn in policy order (its message already printed).
+ * @size: the trace file's bytes, for the percentages (0: unknown).
+ */
+typedef int (*cli_policy_run_fn)(void *arg, const char *policy, struct cli_progress *p,
+				 void **stats);
+/*
+ * tlbsim compare's answer (compare_report.c): the policy that spends the
+ * fewest cycles on TLB coherence, by how much, where each spends them, the
+ * run times, and the table of coherence cycles by kind, from the runs'
+ * statistics (@runs: a JSON array, one per name).
+ */
+void cli_compare_answer(FILE *f, json_t *runs, char *const *names, unsigned n);
+/* The chart of the same as SVG or PNG (by @path's extension), drawn by
+ * gnuplot; 0, or CLI_USAGE after printing why. */
+int cli_compare_plot(const char *path, json_t *runs, char *const *names, unsigned n,
+		     const char *machine);
+
+int cli_run_policies(char *const *names, unsigned n, unsigned jobs, bool quiet, uint64_t size,
+		     cli_policy_run_fn fn, void *arg, void **stats);
 bool cli_interrupted(void);
 
 #endif

@@ -13,7 +13,8 @@
 
 static const char convert_help[] =
     "usage: tlbsim convert IN OUT [--from|--format FORMAT] [--to text|binary]\n"
-    "                      [--compress zstd|xz|none] [--isa x86-64|arm64] [--linear-map ADDR]\n\n"
+    "                      [--compress zstd|xz|none] [--isa x86-64|arm64] [--linear-map ADDR]\n"
+    "                      [--retarget x86-64|arm64]\n\n"
     "Reads IN (\"-\" for standard input) and writes its events to OUT in tlbsim's\n"
     "binary format (default) or text format (traces/FORMAT.md).  IN's format and\n"
     "compression are recognised by their first bytes: text, binary, lackey\n"
@@ -29,10 +30,20 @@ static const char convert_help[] =
     "OUT is written to OUT.tmp.XXXXXX and renamed when complete: an error or\n"
     "Ctrl-C leaves OUT as it was.  Prints the events by kind, the input lines\n"
     "skipped as unknown and the mmaps implied for memory the input never maps\n"
-    "(on stderr when OUT is \"-\").\n\n"
+    "(on stderr when OUT is \"-\").\n"
+    "--retarget ISA writes OUT as a trace of ISA: a user-level trace (a recording, a\n"
+    "generator's: accesses, threads, processes, memory syscalls) means the same to\n"
+    "the OS model on either ISA, which then flushes as ISA's policies do; so an\n"
+    "x86-64 recording retargeted to arm64 compares the arm64 policies on an arm64\n"
+    "machine (tlbsim run and compare refuse a trace of another ISA than the\n"
+    "machine's).  Kernel-level events (INVLPG, TLBI, CR3 writes ...) are\n"
+    "instructions of the source ISA: a trace with one is refused at it.  The page\n"
+    "size stays; x86-64 user addresses fit arm64's 48-bit user space.\n\n"
     "exit status: 0 success, 2 usage or input error, 130 interrupted\n\n"
     "example: tlbsim convert --from champsim 600.perlbench_s-210B.champsimtrace.xz \\\n"
-    "             perlbench.tlbt.zst\n";
+    "             perlbench.tlbt.zst\n"
+    "         tlbsim convert --retarget arm64 traces/samples/shell-loop.tlbt.xz \\\n"
+    "             shell-loop-arm64.tlbt.zst\n";
 
 int cmd_convert(int argc, char **argv)
 {
@@ -43,10 +54,12 @@ int cmd_convert(int argc, char **argv)
 	    {"format", required_argument, NULL, 'f'},
 	    {"isa", required_argument, NULL, 'i'},
 	    {"linear-map", required_argument, NULL, 'l'},
+	    {"retarget", required_argument, NULL, 'r'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct tlbsim_trace_opts topts = {0};
+	enum tlbsim_isa retarget = 0;
 	enum tlbsim_trace_format to;
 	enum tlbsim_trace_compression compression;
 	const char *to_name = NULL, *compress = NULL, *in, *out;
@@ -71,6 +84,16 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 't':
 			to_name = optarg;
+			break;
+		case 'r':
+			if (!strcmp(optarg, "x86-64"))
+				retarget = TLBSIM_ISA_X86_64;
+			else if (!strcmp(optarg, "arm64"))
+				retarget = TLBSIM_ISA_ARM64;
+			else
+				return cli_fail(
+				    "convert: --retarget expects x86-64 or arm64, found '%s'",
+				    optarg);
 			break;
 		case 'c':
 			compress = optarg;
@@ -98,6 +121,8 @@ int cmd_convert(int argc, char **argv)
 	if (rc)
 		return cli_fail_err(&err);
 	info = *tlbsim_trace_info(r);
+	if (retarget)
+		info.isa = retarget;
 	if (cli_trace_writer_open(out, to, compression, &info, &w)) {
 		tlbsim_trace_close(r);
 		return CLI_USAGE;
@@ -106,6 +131,7 @@ int cmd_convert(int argc, char **argv)
 	memset(&copy, 0, sizeof(copy));
 	copy.what = in;
 	copy.stop_on_interrupt = true;
+	copy.user_only = retarget != 0;
 	rc = cli_copy_events(r, w, &copy);
 	if (rc < 0) {
 		tlbsim_trace_writer_abort(w);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -25,8 +26,10 @@ struct run_opts {
 	const char *trace;
 	const char *plot;
 	int threads;
+	int jobs; /* compare: simulations at once, 0 = as many as the host's cpus allow */
 	uint64_t max_events, max_cycles;
 	uint64_t memory_frames; /* --memory, in 4 KiB frames (0: the default) */
+	unsigned os_flags;	/* --os, TLBSIM_OS_* */
 	bool quiet;
 	bool check;
 	bool kernel;
@@ -34,8 +37,8 @@ struct run_opts {
 };
 
 static const char run_help[] =
-    "usage: tlbsim run --machine M [--policy P] [--threads N] [--json OUT] [--check]\n"
-    "                  [--memory SIZE] [--max-events N] [--max-cycles N] [--quiet]\n"
+    "usage: tlbsim run --machine M [--policy P] [--os K=V,...] [--threads N] [--json OUT]\n"
+    "                  [--check] [--memory SIZE] [--max-events N] [--max-cycles N] [--quiet]\n"
     "                  [--kernel] [--format F] [--isa x86-64|arm64] [--linear-map ADDR]\n"
     "                  (TRACE | --gen NAME [--param K=V,...])\n\n"
     "Simulates TRACE (any format tlbsim reads, compressed or not) or a generator's\n"
@@ -43,6 +46,18 @@ static const char run_help[] =
     "flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
     "default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
     "writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
+    "--os sets OS-model options, as older or newer kernels behave:\n"
+    "  fault_lock=split|mm|lockless  how faults and PTE changes lock: a lock per\n"
+    "                                PTE-table page (default), the mm-wide\n"
+    "                                page_table_lock (Linux 2.6.8), or faults by\n"
+    "                                cmpxchg on their PTE (the 2004 fast path)\n"
+    "  lru_add_drain=0|1             drain the cpu's LRU add batch under the\n"
+    "                                lruvec lock on every madvise/munmap zap\n"
+    "  per_vma_lock=0|1              faults take their VMA's lock, not mmap_lock\n"
+    "                                (Linux 6.4)\n"
+    "  no_nested_flush=0|1           no mm_tlb_flush_nested() (Linux < 4.15)\n"
+    "The table after the per-cpu one says where the shared kernel lines (locks,\n"
+    "mm_cpumask, tlb_gen, ...) cost transfers and waiting.\n"
     "--threads runs the cores on N host threads; results do not depend on N (on a\n"
     "busy host, set OMP_WAIT_POLICY=passive so that waiting threads do not spin).\n"
     "--memory is the simulated physical memory, bytes with K/M/G suffixes (default\n"
@@ -55,6 +70,11 @@ static const char run_help[] =
     "--kernel replays TRACE's kernel-level events (PTE writes, TLBI, DSB, TTBR/CR3\n"
     "writes, INVLPG(B), table frees...) on the cpus they name, without the OS model\n"
     "(include/tlbsim/check.h); execlog and insn traces always replay so.\n"
+    "TRACE's ISA must be the machine's: an x86-64 trace runs on x86-64 machines only.\n"
+    "A user-level trace (accesses, threads, processes, memory syscalls: a recording's\n"
+    "or a generator's) means the same on either ISA, and 'tlbsim convert --retarget\n"
+    "arm64 IN OUT' makes an x86-64 recording one that the arm64 machines and\n"
+    "policies replay; kernel-level traces (INVLPG, TLBI ...) cannot be retargeted.\n"
     "--format names TRACE's format when it has no magic (execlog, champsim);\n"
     "--isa and --linear-map (kernel VA = PA + ADDR) are for instruction traces\n"
     "(execlog: the ISA defaults to the machine's).\n\n"
@@ -64,21 +84,29 @@ static const char run_help[] =
     "             --gen mprotect-toggle --param procs=4,loops=100 --json out.json\n";
 
 static const char compare_help[] =
-    "usage: tlbsim compare --machine M [--policies P1,P2,...] [--threads N] [--json OUT]\n"
-    "                      [--check] [--memory SIZE] [--max-events N] [--max-cycles N]\n"
-    "                      [--plot FILE.svg|FILE.png] [--quiet] [--format F]\n"
+    "usage: tlbsim compare --machine M [--policies P1,P2,...] [--os K=V,...] [--threads N]\n"
+    "                      [--jobs N] [--json OUT] [--check] [--memory SIZE] [--max-events N]\n"
+    "                      [--max-cycles N] [--plot FILE.svg|FILE.png] [--quiet] [--format F]\n"
     "                      [--isa x86-64|arm64] [--linear-map ADDR]\n"
     "                      (TRACE | --gen NAME [--param K=V,...])\n\n"
-    "Runs the same workload under each policy and prints the key figures side by\n"
-    "side, with the ratio of each to the first policy's.  --json writes every run's\n"
-    "statistics as one JSON array; --plot draws where the cycles went, per policy,\n"
-    "with gnuplot.  Without --policies, every policy of the machine's ISA is run\n"
-    "(x86-invlpgb only on a machine with INVLPGB); at most 16.  The other options\n"
-    "are run's (tlbsim run --help).\n\n"
+    "Runs the same workload under each policy.  First the answer: which policy spends\n"
+    "the fewest cycles on TLB coherence (IPIs sent, IPI handlers, broadcasts\n"
+    "received, waiting for acknowledgements, DSB or TLBSYNC, local flushes and\n"
+    "TLBI/INVLPGB issue, walks after flushes, mmap_lock waits while the holder\n"
+    "flushes), how many times as many each other spends, where each spends them and\n"
+    "the run times; then those cycles by kind, and the key figures side by side with\n"
+    "the ratio of each to the first policy's.  --json writes every run's statistics\n"
+    "as one JSON array (idle time included); --plot draws the coherence cycles by kind\n"
+    "per policy and the run times with gnuplot.  Without --policies, every policy of\n"
+    "the machine's ISA is run (x86-invlpgb only on a machine with INVLPGB); at most\n"
+    "16.  The runs are independent simulations: --jobs N runs N at once on host\n"
+    "threads (default: the host's cpus divided by --threads), with the same results\n"
+    "as one at a time; a terminal shows a progress line per policy.  The other\n"
+    "options are run's (tlbsim run --help).\n\n"
     "exit status: 0 success, 1 hazards found under --check, 2 usage or input error,\n"
     "130 interrupted\n\n"
     "example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
-    "             traces/samples/zstd-threads.tlbt.xz\n";
+    "             traces/samples/shell-loop.tlbt.xz\n";
 
 enum {
 	OPT_MAX_EVENTS = 256,
@@ -89,7 +117,9 @@ enum {
 	OPT_FORMAT,
 	OPT_ISA,
 	OPT_LINEAR_MAP,
-	OPT_MEMORY
+	OPT_MEMORY,
+	OPT_OS,
+	OPT_JOBS
 };
 
 /* --memory bounds: 1 MiB (the kernel's and a process's first tables fit)
@@ -139,6 +169,8 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 	    {"isa", required_argument, NULL, OPT_ISA},
 	    {"linear-map", required_argument, NULL, OPT_LINEAR_MAP},
 	    {"memory", required_argument, NULL, OPT_MEMORY},
+	    {"os", required_argument, NULL, OPT_OS},
+	    {"jobs", required_argument, NULL, OPT_JOBS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -200,10 +232,23 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 						c == OPT_MAX_EVENTS ? "--max-events" : "--max-cycles",
 						optarg);
 			break;
+		case OPT_JOBS:
+			o->jobs = (int)strtol(optarg, &end, 10);
+			if (!compare || *end || o->jobs < 1 || o->jobs > 64)
+				return cli_fail("%s: --jobs expects 1..64 (compare only), found '%s'",
+						argv[0], optarg);
+			break;
 		case OPT_MEMORY:
 			if (parse_memory(argv[0], optarg, &o->memory_frames))
 				return CLI_USAGE;
 			break;
+		case OPT_OS: {
+			char why[256];
+
+			if (tlbsim_os_options_parse(optarg, &o->os_flags, why, sizeof(why), NULL))
+				return cli_fail("%s: --os: %s", argv[0], why);
+			break;
+		}
 		case OPT_QUIET:
 			o->quiet = true;
 			break;
@@ -269,9 +314,10 @@ static void add_trace_stats(struct cli_source *src, char **text)
 	json_decref(st);
 }
 
-/* Runs the workload of @o under @policy; *stats receives the parsed JSON. */
+/* Runs the workload of @o under @policy; *stats receives the parsed JSON.
+ * @report: where compare follows the run from another thread, or NULL. */
 static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, const char *policy,
-		    json_t **stats)
+		    struct cli_progress *report, json_t **stats)
 {
 	struct tlbsim_sim_config cfg = {0};
 	struct tlbsim_error err;
@@ -291,6 +337,10 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		      : cli_source_open_gen(&src, o->gen, o->params, m->isa);
 	if (rc)
 		return rc;
+	if (report) {
+		src.report = report;
+		src.progress = false;
+	}
 	if (o->trace) {
 		const struct tlbsim_trace_info *info = tlbsim_trace_info(src.trace);
 
@@ -298,8 +348,11 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 			enum tlbsim_isa isa = info->isa;
 
 			cli_source_close(&src);
-			return cli_fail("%s: the trace is %s but machine %s is %s", o->trace,
-					tlbsim_isa_name(isa), m->name, tlbsim_isa_name(m->isa));
+			return cli_fail("%s: the trace is %s but machine %s is %s (a user-level "
+					"trace, a recording's or a generator's, can be replayed on "
+					"it after 'tlbsim convert --retarget %s IN OUT')",
+					o->trace, tlbsim_isa_name(isa), m->name,
+					tlbsim_isa_name(m->isa), tlbsim_isa_name(m->isa));
 		}
 	}
 	if (o->trace && (o->kernel || tlbsim_trace_info(src.trace)->format == TLBSIM_TRACE_EXECLOG ||
@@ -329,6 +382,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 	cfg.max_events = o->max_events;
 	cfg.max_cycles = o->max_cycles;
 	cfg.memory_frames = o->memory_frames;
+	cfg.os_flags = o->os_flags;
 	cfg.check = o->check;
 	cfg.name = o->trace ? o->trace : o->gen;
 	tlbsim_error_clear(&err);
@@ -336,9 +390,9 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		cli_source_close(&src);
 		return cli_fail_err(&err);
 	}
-	cli_catch_sigint(sim);
+	cli_sigint_add(sim);
 	rc = tlbsim_sim_run_batch(sim, cli_source_next_batch, &src, &err);
-	cli_catch_sigint(NULL);
+	cli_sigint_remove(sim);
 	cli_source_close(&src);
 	if (rc < 0) {
 		tlbsim_sim_destroy(sim);
@@ -658,6 +712,33 @@ static void warn_anomalies(json_t *st, const char *what)
 				a->obj ? a->obj : "", a->key);
 }
 
+/* Where the shared kernel lines cost (the "lines" totals), kinds touched
+ * only; "wait%" is each kind's share of all cpus' waiting cycles. */
+static void print_lines(json_t *st)
+{
+	json_t *lines = json_object_get(st, "lines"), *l;
+	uint64_t waiting = u(json_object_get(st, "totals"), "waiting_cycles");
+	const char *kind;
+	bool any = false;
+
+	json_object_foreach(lines, kind, l)
+	{
+		if (!u(l, "accesses"))
+			continue;
+		if (!any)
+			printf("%-16s %12s %12s %16s %16s %16s %6s\n", "shared line", "accesses",
+			       "transfers", "transfer cycles", "wait cycles", "held cycles",
+			       "wait%");
+		any = true;
+		printf("%-16s %12llu %12llu %16llu %16llu %16llu %6.2f\n", kind,
+		       (unsigned long long)u(l, "accesses"), (unsigned long long)u(l, "transfers"),
+		       (unsigned long long)u(l, "transfer_cycles"),
+		       (unsigned long long)u(l, "wait_cycles"),
+		       (unsigned long long)u(l, "hold_cycles"),
+		       waiting ? 100.0 * (double)u(l, "wait_cycles") / (double)waiting : 0.0);
+	}
+}
+
 static void print_run_table(json_t *st)
 {
 	bool replay = json_object_get(st, "mode") != NULL;
@@ -732,12 +813,13 @@ int cmd_run(int argc, char **argv)
 		return CLI_OK;
 	if (rc || (rc = cli_check_output(o.json)) || (rc = load_machine(o.machine, &m)))
 		return rc;
-	rc = simulate(&o, m, o.policy, &st);
+	rc = simulate(&o, m, o.policy, NULL, &st);
 	tlbsim_machine_free(m);
 	if (rc)
 		return rc;
 	if (!o.quiet) {
 		print_run_table(st);
+		print_lines(st);
 		print_hazards(st, o.json);
 	}
 	warn_anomalies(st, json_string_value(json_object_get(st, "policy")));
@@ -773,6 +855,8 @@ const struct cli_metric cli_metrics[] = {
     {"walk cycles", "walk_cycles"},
     {"page faults", "faults"},
     {"context switches", "context_switches"},
+    {"line transfer cycles", "line_transfer_cycles"},
+    {"line wait cycles", "line_wait_cycles"},
     {NULL, NULL},
 };
 
@@ -803,42 +887,17 @@ static uint64_t metric(json_t *st, const struct cli_metric *mt)
 	return (uint64_t)json_integer_value(cli_stat(st, mt->key));
 }
 
-/* Where the cycles went, one bar per policy (gnuplot, stacked histogram). */
-static int plot(const char *path, json_t *runs, char **names, unsigned n)
+/* One policy's run for cli_run_policies(). */
+struct compare_ctx {
+	const struct run_opts *o;
+	const struct tlbsim_machine *m;
+};
+
+static int compare_one(void *arg, const char *policy, struct cli_progress *p, void **stats)
 {
-	static const char script[] =
-	    "set title 'Where the cycles went (all cpus)'\nset ylabel 'cycles'\n"
-	    "set style data histograms\nset style histogram rowstacked\n"
-	    "set style fill solid 0.8 border -1\nset boxwidth 0.6\nset key outside\n"
-	    "set format y '%.1s%c'\nset datafile separator '\t'\n"
-	    "plot ARG2 using 2:xtic(1) title columnheader, '' using 3 title columnheader, "
-	    "'' using 4 title columnheader, '' using 5 title columnheader\n";
-	const char *args[1];
-	char data[4096], label[256];
-	unsigned i;
-	FILE *f;
-	int rc;
+	struct compare_ctx *cx = arg;
 
-	/* The extension was checked before the runs (cmd_compare). */
-	if (!(f = cli_plot_data(data, sizeof(data))))
-		return CLI_USAGE;
-	fprintf(f, "policy\tbusy\twaiting\tstolen\tidle\n");
-	for (i = 0; i < n; i++) {
-		json_t *t = json_object_get(json_array_get(runs, i), "totals");
-
-		cli_plot_label(names[i], label, sizeof(label));
-		fprintf(f, "%s\t%llu\t%llu\t%llu\t%llu\n", label,
-			(unsigned long long)u(t, "busy_cycles"),
-			(unsigned long long)u(t, "waiting_cycles"),
-			(unsigned long long)u(t, "stolen_cycles"),
-			(unsigned long long)u(t, "idle_cycles"));
-	}
-	rc = fclose(f) ? cli_fail("--plot: cannot write the data file %s", data) : 0;
-	args[0] = data;
-	if (!rc)
-		rc = cli_gnuplot(script, path, args, 1);
-	unlink(data);
-	return rc;
+	return simulate(cx->o, cx->m, policy, p, (json_t **)stats);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -892,7 +951,8 @@ int cmd_compare(int argc, char **argv)
 	 * default list, those the machine cannot run (x86-invlpgb without
 	 * INVLPGB) are left out, saying so. */
 	for (i = k = 0; i < n; i++) {
-		struct tlbsim_sim_config cfg = {.machine = m, .policy = names[i], .threads = 1};
+		struct tlbsim_sim_config cfg = {
+		    .machine = m, .policy = names[i], .threads = 1, .os_flags = o.os_flags};
 		struct tlbsim_error err;
 		tlbsim_sim *probe = NULL;
 
@@ -915,18 +975,27 @@ int cmd_compare(int argc, char **argv)
 		rc = cli_fail("%s: cannot read: %s", o.trace, strerror(errno));
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		json_t *st;
+	{
+		struct compare_ctx cx = {.o = &o, .m = m};
+		void *st[16];
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		unsigned jobs = o.jobs ? (unsigned)o.jobs
+				       : (unsigned)(cpus > o.threads ? cpus / o.threads : 1);
+		struct stat sb;
 
-		if (!o.quiet)
-			fprintf(stderr, "running %s...\n", names[i]);
-		rc = simulate(&o, m, names[i], &st);
+		rc = cli_run_policies(names, n, jobs, o.quiet,
+				      o.trace && !stat(o.trace, &sb) ? (uint64_t)sb.st_size : 0,
+				      compare_one, &cx, st);
+		/* the runs made are the first ones (an interrupt starts no more) */
+		for (i = 0; i < n; i++)
+			if (st[i] && !rc) {
+				warn_anomalies(st[i], names[i]);
+				json_array_append_new(runs, st[i]);
+			} else {
+				json_decref(st[i]);
+			}
 		if (rc)
 			goto out;
-		warn_anomalies(st, names[i]);
-		json_array_append_new(runs, st);
-		if (cli_interrupted())
-			break;
 	}
 	n = (unsigned)json_array_size(runs);
 	printf("tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
@@ -936,7 +1005,8 @@ int cmd_compare(int argc, char **argv)
 			printf("[partial] %s stopped early (--max-events, --max-cycles or "
 			       "interrupted): its figures cover only part of the workload\n",
 			       names[i]);
-	printf("%-26s", "");
+	cli_compare_answer(stdout, runs, names, n);
+	printf("%-26s", "Key figures (all cpus)");
 	for (i = 0; i < n; i++)
 		printf(" %18s %7s", names[i], i ? "ratio" : "");
 	printf("\n");
@@ -988,7 +1058,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (o.json && (rc = write_json(o.json, runs)))
 		goto out;
-	if (o.plot && (rc = plot(o.plot, runs, names, n)))
+	if (o.plot && (rc = cli_compare_plot(o.plot, runs, names, n, m->name)))
 		goto out;
 	if (cli_interrupted())
 		rc = CLI_INTERRUPTED;

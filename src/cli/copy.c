@@ -147,6 +147,22 @@ int cli_copy_events(tlbsim_trace_reader *r, tlbsim_trace_writer *w, struct cli_c
 		rc = tlbsim_trace_next(r, &ev, &c->err);
 		if (rc <= 0)
 			break;
+		if (c->user_only && ev.kind >= TLBSIM_EV_INVLPG) {
+			uint64_t line = 0, offset = 0;
+
+			if (tlbsim_trace_position(r, &line, &offset))
+				line = offset = 0; /* none kept: the message has the index */
+			c->err.code = rc = -TLBSIM_EINVAL;
+			c->err.line = (int)line;
+			c->err.offset = (long long)offset;
+			snprintf(c->err.source, sizeof(c->err.source), "%s", c->what);
+			snprintf(c->err.text, sizeof(c->err.text),
+				 "event %llu (%s): a kernel-level event is an instruction of the "
+				 "trace's own ISA and cannot be retargeted; only user-level traces "
+				 "(recordings, generators) can",
+				 (unsigned long long)c->events, tlbsim_event_kind_name(ev.kind));
+			break;
+		}
 		if ((rc = tlbsim_trace_writer_write(w, &ev, &c->err)) < 0) {
 			c->write_failed = true;
 			break;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,22 +158,53 @@ int cli_check_output(const char *path)
  * system or timeout(1) sends: it deserves the same partial results.
  */
 
-static tlbsim_sim *volatile running_sim;
+/* The simulations running (tlbsim compare runs several at once). */
+#define MAX_RUNNING 64
+static tlbsim_sim *_Atomic running_sims[MAX_RUNNING];
 static volatile sig_atomic_t interrupted;
 
 static void on_sigint(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-	if (running_sim)
-		tlbsim_sim_stop(running_sim);
+	for (unsigned i = 0; i < MAX_RUNNING; i++) {
+		tlbsim_sim *s = atomic_load(&running_sims[i]);
+
+		if (s)
+			tlbsim_sim_stop(s);
+	}
+}
+
+void cli_sigint_add(tlbsim_sim *sim)
+{
+	for (unsigned i = 0; i < MAX_RUNNING; i++) {
+		tlbsim_sim *none = NULL;
+
+		if (atomic_compare_exchange_strong(&running_sims[i], &none, sim))
+			break;
+	}
+	/* stopped before it was registered: stop it now */
+	if (interrupted)
+		tlbsim_sim_stop(sim);
+	cli_catch_sigint(NULL);
+}
+
+void cli_sigint_remove(tlbsim_sim *sim)
+{
+	for (unsigned i = 0; i < MAX_RUNNING; i++) {
+		tlbsim_sim *me = sim;
+
+		if (atomic_compare_exchange_strong(&running_sims[i], &me, NULL))
+			break;
+	}
 }
 
 void cli_catch_sigint(tlbsim_sim *sim)
 {
 	struct sigaction sa;
 
-	running_sim = sim;
+	if (sim)
+		cli_sigint_add(sim);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
 	sigemptyset(&sa.sa_mask);
@@ -298,8 +330,18 @@ int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct
 	rc = s->trace ? tlbsim_trace_next_batch(s->trace, ev, max, err) : gen_batch(s, ev, max);
 	if (rc > 0) {
 		/* Progress each time the count passes a multiple of 65536. */
-		if (((s->events + (uint64_t)rc) >> 16) != (s->events >> 16) && s->progress)
-			progress(s);
+		if (((s->events + (uint64_t)rc) >> 16) != (s->events >> 16)) {
+			if (s->progress)
+				progress(s);
+			if (s->report) {
+				atomic_store_explicit(&s->report->events, s->events + (uint64_t)rc,
+						      memory_order_relaxed);
+				if (s->trace)
+					atomic_store_explicit(&s->report->bytes,
+							      tlbsim_trace_bytes_read(s->trace),
+							      memory_order_relaxed);
+			}
+		}
 		s->events += (uint64_t)rc;
 	}
 	return rc;

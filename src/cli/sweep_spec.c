@@ -42,7 +42,8 @@
 		"options", NULL                                                                    \
 	}
 static const struct jr_key options_keys[] = {
-    {"threads", NULL}, {"max_events", NULL}, {"max_cycles", NULL}, {"check", NULL}, {NULL, NULL}};
+    {"threads", NULL}, {"max_events", NULL}, {"max_cycles", NULL}, {"check", NULL},
+    {"os", NULL},      {NULL, NULL}};
 static const struct jr_key slurm_keys[] = {
     {"time", NULL},    {"mem", NULL},		{"max_parallel", NULL}, {"partition", NULL},
     {"account", NULL}, {"runs_per_task", NULL}, {"sbatch", NULL},	{NULL, NULL}};
@@ -577,6 +578,7 @@ static long excluded_by(const json_t *exclude, const json_t *axes)
 struct run_options {
 	long long threads, max_events, max_cycles;
 	bool check;
+	char os[128]; /* tlbsim run --os, "" for none */
 };
 
 /* Member @key of @o, when present, an integer within @lim into *@out. */
@@ -615,6 +617,19 @@ static int read_options(struct expand *e, const json_t *o, struct run_options *r
 			return jr_fail_at(&e->c, "check", -TLBSIM_EPARSE,
 					  "expected true or false, found %s", jr_type_name(v));
 		ro->check = json_is_true(v);
+	}
+	if ((v = json_object_get(o, "os"))) {
+		char why[256];
+		unsigned flags;
+
+		if (!json_is_string(v) || json_string_length(v) >= sizeof(ro->os))
+			return jr_fail_at(&e->c, "os", -TLBSIM_EPARSE,
+					  "expected OS-model options as tlbsim run --os takes "
+					  "them (a string), found %s",
+					  jr_type_name(v));
+		if (tlbsim_os_options_parse(json_string_value(v), &flags, why, sizeof(why), NULL))
+			return jr_fail_at(&e->c, "os", -TLBSIM_ERANGE, "%s", why);
+		snprintf(ro->os, sizeof(ro->os), "%s", json_string_value(v));
 	}
 	return 0;
 }
@@ -676,6 +691,10 @@ static json_t *run_args(const char *machine_file, const char *policy, const stru
 		add_arg_ll(a, "--max-cycles", ro->max_cycles);
 	if (ro->check)
 		add_arg(a, "--check");
+	if (ro->os[0]) {
+		add_arg(a, "--os");
+		add_arg(a, ro->os);
+	}
 	add_arg(a, "--quiet");
 	add_arg(a, "--json");
 	snprintf(json, sizeof(json), "runs/%zu.json", id);

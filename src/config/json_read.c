@@ -200,7 +200,7 @@ const char *jr_first_unknown_key(const json_t *obj, const struct jr_key *known)
 int jr_check_keys(struct jr_ctx *c, const json_t *obj, const struct jr_key *known)
 {
 	const char *key = jr_first_unknown_key(obj, known);
-	char list[448]; /* the longest list, the 31 cost names, takes ~380 bytes */
+	char list[448]; /* the longest list, the 32 cost names, takes ~390 bytes */
 	int rc;
 
 	if (!key)

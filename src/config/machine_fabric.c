@@ -31,6 +31,9 @@ static const struct jr_limit LIM_GROUPS = {1, 4096};
  * in, which the engine forbids (engine.h).
  */
 static const struct jr_limit LIM_HOP = {1, 1000000};
+/* A shared cache line's transfer between two cores (the line model,
+ * src/fabric/line.c): the same bound as a hop, and 0 for "not modelled". */
+static const struct jr_limit LIM_LINE = {0, 1000000};
 /*
  * A matrix holds nr_cpus^2 latencies (256 KiB of uint32_t at 256 cores);
  * its text for 512 cores would not fit the 1 MiB machine-file limit anyway.
@@ -50,10 +53,15 @@ static const struct jr_key latency_keys[] = {
 };
 
 const struct jr_key mach_topology_keys[] = {
-    {"sockets", NULL},		 {"nodes_per_socket", NULL},
-    {"clusters_per_node", NULL}, {"cores_per_cluster", NULL},
-    {"latency", latency_keys},	 {"matrix", NULL},
-    {"asymmetric", NULL},	 {NULL, NULL},
+    {"sockets", NULL},
+    {"nodes_per_socket", NULL},
+    {"clusters_per_node", NULL},
+    {"cores_per_cluster", NULL},
+    {"latency", latency_keys},
+    {"line", latency_keys},
+    {"matrix", NULL},
+    {"asymmetric", NULL},
+    {NULL, NULL},
 };
 
 /*
@@ -73,7 +81,7 @@ const struct jr_key mach_topology_keys[] = {
 	U(invlpgb_max_pages, INVLPGB_PAGES) U(tlbsync, COST)                   \
 	U(syscall, COST) U(page_fault, COST) U(page_copy, COST)                \
 	U(pte_update, COST) U(context_switch, COST) U(switch_mm, COST)         \
-	U(call_rcu, COST) U(lru_page, COST)                                    \
+	U(call_rcu, COST) U(lru_page, COST) U(atomic_rmw, COST)                \
 	W(rcu_grace_min, COST_LONG) W(sched_slice, COST_LONG)
 
 #define COST_KEY(f, lim) {#f, NULL},
@@ -161,6 +169,7 @@ static const struct tlbsim_costs x86_costs = {
     .switch_mm = 200,	      /* generic */
     .call_rcu = 105,	      /* 6.8 (M): ~35 ns */
     .lru_page = 0,	      /* no lru_lock contention unless a machine sets it */
+    .atomic_rmw = 0,	      /* no shared-line costs unless a machine sets them */
     .rcu_grace_min = 3000000, /* 6.8 (M): 1 ms */
     .sched_slice = 9000000,   /* generic: 3 ms */
 };
@@ -193,6 +202,7 @@ static const struct tlbsim_costs arm64_costs = {
     .switch_mm = 200,
     .call_rcu = 105,
     .lru_page = 0,
+    .atomic_rmw = 0,
     .rcu_grace_min = 3000000,
     .sched_slice = 9000000,
 };
@@ -217,23 +227,21 @@ static int read_bool(struct jr_ctx *c, const json_t *obj, const char *key, bool 
 	return 0;
 }
 
-static int read_latency(struct jr_ctx *c, const json_t *topo, struct tlbsim_topology *t)
+/* The four levels of "latency" or "line" (@key) into @lv (cluster, node,
+ * socket, remote), each in @lim. */
+static int read_levels(struct jr_ctx *c, const json_t *topo, const char *key,
+		       const struct jr_limit *lim, unsigned *const lv[4])
 {
-	const json_t *lat;
-	int rc = jr_opt_object(c, topo, "latency", &lat);
+	static const char *const level[4] = {"cluster", "node", "socket", "remote"};
+	const json_t *obj;
+	int rc = jr_opt_object(c, topo, key, &obj);
 
-	if (rc || !lat)
+	if (rc || !obj)
 		return rc;
-	jpath_push_key(&c->path, "latency");
-	rc = jr_check_keys(c, lat, latency_keys);
-	if (!rc)
-		rc = jr_opt_uint(c, lat, "cluster", &LIM_HOP, &t->lat_cluster);
-	if (!rc)
-		rc = jr_opt_uint(c, lat, "node", &LIM_HOP, &t->lat_node);
-	if (!rc)
-		rc = jr_opt_uint(c, lat, "socket", &LIM_HOP, &t->lat_socket);
-	if (!rc)
-		rc = jr_opt_uint(c, lat, "remote", &LIM_HOP, &t->lat_remote);
+	jpath_push_key(&c->path, key);
+	rc = jr_check_keys(c, obj, latency_keys);
+	for (unsigned i = 0; !rc && i < 4; i++)
+		rc = jr_opt_uint(c, obj, level[i], lim, lv[i]);
 	jpath_pop(&c->path);
 	return rc;
 }
@@ -384,7 +392,13 @@ int mach_read_topology(struct jr_ctx *c, const json_t *root, struct tlbsim_machi
 	else if (!rc)
 		rc = derive_cores_per_cluster(c, m);
 	if (!rc)
-		rc = read_latency(c, topo, t);
+		rc = read_levels(c, topo, "latency", &LIM_HOP,
+				 (unsigned *const[4]){&t->lat_cluster, &t->lat_node, &t->lat_socket,
+						      &t->lat_remote});
+	if (!rc)
+		rc = read_levels(c, topo, "line", &LIM_LINE,
+				 (unsigned *const[4]){&t->line_cluster, &t->line_node,
+						      &t->line_socket, &t->line_remote});
 	if (!rc)
 		rc = read_bool(c, topo, "asymmetric", &asymmetric);
 	mat = json_object_get(topo, "matrix");
@@ -427,42 +441,26 @@ int mach_read_costs(struct jr_ctx *c, const json_t *root, struct tlbsim_machine 
 
 /* ---- consistency checks ---- */
 
-static int check_latency_order(struct jr_ctx *c, const struct tlbsim_topology *t)
+/* @v (cluster, node, socket, remote) in @lim and, unless @any_order, not
+ * decreasing; the path is @key's ("latency" or "line"). */
+static int check_levels(struct jr_ctx *c, const char *key, const unsigned v[4],
+			const struct jr_limit *lim, bool any_order)
 {
-	const struct {
-		const char *key, *below;
-		unsigned v, min;
-	} order[] = {
-	    {"node", "cluster", t->lat_node, t->lat_cluster},
-	    {"socket", "node", t->lat_socket, t->lat_node},
-	    {"remote", "socket", t->lat_remote, t->lat_socket},
-	};
+	static const char *const level[4] = {"cluster", "node", "socket", "remote"};
+	int rc = 0;
 
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		if (order[i].v < order[i].min)
-			return jr_fail_at(
-			    c, order[i].key, -TLBSIM_ERANGE,
-			    "expected %s >= %s = %u (latencies do not decrease from cluster to "
-			    "node to socket to remote; give a \"matrix\" otherwise), found %u",
-			    order[i].key, order[i].below, order[i].min, order[i].v);
-	return 0;
-}
-
-static int check_latencies(struct jr_ctx *c, const struct tlbsim_topology *t)
-{
-	int rc;
-
-	jpath_push_key(&c->path, "latency");
-	rc = jr_check_range_at(c, "cluster", t->lat_cluster, &LIM_HOP);
-	if (!rc)
-		rc = jr_check_range_at(c, "node", t->lat_node, &LIM_HOP);
-	if (!rc)
-		rc = jr_check_range_at(c, "socket", t->lat_socket, &LIM_HOP);
-	if (!rc)
-		rc = jr_check_range_at(c, "remote", t->lat_remote, &LIM_HOP);
-	/* With a matrix the levels are not used, so their order is free. */
-	if (!rc && !t->matrix)
-		rc = check_latency_order(c, t);
+	jpath_push_key(&c->path, key);
+	for (unsigned i = 0; !rc && i < 4; i++)
+		rc = jr_check_range_at(c, level[i], v[i], lim);
+	for (unsigned i = 1; !rc && !any_order && i < 4; i++)
+		if (v[i] < v[i - 1])
+			rc = jr_fail_at(
+			    c, level[i], -TLBSIM_ERANGE,
+			    "expected %s >= %s = %u (%s do not decrease from cluster to "
+			    "node to socket to remote%s), found %u",
+			    level[i], level[i - 1], v[i - 1],
+			    !strcmp(key, "line") ? "line transfers" : "latencies",
+			    !strcmp(key, "line") ? "" : "; give a \"matrix\" otherwise", v[i]);
 	jpath_pop(&c->path);
 	return rc;
 }
@@ -509,8 +507,18 @@ int mach_check_topology(struct jr_ctx *c, const struct tlbsim_machine *m)
 			     "cores_per_cluster = cores = %u, found %u * %u * %u * %u = %llu",
 			     m->nr_cpus, t->sockets, t->nodes_per_socket, t->clusters_per_node,
 			     t->cores_per_cluster, (unsigned long long)product);
+	/* With a matrix the latency levels are not used, so their order is
+	 * free; the line levels are always used. */
 	if (!rc)
-		rc = check_latencies(c, t);
+		rc = check_levels(
+		    c, "latency",
+		    (const unsigned[4]){t->lat_cluster, t->lat_node, t->lat_socket, t->lat_remote},
+		    &LIM_HOP, t->matrix != NULL);
+	if (!rc)
+		rc = check_levels(c, "line",
+				  (const unsigned[4]){t->line_cluster, t->line_node, t->line_socket,
+						      t->line_remote},
+				  &LIM_LINE, false);
 	if (!rc && t->matrix)
 		rc = check_matrix(c, m);
 	jpath_pop(&c->path);

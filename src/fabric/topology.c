@@ -3,28 +3,55 @@
  * Core-to-core latency from the machine's topology: by the closest group
  * two cores share (cluster, NUMA node, socket), or from an explicit matrix.
  * The figures are cache-line transfer times (CALIBRATION.md section 2), the
- * wire time of an IPI and of its acknowledgement.
+ * wire time of an IPI and of its acknowledgement; the line model
+ * (line.c) has its own levels, topology.line_*, by the same grouping.
  */
 #include "fabric/fabric.h"
 
-uint64_t tlbsim_machine_latency(const struct tlbsim_machine *m, unsigned from, unsigned to)
+/* The closest group @from and @to share: 0 cluster, 1 node, 2 socket, 3
+ * none (another socket).  Cores are numbered cluster-major (machine.h). */
+static unsigned level_of(const struct tlbsim_machine *m, unsigned from, unsigned to)
 {
 	const struct tlbsim_topology *t = &m->topology;
 	unsigned per_cluster = t->cores_per_cluster ? t->cores_per_cluster : m->nr_cpus;
 	unsigned per_node = per_cluster * (t->clusters_per_node ? t->clusters_per_node : 1);
 	unsigned per_socket = per_node * (t->nodes_per_socket ? t->nodes_per_socket : 1);
 
+	if (from / per_cluster == to / per_cluster)
+		return 0;
+	if (from / per_node == to / per_node)
+		return 1;
+	if (from / per_socket == to / per_socket)
+		return 2;
+	return 3;
+}
+
+uint64_t tlbsim_machine_latency(const struct tlbsim_machine *m, unsigned from, unsigned to)
+{
+	const struct tlbsim_topology *t = &m->topology;
+	const unsigned lat[4] = {t->lat_cluster, t->lat_node, t->lat_socket, t->lat_remote};
+
 	if (from == to)
 		return 0;
 	if (t->matrix)
 		return t->matrix[(uint64_t)from * m->nr_cpus + to];
-	if (from / per_cluster == to / per_cluster)
-		return t->lat_cluster;
-	if (from / per_node == to / per_node)
-		return t->lat_node;
-	if (from / per_socket == to / per_socket)
-		return t->lat_socket;
-	return t->lat_remote;
+	return lat[level_of(m, from, to)];
+}
+
+uint64_t fab_line_latency(const struct tlbsim_machine *m, unsigned from, unsigned to)
+{
+	const struct tlbsim_topology *t = &m->topology;
+	const unsigned lat[4] = {t->line_cluster, t->line_node, t->line_socket, t->line_remote};
+
+	return from == to ? 0 : lat[level_of(m, from, to)];
+}
+
+unsigned fab_node_of(const struct tlbsim_machine *m, unsigned cpu)
+{
+	const struct tlbsim_topology *t = &m->topology;
+	unsigned per_node = t->cores_per_cluster * t->clusters_per_node;
+
+	return per_node ? cpu / per_node : 0;
 }
 
 uint64_t fab_min_latency(const struct tlbsim_machine *m)

@@ -55,6 +55,7 @@ struct tlbsim_mmu {
 	uint64_t root_pfn;
 	uint16_t asid;
 	unsigned cpu_id;
+	struct hw_ghosts ghosts; /* what invalidations removed from l1i, l1d, l2 */
 	struct tlbsim_mmu_stats st;
 };
 
@@ -224,6 +225,10 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 
 			if (d.prot & TLBSIM_PROT_GLOBAL)
 				e.flags |= HW_TLBE_GLOBAL;
+			if (hw_ghosts_take(&mmu->ghosts, va, e.size_shift, e.asid)) {
+				mmu->st.walks_after_flush++;
+				mmu->st.walk_cycles_after_flush += cycles;
+			}
 			mmu->st.walk_cycles += cycles;
 			mmu->st.pte_reads += out->pte_reads;
 			out->cycles += cycles;
@@ -651,8 +656,10 @@ tlbsim_mmu *tlbsim_mmu_create(const struct tlbsim_machine *m, tlbsim_physmem *pm
 	    &mmu->st.l1d_misses;
 	mmu->l1_misses_of[TLBSIM_ACCESS_FETCH] = &mmu->st.l1i_misses;
 	if (hw_tlb_init(&mmu->l1i, &m->l1i, 0) || hw_tlb_init(&mmu->l1d, &m->l1d, 0) ||
-	    hw_tlb_init(&mmu->l2, &m->l2, 0))
+	    hw_tlb_init(&mmu->l2, &m->l2, 0) ||
+	    hw_ghosts_init(&mmu->ghosts, m->l1i.entries + m->l1d.entries + m->l2.entries))
 		goto fail;
+	mmu->l1i.ghosts = mmu->l1d.ghosts = mmu->l2.ghosts = &mmu->ghosts;
 	for (k = 1; k < mmu->levels; k++) {
 		if (hw_tlb_init(&mmu->pwc[k], &m->pwc[k], hw_level_shift(k)))
 			goto fail;
@@ -676,6 +683,7 @@ void tlbsim_mmu_destroy(tlbsim_mmu *mmu)
 	hw_tlb_fini(&mmu->l2);
 	for (k = 0; k < TLBSIM_MAX_PT_LEVELS; k++)
 		hw_tlb_fini(&mmu->pwc[k]);
+	hw_ghosts_fini(&mmu->ghosts);
 	free(mmu);
 }
 

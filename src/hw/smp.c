@@ -88,11 +88,13 @@ unsigned hw_smp_ipi_many(struct hw_smp *smp, struct hw_cpu *cpu, const struct tl
 	cpu->call.fn = fn;
 	cpu->call.info = info;
 	hw_charge(cpu, k->ipi_send);
+	cpu->st.ipi_send_cycles += k->ipi_send;
 	tlbsim_for_each_cpu(d, targets) {
 		struct eng_msg m = {0};
 
 		BUG_ON(d == cpu->id || d >= smp->m->nr_cpus, "IPI targets are other existing cpus");
 		hw_charge(cpu, k->ipi_send_per_target);
+		cpu->st.ipi_send_cycles += k->ipi_send_per_target;
 		m.time = cpu->core->now + lat(smp, cpu->id, d);
 		m.dst = d;
 		m.kind = HW_MSG_IPI;
@@ -131,6 +133,35 @@ static void take_ipi(struct hw_smp *smp, struct hw_cpu *cpu, const struct eng_ms
 	cpu->in_irq = was_in_irq;
 	cpu->st.ipis_received++;
 	cpu->st.ipi_stolen_cycles += cpu->core->now - start;
+}
+
+/* ---- shared lines ------------------------------------------------------ */
+
+void hw_line_access(struct hw_smp *smp, struct hw_cpu *cpu, struct fab_line *l, enum fab_op op,
+		    uint64_t busy, struct fab_cost *c)
+{
+	struct eng_core *core = cpu->core;
+	uint64_t now = core->now;
+
+	if (cpu->in_irq) {
+		struct eng_msg m = {0};
+
+		fab_line_cost(smp->m, l, cpu->id, now, op, busy, c);
+		m.time = now;
+		m.dst = ENG_FABRIC;
+		m.kind = HW_MSG_LINE;
+		m.arg[0] = op;
+		m.arg[1] = busy;
+		m.ptr = l;
+		eng_send(smp->eng, core, &m);
+		/* Spinning in the handler is the handler's time: stolen. */
+		hw_charge(cpu, c->done - now);
+		return;
+	}
+	fab_line_access(smp->m, l, cpu->id, now, op, busy, c);
+	core->now = c->start;
+	core->st.waiting += c->start - now;
+	hw_charge(cpu, c->done - c->start);
 }
 
 /* ---- local maintenance ------------------------------------------------ */
@@ -295,6 +326,15 @@ void hw_smp_fabric(struct hw_smp *smp, const struct eng_msg *m)
 		spread(smp, &smp->invlpgb, m, HW_MSG_INVLPGB_PERFORM, HW_MSG_INVLPGB_DONE,
 		       k->invlpgb_perform);
 		break;
+	case HW_MSG_LINE: {
+		/* An IPI handler's access (hw_line_access()), already
+		 * charged: only the line's state changes. */
+		struct fab_cost c;
+
+		fab_line_access(smp->m, m->ptr, m->src, m->time, (enum fab_op)m->arg[0], m->arg[1],
+				&c);
+		break;
+	}
 	default:
 		BUG_ON(1, "only broadcasts travel through the fabric");
 	}
@@ -376,8 +416,8 @@ int hw_smp_init(struct hw_smp *smp, const struct tlbsim_machine *m, tlbsim_physm
 	smp->m = m;
 	smp->pm = pm;
 	smp->eng = eng;
-	smp->dvm.service = m->costs.dvm_service;
-	smp->invlpgb.service = m->costs.invlpgb_service;
+	fab_server_init(&smp->dvm, m->costs.dvm_service);
+	fab_server_init(&smp->invlpgb, m->costs.invlpgb_service);
 	smp->cpu = calloc(m->nr_cpus, sizeof(*smp->cpu));
 	if (!smp->cpu)
 		return -TLBSIM_ENOMEM;

@@ -55,6 +55,8 @@ enum hw_wait {
  * @ipis_sent/@ipis_received: IPIs (one per target)
  * @shootdowns: multicasts initiated
  * @ipi_stolen_cycles: cycles taken from this core by IPI handlers
+ * @ipi_send_cycles: cycles this core spent sending IPIs (set-up and one
+ *        send per target)
  * @tlbi_bcast_sent/@tlbi_bcast_received: arm64 TLBI IS broadcasts
  * @bcast_stolen_cycles: cycles lost to received broadcasts (TLBI, INVLPGB)
  * @invlpgb_sent/@invlpgb_received: AMD INVLPGBs
@@ -66,7 +68,7 @@ enum hw_wait {
  * @dsbs/@tlbsyncs: barriers executed
  */
 struct hw_cpu_stats {
-	uint64_t ipis_sent, ipis_received, shootdowns, ipi_stolen_cycles;
+	uint64_t ipis_sent, ipis_received, shootdowns, ipi_stolen_cycles, ipi_send_cycles;
 	uint64_t tlbi_bcast_sent, tlbi_bcast_received, bcast_stolen_cycles;
 	uint64_t invlpgb_sent, invlpgb_received;
 	uint64_t wait_cycles[HW_WAIT_NR];
@@ -139,6 +141,7 @@ enum hw_msg_kind {
 	HW_MSG_INVLPGB,
 	HW_MSG_INVLPGB_PERFORM,
 	HW_MSG_INVLPGB_DONE,
+	HW_MSG_LINE, /* to the fabric: a line access made in an IPI handler */
 	HW_MSG_END
 };
 
@@ -217,6 +220,26 @@ void hw_invlpgb(struct hw_smp *smp, struct hw_cpu *cpu, uint64_t va, unsigned nr
 /* AMD TLBSYNC: tlbsync cycles, then block until this core's earlier
  * INVLPGBs are complete everywhere (other cores' are not waited for). */
 void hw_tlbsync(struct hw_smp *smp, struct hw_cpu *cpu);
+
+/*
+ * @cpu touches the shared line @l (@op) at its clock; @busy: cycles it
+ * keeps the line after the transfer (the atomic's own cost, and a lock's
+ * hold: fab_line_cost()).  Charges the wait as waiting (stolen inside an
+ * IPI handler) and the transfer and @busy as the cpu's own work (stolen
+ * inside a handler); @c receives the cost.
+ *
+ * Determinism: outside an IPI handler the call is in the serial phase
+ * and the line changes at once.  An IPI handler runs in the parallel
+ * phase, beside other cpus' handlers that may touch the same line: it is
+ * charged by the line as the last serial phase left it (a rule computable
+ * on the receiving core alone), and the access itself is sent to the
+ * fabric, which applies it at the window's end in (time, cpu, sequence)
+ * order.  Two handlers touching one line within one window (shorter than
+ * any core-to-core latency) are thus not queued behind each other; the
+ * next access after the window sees both.
+ */
+void hw_line_access(struct hw_smp *smp, struct hw_cpu *cpu, struct fab_line *l, enum fab_op op,
+		    uint64_t busy, struct fab_cost *c);
 
 /* Is @cpu blocked in one of the waits above? */
 static inline bool hw_is_waiting(const struct hw_cpu *cpu)

@@ -395,6 +395,60 @@ fill:
 	return evicted;
 }
 
+/* ---- removed translations (struct hw_ghosts) ------------------------------ */
+
+int hw_ghosts_init(struct hw_ghosts *g, unsigned entries)
+{
+	unsigned n = 64;
+
+	while (n < 2 * entries)
+		n *= 2;
+	g->page = calloc(n, sizeof(*g->page));
+	g->asid = calloc(n, sizeof(*g->asid));
+	g->mask = n - 1;
+	if (!g->page || !g->asid) {
+		hw_ghosts_fini(g);
+		return -TLBSIM_ENOMEM;
+	}
+	return 0;
+}
+
+void hw_ghosts_fini(struct hw_ghosts *g)
+{
+	free(g->page);
+	free(g->asid);
+	g->page = NULL;
+	g->asid = NULL;
+}
+
+/* The slot of a leaf page key and ASID: Fibonacci hashing (Knuth TAOCP vol. 3, 6.4). */
+static unsigned ghost_slot(const struct hw_ghosts *g, uint64_t key, uint16_t asid)
+{
+	return (unsigned)(((key ^ (uint64_t)asid << 48) * UINT64_C(0x9e3779b97f4a7c15)) >> 32) &
+	       g->mask;
+}
+
+static void ghost_add(struct hw_ghosts *g, const struct hw_tlb_entry *x)
+{
+	unsigned shift = x->leaf_shift ? x->leaf_shift : x->size_shift;
+	uint64_t key = (((x->vpn << x->size_shift) >> shift) << 6 | shift) + 1;
+	unsigned i = ghost_slot(g, key, x->asid);
+
+	g->page[i] = key;
+	g->asid[i] = x->asid;
+}
+
+bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t asid)
+{
+	uint64_t key = ((va >> shift) << 6 | shift) + 1;
+	unsigned i = ghost_slot(g, key, asid);
+
+	if (g->page[i] != key || g->asid[i] != asid)
+		return false;
+	g->page[i] = 0;
+	return true;
+}
+
 /*
  * Remove the entries of @x[0 .. @n) whose ASID/global bit @sel selects and,
  * when @shift is not 0, whose page is of that size and covers sel->va.
@@ -411,6 +465,8 @@ static unsigned invalidate_range(struct hw_tlb *t, struct hw_tlb_entry *x, unsig
 			continue;
 		if (is_splinter(&x[i]))
 			t->nr_splinters--;
+		if (t->ghosts)
+			ghost_add(t->ghosts, &x[i]);
 		x[i].flags = 0;
 		removed++;
 	}
@@ -462,6 +518,8 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		    (x->vpn << x->size_shift) >> x->leaf_shift != sel->va >> x->leaf_shift)
 			continue;
 		t->nr_splinters--;
+		if (t->ghosts)
+			ghost_add(t->ghosts, x);
 		x->flags = 0;
 		removed++;
 	}

@@ -88,6 +88,32 @@ struct hw_tlb_sel {
 };
 
 /**
+ * struct hw_ghosts - translations that invalidations removed from an MMU's
+ * TLBs, so that the walk bringing one back can be told from a capacity or
+ * cold miss: the refill cost of a flush ("walks after flushes"; a TLB
+ * coherence miss, as cache coherence misses are told apart)
+ * @page: per slot, (leaf page number << 6 | leaf size shift) + 1; 0 empty
+ * @asid: per slot, the entry's ASID/PCID
+ * @mask: slots - 1 (a power of two)
+ *
+ * Direct-mapped: a removal overwrites what its slot held, so the count is
+ * a lower bound (exact while fewer removed translations wait for a refill
+ * than there are slots).
+ */
+struct hw_ghosts {
+	uint64_t *page;
+	uint16_t *asid;
+	unsigned mask;
+};
+
+/* Room for @entries translations (twice as many slots); -TLBSIM_ENOMEM or 0. */
+int hw_ghosts_init(struct hw_ghosts *g, unsigned entries);
+void hw_ghosts_fini(struct hw_ghosts *g);
+/* Was the translation of the page of 2^@shift bytes at @va for @asid removed
+ * since its last fill?  Forgets it either way. */
+bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t asid);
+
+/**
  * struct hw_tlb - a set-associative structure
  * @nr_sets: sets (power of two)
  * @ways: entries per set
@@ -131,6 +157,9 @@ struct hw_tlb {
 	struct hw_tlb_entry *last_hit;
 	uint64_t last_vpn;
 	uint16_t last_asid;
+	/* Where invalidations note the translations they remove (the MMU's,
+	 * for its TLBs), or NULL (walk caches). */
+	struct hw_ghosts *ghosts;
 };
 
 /* Words of the @asid_seen bitmap: 2^16 ASIDs. */

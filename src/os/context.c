@@ -61,10 +61,13 @@ static void asid_rollover(struct os *os)
 	os->asid_next = 1;
 }
 
-static void arm64_new_context(struct os *os, struct tlbsim_mm *mm)
+static void arm64_new_context(struct os *os, struct hw_cpu *cpu, struct tlbsim_mm *mm)
 {
 	unsigned n = asid_count(os), tries;
 
+	/* check_and_switch_context()'s slow path: new_context() under the
+	 * system-wide cpu_asid_lock (arch/arm64/mm/context.c). */
+	os_line(os, cpu, TLBSIM_LINE_ASID_LOCK, &os->asid_line, FAB_RMW, 0);
 	/* Keep the old number if it is still free in this generation. */
 	if (mm->asid && !asid_used(os, mm->asid)) {
 		asid_take(os, mm->asid);
@@ -92,7 +95,7 @@ static void arm64_load(struct os *os, struct hw_cpu *cpu, struct tlbsim_mm *next
 	struct os_cpu *oc = os_cpu_of(cpu);
 
 	if (next->asid_gen != os->asid_gen || !next->asid)
-		arm64_new_context(os, next);
+		arm64_new_context(os, cpu, next);
 	if (oc->arm64_flush_pending) {
 		hw_tlbi_local(&os->smp, cpu, TLBSIM_TLBI_VMALLE1, 0, 0);
 		hw_charge(cpu, os->m->costs.dsb);

@@ -11,14 +11,22 @@
  * With TLB shootdowns gone (INVLPGB), many threads freeing and faulting
  * pages contend on this lock instead (CALIBRATION.md 5.2).
  *
- * The lock is a FIFO resource, like the broadcast engines
- * (fabric/fabric.h): a cpu arriving at its clock waits until it is free,
- * then holds it lru_page cycles per page.  One lock per NUMA node; a cpu
- * uses its own node's (pages are allocated node-locally).  A ticket or
- * queued spinlock serves waiters in order, hence FIFO.  The wait is spent
- * spinning with interrupts off (spin_lock_irqsave), so the cpu takes no
- * interrupt meanwhile: its clock jumps over the wait, counted as waiting.
- * Everything here runs in the serial phase.
+ * The lock is a shared line of the line model (os/lines.c, a FIFO
+ * resource like the broadcast engines): a cpu arriving at its clock waits
+ * until it is free, takes it with an atomic (the line's transfer from the
+ * last holder, by their distance), then holds it lru_page cycles per page.
+ * One lock per NUMA node; a cpu uses its own node's (pages are allocated
+ * node-locally), so with NPS2 or NPS4 (AMD's NUMA nodes per socket,
+ * topology.nodes_per_socket) cpus of different nodes do not contend.  A
+ * ticket or queued spinlock serves waiters in order, hence FIFO.  The wait
+ * is spent spinning with interrupts off (spin_lock_irqsave), so the cpu
+ * takes no interrupt meanwhile: its clock jumps over the wait, counted as
+ * waiting.  Everything here runs in the serial phase.
+ *
+ * lru_add_drain() (os->lru_add_drain, the kernels of the INVLPGB
+ * measurements called it on every madvise/munmap zap; a separate patch
+ * removed the call): the cpu's add batch goes onto the LRU at once, under
+ * the lock, if it holds any page.
  */
 #include <stdlib.h>
 
@@ -40,38 +48,32 @@ int os_lru_init(struct os *os)
 {
 	os->nr_lru = nr_nodes(os->m);
 	os->lru = calloc(os->nr_lru, sizeof(*os->lru));
-	return os->lru ? 0 : -TLBSIM_ENOMEM;
+	if (!os->lru)
+		return -TLBSIM_ENOMEM;
+	for (unsigned i = 0; i < os->nr_lru; i++)
+		fab_line_init(&os->lru[i]);
+	return 0;
 }
 
 void os_lru_fini(struct os *os)
 {
+	for (unsigned i = 0; i < os->nr_lru; i++)
+		fab_line_fini(&os->lru[i]);
 	free(os->lru);
 	os->lru = NULL;
 	os->nr_lru = 0;
 }
 
-/* The node of @cpu: cores are numbered cluster-major (machine.h). */
-static struct fab_server *lock_of(struct os *os, const struct hw_cpu *cpu)
-{
-	const struct tlbsim_topology *t = &os->m->topology;
-	unsigned per_node = t->cores_per_cluster * t->clusters_per_node;
-
-	return &os->lru[per_node ? (cpu->core->id / per_node) % os->nr_lru : 0];
-}
-
-/* @cpu takes the lock for @pages pages: waits its turn, then holds it. */
+/* @cpu takes its node's lock for @pages pages: waits its turn, then holds
+ * it.  lru_page 0: the lock is not modelled. */
 static void lru_lock(struct os *os, struct hw_cpu *cpu, uint64_t pages)
 {
-	struct eng_core *c = cpu->core;
-	uint64_t hold = pages * os->m->costs.lru_page, wait;
+	uint64_t hold = pages * os->m->costs.lru_page;
 
 	if (!hold)
 		return;
-	wait = fab_server_hold(lock_of(os, cpu), c->now, hold) - hold - c->now;
-	c->now += wait;
-	c->st.waiting += wait;
-	os_cpu_of(cpu)->st.lru_wait_cycles += wait;
-	hw_charge(cpu, hold);
+	os_line(os, cpu, TLBSIM_LINE_LRUVEC_LOCK,
+		&os->lru[fab_node_of(os->m, cpu->id) % os->nr_lru], FAB_RMW, hold);
 }
 
 void os_lru_release(struct os *os, struct hw_cpu *cpu, uint64_t pages)
@@ -88,4 +90,14 @@ void os_lru_add(struct os *os, struct hw_cpu *cpu)
 		return;
 	oc->lru_batch = 0;
 	lru_lock(os, cpu, LRU_BATCH);
+}
+
+void os_lru_drain(struct os *os, struct hw_cpu *cpu)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+
+	if (!oc->lru_batch)
+		return;
+	lru_lock(os, cpu, oc->lru_batch);
+	oc->lru_batch = 0;
 }

@@ -244,6 +244,8 @@ static int m_global_asid_alloc(struct tlbsim_pctx *ctx, uint16_t *asid)
 
 	if (!os->gasid_used)
 		return -TLBSIM_EBUSY;
+	/* use_global_asid(): under global_asid_lock, with its bitmap. */
+	os_line(os, hw_of(ctx), TLBSIM_LINE_ASID_LOCK, &os->asid_line, FAB_RMW, 0);
 	for (pass = 0; pass < 2; pass++) {
 		for (a = os->gasid_next; a < gasid_limit(os); a++)
 			if (!os->gasid_used[a]) {
@@ -262,8 +264,11 @@ static void m_global_asid_free(struct tlbsim_pctx *ctx, uint16_t asid)
 {
 	struct os *os = os_of(ctx);
 
-	if (os->gasid_used && asid < gasid_limit(os) && os->gasid_used[asid] == 1)
+	if (os->gasid_used && asid < gasid_limit(os) && os->gasid_used[asid] == 1) {
+		/* destroy_context_free_global_asid(): under global_asid_lock. */
+		os_line(os, hw_of(ctx), TLBSIM_LINE_ASID_LOCK, &os->asid_line, FAB_RMW, 0);
 		os->gasid_used[asid] = 2;
+	}
 }
 
 static unsigned m_global_asids_free(struct tlbsim_pctx *ctx)
@@ -281,6 +286,33 @@ static struct tlbsim_cpu *m_cpu(struct tlbsim_pctx *ctx, unsigned id)
 	struct os *os = os_of(ctx);
 
 	return id < os->m->nr_cpus ? &os->cpu[id].pub : NULL;
+}
+
+static void m_touch_line(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm, enum tlbsim_line_kind kind,
+			 unsigned cpu, enum tlbsim_line_access how)
+{
+	struct os *os = os_of(ctx);
+	static const enum fab_op op[] = {FAB_READ, FAB_WRITE, FAB_RMW};
+	unsigned first = cpu, last = cpu, i;
+
+	BUG_ON((unsigned)how > TLBSIM_LINE_RMW, "a line is read, written or updated atomically");
+	if (kind == TLBSIM_LINE_ASID_LOCK) {
+		os_line(os, hw_of(ctx), kind, &os->asid_line, op[how], 0);
+		return;
+	}
+	if (!mm || !os_mm_line(os_mm_of(mm), kind, 0))
+		return;
+	if (kind != TLBSIM_LINE_MM_CPUMASK) {
+		os_line(os, hw_of(ctx), kind, os_mm_line(os_mm_of(mm), kind, 0), op[how], 0);
+		return;
+	}
+	if (cpu == TLBSIM_LINE_ALL_CPUS) {
+		first = 0;
+		last = os->m->nr_cpus - 1;
+	}
+	BUG_ON(last >= os->m->nr_cpus, "an mm_cpumask line of an existing cpu");
+	for (i = first / OS_CPUMASK_LINE_BITS; i <= last / OS_CPUMASK_LINE_BITS; i++)
+		os_line(os, hw_of(ctx), kind, &os_mm_of(mm)->cpumask_line[i], op[how], 0);
 }
 
 int os_gasid_init(struct os *os)
@@ -315,6 +347,7 @@ void os_ops_init(struct tlbsim_policy_ops *ops)
 	ops->global_asids_free = m_global_asids_free;
 	ops->nr_cpus = m_nr_cpus;
 	ops->cpu = m_cpu;
+	ops->touch_line = m_touch_line;
 }
 
 /* ---- the flush entry point ----------------------------------------------------- */

@@ -219,22 +219,26 @@ static uint64_t page_end(uint64_t pstart, const struct tlbsim_mapping *m)
 
 /*
  * Zap every present PTE in [start, end): the leaves go, their pages are
- * gathered.  A huge page partly inside the range is split the simple way:
- * zapped whole (Linux would split the PMD; traces rarely unmap part of one).
+ * gathered; each table's run of PTEs is cleared under its page-table lock,
+ * pte_update cycles a PTE (zap_pte_range()).  A huge page partly inside
+ * the range is split the simple way: zapped whole (Linux would split the
+ * PMD; traces rarely unmap part of one).
  */
-static uint64_t zap_range(struct os *os, struct os_mm *mm, struct os_gather *g, uint64_t start,
-			  uint64_t end)
+static uint64_t zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struct os_gather *g,
+			  uint64_t start, uint64_t end)
 {
 	struct tlbsim_mapping old;
 	uint64_t va = start, pstart, zapped = 0;
 
 	while (next_leaf(mm->pgt, &va, end, &old, &pstart)) {
 		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, NULL) != 0, "a found leaf can be unmapped");
+		os_ptl_add(os, cpu, mm, old.table_pfn);
 		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
 		unref_page(os, g, old.pfn, old.size_shift);
 		va = page_end(pstart, &old);
 		zapped++;
 	}
+	os_ptl_flush(os, cpu);
 	return zapped;
 }
 
@@ -270,8 +274,10 @@ static void unmap_region(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 
 	if (vma_range(mm, start, end, &first, &last))
 		return;
-	zapped = zap_range(os, mm, g, start, end);
-	charge(cpu, zapped * os->m->costs.pte_update);
+	if (os->lru_add_drain)
+		os_lru_drain(os, cpu);
+	zapped = zap_range(os, cpu, mm, g, start, end);
+	(void)zapped;
 	if (last > first) {
 		memmove(&mm->vma[first], &mm->vma[last], (mm->nr_vma - last) * sizeof(*mm->vma));
 		mm->nr_vma -= last - first;
@@ -347,12 +353,14 @@ static void sys_mmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64
  * finds no VMA, and free_pgtables()' floor and ceiling keep the tables a
  * neighbouring VMA uses.
  */
-static void mmap_write_downgrade(struct hw_cpu *cpu, struct os_mm *mm)
+static void mmap_write_downgrade(struct os *os, struct hw_cpu *cpu, struct os_mm *mm)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
 
 	if (oc->locked != mm || !oc->locked_write)
 		return;
+	/* downgrade_write(): an atomic on the rwsem's count. */
+	os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_RMW, 0);
 	mm->lock_writer = 0;
 	mm->lock_readers++;
 	oc->locked_write = false;
@@ -365,7 +373,7 @@ static void sys_munmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint
 
 	os_gather_init(&os_cpu_of(cpu)->gather, mm, false);
 	unmap_region(os, cpu, mm, start, end, true);
-	mmap_write_downgrade(cpu, mm);
+	mmap_write_downgrade(os, cpu, mm);
 	os_gather_finish(os, cpu, NULL);
 }
 
@@ -421,6 +429,7 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 				newprot &= ~TLBSIM_PROT_WRITE;
 			if ((cur.prot & ~TLBSIM_PROT_GLOBAL) != newprot) {
 				BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, newprot), "protect a leaf");
+				os_ptl_add(os, cpu, mm, cur.table_pfn);
 				changed++;
 				if (prot_change_needs_flush(os->m->isa, cur.prot, newprot))
 					os_gather_add_range(g, pstart, page_end(pstart, &cur),
@@ -429,7 +438,8 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 			va = page_end(pstart, &cur);
 		}
 	}
-	charge(cpu, changed * os->m->costs.pte_update);
+	(void)changed;
+	os_ptl_flush(os, cpu);
 	os_gather_finish(os, cpu, NULL);
 }
 
@@ -441,8 +451,12 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 	uint64_t va = start, n = 0;
 
 	os_gather_init(g, mm, false);
+	/* madvise_dontneed_free(): lru_add_drain() first, in the kernels
+	 * that still had it (os->lru_add_drain). */
+	if (os->lru_add_drain)
+		os_lru_drain(os, cpu);
 	if (advice == TLBSIM_MADV_DONTNEED) {
-		n = zap_range(os, mm, g, start, end);
+		n = zap_range(os, cpu, mm, g, start, end);
 	} else {
 		/* MADV_FREE: each present private page is made clean; the
 		 * rewrite needs the old (dirty) entries flushed.  Frames are
@@ -452,12 +466,14 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 
 		while (next_leaf(mm->pgt, &va, end, &cur, &pstart)) {
 			BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, cur.prot), "rewrite a leaf");
+			os_ptl_add(os, cpu, mm, cur.table_pfn);
 			os_gather_add_range(g, pstart, page_end(pstart, &cur), cur.size_shift);
 			va = page_end(pstart, &cur);
 			n++;
 		}
+		os_ptl_flush(os, cpu);
 	}
-	charge(cpu, n * os->m->costs.pte_update);
+	(void)n;
 	os_gather_finish(os, cpu, NULL);
 }
 
@@ -501,6 +517,7 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 	while (next_leaf(mm->pgt, &va, old_start + (old_len < new_len ? old_len : new_len), &old,
 			 &pstart)) {
 		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, NULL), "a found leaf can be unmapped");
+		os_ptl_add(os, cpu, mm, old.table_pfn);
 		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
 		if (tlbsim_pgtable_map(mm->pgt, new_start + (pstart - old_start), old.pfn,
 				       old.size_shift, old.prot))
@@ -508,7 +525,8 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 		va = page_end(pstart, &old);
 		moved++;
 	}
-	charge(cpu, moved * os->m->costs.pte_update);
+	(void)moved;
+	os_ptl_flush(os, cpu);
 	unmap_region(os, cpu, mm, old_start, old_start + old_len, true);
 	(void)os_vma_insert(mm, new_start, new_start + new_len, keep.prot, keep.flags);
 	os_gather_finish(os, cpu, NULL);
@@ -614,18 +632,41 @@ static void ret_ranges(struct os_ret *r, const struct os_mm *mm, const struct tl
 	r->n = os_syscall_ranges(ev, mm->brk_end, r->start, r->end);
 }
 
+/*
+ * Every down_read/down_write/up_read/up_write is an atomic on the rwsem's
+ * count, one line per mm that every syscall and fault of the process
+ * bounces (the line model, os/lines.c); a cpu that finds the lock taken
+ * reads the count once and waits (retrying later, stall() in sim.c).
+ */
 bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const struct tlbsim_event *ev)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
 	bool write = ev && ev->kind != TLBSIM_EV_MADVISE;
 
-	(void)os;
-	if (!mm || oc->locked)
+	if (!mm || oc->locked || oc->fault_line)
 		return true;
-	if (mm->lock_writer || (write && mm->lock_readers))
+	if (mm->lock_writer || (write && mm->lock_readers)) {
+		/* The waiter reads the count once, then sleeps on the rwsem's
+		 * wait list until the holder hands the lock over: the
+		 * retries (stall()) touch nothing. */
+		if (oc->mmap_waiting != mm)
+			os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_READ, 0);
+		oc->mmap_waiting = mm;
 		return false;
-	if (!ev)
-		return true; /* a fault needs no writer; it does not wait */
+	}
+	oc->mmap_waiting = NULL;
+	if (!ev) {
+		/* A fault reads the lock for its own length: it does not wait,
+		 * so no writer can come in meanwhile; up_read() at its return.
+		 * With per-VMA locks it takes its VMA's instead (os_fault()). */
+		if (!os->per_vma_lock) {
+			os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_RMW, 0);
+			oc->fault_line = &mm->mmap_line;
+			oc->fault_kind = TLBSIM_LINE_MMAP_LOCK;
+		}
+		return true;
+	}
+	os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_RMW, 0);
 	if (write)
 		mm->lock_writer = cpu->id + 1;
 	else
@@ -644,11 +685,16 @@ void os_kernel_exit(struct os *os, struct hw_cpu *cpu)
 		return;
 	os_hb_done(os, cpu);
 	if (oc->locked) {
+		os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &oc->locked->mmap_line, FAB_RMW, 0);
 		if (oc->locked_write)
 			oc->locked->lock_writer = 0;
 		else
 			oc->locked->lock_readers--;
 		oc->locked = NULL;
+	}
+	if (oc->fault_line) {
+		os_line(os, cpu, oc->fault_kind, oc->fault_line, FAB_RMW, 0);
+		oc->fault_line = NULL;
 	}
 	if (!os->oracle || !oc->ret.n)
 		return;
@@ -711,7 +757,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		       uint64_t va)
 {
 	unsigned shift = 12;
-	uint64_t pfn;
+	uint64_t pfn, tables;
 	int err;
 
 	if (v->flags & (OS_VMA_HUGE_2M | OS_VMA_HUGE_1G)) {
@@ -720,9 +766,13 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 
 		if (base >= v->start && base + (1ull << s) <= v->end &&
 		    !tlbsim_physmem_alloc_block(os->pm, s - TLBSIM_PAGE_SHIFT, &pfn)) {
+			tables = tlbsim_pgtable_nr_tables(mm->pgt);
 			if (!map_page(os, mm, base, pfn, s, v->prot)) {
-				/* Zeroing the whole huge page. */
+				/* Zeroing the whole huge page, then the PMD entry
+				 * under its lock. */
 				charge(cpu, (uint64_t)os->m->costs.page_copy << (s - 12));
+				os_fault_install(os, cpu, mm, base,
+						 tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 				os_lru_add(os, cpu);
 				return 0;
 			}
@@ -736,13 +786,16 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		os_out_of_memory(os, "a page fault", va);
 		return -TLBSIM_ENOMEM;
 	}
+	tables = tlbsim_pgtable_nr_tables(mm->pgt);
 	if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot))) {
 		BUG_ON(tlbsim_physmem_free(os->pm, pfn), "free an unused frame");
 		if (err == -TLBSIM_ENOMEM)
 			os_out_of_memory(os, "a page fault's page table", va);
 		return err;
 	}
+	/* The page is zeroed before the PTE lock is taken (do_anonymous_page()). */
 	charge(cpu, os->m->costs.page_copy);
+	os_fault_install(os, cpu, mm, va, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 	/* do_anonymous_page() -> folio_add_lru_vma() */
 	os_lru_add(os, cpu);
 	return 0;
@@ -759,6 +812,11 @@ static void cow_map(struct os *os, struct hw_cpu *cpu)
 
 		for (i = 0; i < 1ull << (c->shift - TLBSIM_PAGE_SHIFT); i++)
 			BUG_ON(tlbsim_physmem_free(os->pm, c->pfn + i), "free an unused copy");
+		hw_charge(cpu, os->m->costs.pte_update);
+	} else {
+		/* set_pte_at() of the copy under the PTE lock (held, in Linux,
+		 * across the flush too; here only for the store). */
+		os_fault_install(os, cpu, c->mm, c->va, 0);
 	}
 	c->mm = NULL;
 }
@@ -770,18 +828,38 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	struct os_vma *v = os_vma_find(mm, va);
 	unsigned need = access_prot(access);
 	struct tlbsim_mapping cur;
+	/* page_fault includes the PTE's store, which a fault that installs
+	 * or changes a PTE makes under its page-table lock (pte_update
+	 * cycles, os_fault_install()); the others pay it here. */
+	uint64_t pte = os->m->costs.pte_update < os->m->costs.page_fault ? os->m->costs.pte_update
+									 : os->m->costs.page_fault;
 
-	charge(cpu, os->m->costs.page_fault);
+	charge(cpu, os->m->costs.page_fault - pte);
 	oc->st.faults++;
 	mm->st.faults++;
+	if (v && os->per_vma_lock && !oc->fault_line) {
+		/* lock_vma_under_rcu(): vma_start_read(), an atomic on the
+		 * VMA's lock; vma_end_read() at the fault's return. */
+		oc->fault_line = os_vma_line(os, mm, v->start);
+		oc->fault_kind = TLBSIM_LINE_VMA_LOCK;
+		if (oc->fault_line)
+			os_line(os, cpu, TLBSIM_LINE_VMA_LOCK, oc->fault_line, FAB_RMW, 0);
+	}
 	if (!v || (v->prot & need) != need) {
+		charge(cpu, pte);
 		oc->st.segv++;
 		return false;
 	}
-	if (tlbsim_pgtable_lookup(mm->pgt, va, &cur))
-		return demand_page(os, cpu, mm, v, va) == 0;
-	if ((cur.prot & need) == need)
+	if (tlbsim_pgtable_lookup(mm->pgt, va, &cur)) {
+		if (demand_page(os, cpu, mm, v, va) == 0)
+			return true;
+		charge(cpu, pte);
+		return false;
+	}
+	if ((cur.prot & need) == need) {
+		charge(cpu, pte);
 		return true; /* spurious: a stale entry, already dropped */
+	}
 	if (access == TLBSIM_ACCESS_STORE && !(v->flags & OS_VMA_SHARED)) {
 		unsigned order = cur.size_shift - TLBSIM_PAGE_SHIFT;
 		uint64_t size = 1ull << cur.size_shift, page = va & ~(size - 1), i;
@@ -797,6 +875,7 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 			if (order ? tlbsim_physmem_alloc_block(os->pm, order, &pfn)
 				  : tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn)) {
 				os_out_of_memory(os, "a copy-on-write fault", va);
+				charge(cpu, pte);
 				return false;
 			}
 			BUG_ON(tlbsim_pgtable_unmap(mm->pgt, page, NULL), "unmap the shared page");
@@ -828,8 +907,11 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 		/* wp_page_reuse(): the only user: make it writable; an
 		 * upgrade needs no flush. */
 		BUG_ON(tlbsim_pgtable_protect(mm->pgt, page, v->prot | TLBSIM_PROT_USER), "reuse");
+		os_ptl_add(os, cpu, mm, cur.table_pfn);
+		os_ptl_flush(os, cpu);
 		return true;
 	}
+	charge(cpu, pte);
 	oc->st.segv++;
 	return false;
 }
@@ -862,16 +944,19 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 				prot &= ~TLBSIM_PROT_WRITE;
 				BUG_ON(tlbsim_pgtable_protect(parent->pgt, va, prot), "write-protect");
 			}
+			/* copy_pte_range() under the parent's PTE lock. */
 			int e = map_page(os, child, pstart, cur.pfn, cur.size_shift, prot);
 
-			if (!e)
+			if (!e) {
+				os_ptl_add(os, cpu, parent, cur.table_pfn);
 				copied++;
-			else if (e == -TLBSIM_ENOMEM)
+			} else if (e == -TLBSIM_ENOMEM) {
 				os_out_of_memory(os, "fork's copy of the page tables", pstart);
+			}
 			va = page_end(pstart, &cur);
 		}
 	}
-	charge(cpu, copied * os->m->costs.pte_update);
+	os_ptl_flush(os, cpu);
 	/* dup_mmap() ends with flush_tlb_mm(oldmm): the parent's writable
 	 * entries are stale now; fork's return commits that. */
 	if (os->oracle)
@@ -910,8 +995,8 @@ void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, os_cont_fn 
 
 	os_gather_init(g, mm, true);
 	for (i = 0; i < mm->nr_vma; i++)
-		zapped += zap_range(os, mm, g, mm->vma[i].start, mm->vma[i].end);
-	charge(cpu, zapped * os->m->costs.pte_update);
+		zapped += zap_range(os, cpu, mm, g, mm->vma[i].start, mm->vma[i].end);
+	(void)zapped;
 	mm->nr_vma = 0;
 	if (tlbsim_pgtable_free_tables(mm->pgt, 0, user_top(os), os_gather_table_cb, g) < 0)
 		BUG_ON(1, "free_pgtables gets a valid range");
@@ -953,6 +1038,7 @@ struct os_mm *os_mm_create(struct os *os, uint32_t pid)
 			return NULL;
 		}
 	}
+	os_mm_lines_init(mm);
 	mm->pub.id = ++os->next_mm_id;
 	if (os->oracle)
 		chk_root_owner(os->oracle, tlbsim_pgtable_root(mm->pgt), mm->pub.id);
@@ -970,6 +1056,8 @@ void os_mm_destroy(struct os *os, struct os_mm *mm)
 	if (!mm)
 		return;
 	tlbsim_pgtable_destroy(mm->pgt);
+	os_mm_lines_fini(mm);
+	chk_map_fini(&mm->vma_line_index);
 	for (s = 0; s < TLBSIM_POLICY_SLOTS; s++)
 		free(mm->pub.priv[s]);
 	free(mm->vma);

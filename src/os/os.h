@@ -49,6 +49,10 @@ enum os_vma_flags {
 	OS_VMA_HEAP = 1u << 4, /* the brk area */
 };
 
+/* Bits of mm_cpumask in one 64-byte cache line, and lines per mask. */
+#define OS_CPUMASK_LINE_BITS 512
+#define OS_CPUMASK_LINES (TLBSIM_NR_CPUS / OS_CPUMASK_LINE_BITS)
+
 /* A virtual memory area: [start, end), page-aligned, prot TLBSIM_PROT_*. */
 struct os_vma {
 	uint64_t start, end;
@@ -84,6 +88,12 @@ struct os_mm_stats {
  *        (Linux mm->tlb_flush_pending)
  * @lock_writer/@lock_readers: mmap_lock: 1 + the cpu holding it for
  *        writing (0: none), and the number of read holders
+ * @cpumask_line/@nr_active_line/@tlb_gen_line/@ptl_line/@mmap_line: the
+ *        mm's shared lines (the line model, os/lines.c): mm_cpumask, one
+ *        line per 512 cpus; nr_active_mm; mm->context.tlb_gen;
+ *        mm->page_table_lock; the mmap_lock's count
+ * @vma_line_index: VMA start (>> 12, + 1) -> the index of its per-VMA
+ *        lock's line in os->line_chunk (os/lines.c)
  * @st: counters
  */
 struct os_mm {
@@ -98,6 +108,9 @@ struct os_mm {
 	unsigned lock_writer;
 	unsigned lock_readers;
 	unsigned tlb_flush_pending;
+	struct fab_line cpumask_line[OS_CPUMASK_LINES];
+	struct fab_line nr_active_line, tlb_gen_line, ptl_line, mmap_line;
+	struct chk_map vma_line_index;
 	struct os_mm_stats st;
 };
 
@@ -231,6 +244,10 @@ struct os_hb_rec {
  * @rq_next: runqueue link
  * @events_done: events it has completed
  * @fault_retries: faults taken by the access at the head of @q
+ * @kthread: a kernel thread: no mm of its own; @mm is the one it borrows
+ *        (kthread_use_mm()) or NULL
+ * @mmget: the borrowed @mm was taken with an mm_users reference
+ *        (mmget_not_zero() before kthread_use_mm(), mmput() after)
  * @hb: its memory syscalls read and not yet returned, oldest first, a
  *        ring of @hb_cap from @hb_head, @hb_n of them (src/os/hb.c);
  *        @hb_lo/@hb_hi bound their ranges; @hb_slot: its place in
@@ -249,6 +266,7 @@ struct os_thread {
 	struct os_thread *rq_next;
 	uint64_t events_done;
 	unsigned fault_retries;
+	bool kthread, mmget;
 	struct os_hb_rec *hb;
 	uint32_t hb_head, hb_n, hb_cap, hb_slot;
 	uint64_t hb_lo, hb_hi;
@@ -305,6 +323,20 @@ struct os_gather {
 };
 
 /**
+ * struct os_line_stats - what one kind of shared line cost a cpu
+ * @accesses: reads, writes and atomics (a lock taken is one)
+ * @transfers: of them, those that had to fetch the line from another cpu
+ * @transfer_cycles: cycles those transfers took
+ * @wait_cycles: cycles spent waiting for another cpu's atomic or hold
+ *        (a lock's waiters): waiting time, or stolen in an IPI handler
+ * @hold_cycles: cycles a lock of this kind was held (the work done under
+ *        it, part of the busy cycles)
+ */
+struct os_line_stats {
+	uint64_t accesses, transfers, transfer_cycles, wait_cycles, hold_cycles;
+};
+
+/**
  * struct os_cpu_stats - per cpu
  * @context_switches: switches between threads
  * @mm_switches: of them, between address spaces (switch_mm)
@@ -328,6 +360,12 @@ struct os_gather {
  *        (failed as Linux fails them, nothing changed)
  * @lru_wait_cycles: cycles spent waiting for the lru_lock held by another
  *        cpu (part of the core's waiting cycles)
+ * @line: per kind of shared line (enum tlbsim_line_kind), what touching
+ *        them cost this cpu (os/lines.c)
+ * @mmap_lock_wait_cycles: cycles spent stalled for an mmap_lock another cpu
+ *        holds (part of the core's waiting cycles)
+ * @flush_lock_wait_cycles: of them, while the lock's writer was blocked on
+ *        its flush (IPI acknowledgements, DSB, TLBSYNC)
  */
 struct os_cpu_stats {
 	uint64_t context_switches, mm_switches;
@@ -335,6 +373,9 @@ struct os_cpu_stats {
 	uint64_t full_flushes, syscalls, faults, segv, events, ignored, bad_syscalls;
 	uint64_t flush_cycles;
 	uint64_t lru_wait_cycles;
+	struct os_line_stats line[TLBSIM_LINE_NR_KINDS];
+	uint64_t mmap_lock_wait_cycles;
+	uint64_t flush_lock_wait_cycles;
 };
 
 /**
@@ -380,6 +421,13 @@ struct os_cow {
  *        holds, and how
  * @lru_batch: faulted-in pages in this cpu's LRU add batch, not yet on the
  *        LRU (Linux's per-cpu cpu_fbatches.lru_add)
+ * @fault_line/@fault_kind: the lock the fault in progress holds for
+ *        reading, the mm's mmap_lock or its VMA's lock (released, an
+ *        atomic, at its return); NULL: none
+ * @mmap_waiting: the mm whose mmap_lock this cpu found taken and waits for
+ *        (it read the lock's count once), or NULL
+ * @ptl: the page-table lock of the PTE changes being gathered: the lock's
+ *        line and kind, and PTEs changed under it so far (os_ptl_add())
  * @hb_thread/@hb_idx: the thread and trace index of the memory syscall in
  *        progress (src/os/hb.c; NULL: none)
  * @st: counters
@@ -404,6 +452,14 @@ struct os_cpu {
 	struct os_mm *locked;
 	bool locked_write;
 	unsigned lru_batch;
+	struct fab_line *fault_line;
+	enum tlbsim_line_kind fault_kind;
+	struct os_mm *mmap_waiting;
+	struct {
+		struct fab_line *l;
+		enum tlbsim_line_kind kind;
+		uint64_t n;
+	} ptl;
 	struct os_thread *hb_thread;
 	uint64_t hb_idx;
 	uint64_t evq_popped; /* events this cpu popped off queues, ever */
@@ -443,6 +499,14 @@ struct os_policy {
 	unsigned nr;
 	struct os_hook switch_mm, flush_range, ipi_handler, free_tables, exit_mm, enter_lazy;
 	char name[128];
+};
+
+/* How page faults and PTE changes lock (tlbsim_sim_config.os_flags;
+ * BACKGROUND.md section 2, last bullet; os/lines.c). */
+enum os_fault_lock {
+	OS_FAULT_LOCK_SPLIT = 0, /* a lock per PTE-table page (Linux's split PTE locks) */
+	OS_FAULT_LOCK_MM,	 /* mm->page_table_lock for everything (Linux 2.6.8) */
+	OS_FAULT_LOCKLESS,	 /* faults cmpxchg their PTE; the rest as MM (2004) */
 };
 
 /* ---- the whole OS -------------------------------------------------------- */
@@ -514,8 +578,25 @@ struct os {
 	struct os_rcu_batch *rcu_head;
 
 	/* the lruvec locks, one per NUMA node (src/os/lru.c) */
-	struct fab_server *lru;
+	struct fab_line *lru;
 	unsigned nr_lru;
+
+	/* the lines made as they are first used (os/lines.c), in chunks that
+	 * never move (a gathered PTE lock keeps a pointer to its line): those
+	 * of page-table pages, by frame and sub-line in @tline_index, and the
+	 * VMAs' locks (os_mm.vma_line_index) */
+	struct chk_map tline_index;
+	struct fab_line **line_chunk;
+	uint64_t nr_lines, cap_chunks;
+	/* the system-wide ASID allocator's lock (x86 global_asid_lock,
+	 * arm64 cpu_asid_lock) */
+	struct fab_line asid_line;
+	/* OS-model options (tlbsim_sim_config.os_flags, as given in
+	 * @os_flags) */
+	unsigned os_flags;
+	enum os_fault_lock fault_lock;
+	bool lru_add_drain;
+	bool per_vma_lock;
 
 	/* the event source: tlbsim_sim_run()'s one at a time, or
 	 * tlbsim_sim_run_batch()'s into @batch (@batch_pos of @batch_n used) */
@@ -613,6 +694,9 @@ static inline struct os_thread *os_thread_get(struct os *os, uint32_t tid, bool 
 		return os->last_thread;
 	return os_thread_get_slow(os, tid, create);
 }
+/* Thread @tid (NEW, or a retired incarnation not started) becomes a kernel
+ * thread; NULL if it exists already. */
+struct os_thread *os_kthread_new(struct os *os, uint32_t tid);
 /* Bind thread @tid (NEW) to process @pid and @mm; NULL if it exists already. */
 struct os_thread *os_thread_new(struct os *os, uint32_t tid, uint32_t pid, struct os_mm *mm);
 /* Give the not yet started @t (NULL: nothing) its process; NULL unless @t is new. */
@@ -742,6 +826,38 @@ void os_lru_fini(struct os *os);
 void os_lru_release(struct os *os, struct hw_cpu *cpu, uint64_t pages);
 /* A fault of @cpu put a new page on its LRU add batch (folio_add_lru()). */
 void os_lru_add(struct os *os, struct hw_cpu *cpu);
+/* lru_add_drain(): @cpu's batch goes onto the LRU now, if it holds any. */
+void os_lru_drain(struct os *os, struct hw_cpu *cpu);
+
+/* lines.c: the shared kernel lines (the line model, src/fabric/line.c) */
+void os_lines_init(struct os *os);
+void os_lines_fini(struct os *os);
+void os_mm_lines_init(struct os_mm *mm);
+void os_mm_lines_fini(struct os_mm *mm);
+/* @cpu touches line @l of kind @kind (@op); a lock (FAB_RMW) is then held
+ * @hold more cycles, the work done under it, charged as busy here. */
+void os_line(struct os *os, struct hw_cpu *cpu, enum tlbsim_line_kind kind, struct fab_line *l,
+	     enum fab_op op, uint64_t hold);
+/* The line of @mm of kind @kind (for MM_CPUMASK, the one holding @cpu's
+ * bit), or NULL for a kind that is not per mm. */
+struct fab_line *os_mm_line(struct os_mm *mm, enum tlbsim_line_kind kind, unsigned cpu);
+/* A PTE change of @cpu in the page-table page @table_pfn of @mm is done
+ * under its page-table lock: the split PTE lock of that page, or
+ * mm->page_table_lock (os->fault_lock).  Consecutive changes under one
+ * lock are batched into one hold of pte_update cycles each, taken at
+ * os_ptl_flush() (Linux holds the PTE lock across a table's run of PTEs:
+ * zap_pte_range(), change_pte_range()). */
+void os_ptl_add(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t table_pfn);
+void os_ptl_flush(struct os *os, struct hw_cpu *cpu);
+/* The lock of the VMA starting at @start of @mm (Linux 6.4 per-VMA locks),
+ * or NULL when out of memory. */
+struct fab_line *os_vma_line(struct os *os, struct os_mm *mm, uint64_t start);
+/* A fault installs one PTE, at @va of @mm, after its page was mapped:
+ * under the PTE lock or page_table_lock, or by cmpxchg on the PTE
+ * (os->fault_lock); @tables_added: page-table pages the mapping linked in,
+ * each under mm->page_table_lock. */
+void os_fault_install(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
+		      uint64_t tables_added);
 
 /* rcu.c */
 void os_rcu_call(struct os *os, struct hw_cpu *cpu, const uint64_t *pfns, unsigned n);

@@ -15,7 +15,13 @@
  * Lifecycle: PROC_CREATE starts a process with an empty address space;
  * THREAD_CREATE a thread sharing the creator's; FORK a process whose
  * address space is a copy-on-write copy; EXIT ends a thread, and its
- * process's address space with the last one (exit_mmap()).  A tid may be
+ * process's address space with the last one (exit_mmap()).  KTHREAD_CREATE
+ * starts a kernel thread, which has no address space: switched to, it
+ * leaves the cpu's mm loaded lazily (context_switch(): enter_lazy_tlb());
+ * KTHREAD_USE_MM makes it borrow a process's mm (kthread_use_mm():
+ * switch_mm to it; with mmget an mm_users reference that keeps exit_mmap
+ * off until KTHREAD_UNUSE_MM drops it), KTHREAD_UNUSE_MM returns to lazy
+ * mode (kthread_unuse_mm(): enter_lazy_tlb()).  A tid may be
  * reused after its thread exited (as Linux reuses pids): the new thread is
  * another struct os_thread, and the old one lives on in os->retired.
  */
@@ -123,7 +129,12 @@ static void switch_to(struct os *os, struct hw_cpu *cpu, struct os_thread *next)
 	next->cpu = (int)cpu->id;
 	oc->slice_end = os->m->costs.sched_slice ? cpu->core->now + os->m->costs.sched_slice
 						 : ENG_NEVER;
-	if (&next->mm->pub != oc->pub.loaded_mm || oc->pub.is_lazy) {
+	oc->pub.kthread = next->kthread;
+	if (!next->mm) {
+		/* A kernel thread with no mm borrowed runs on the loaded one. */
+		if (!oc->pub.is_lazy)
+			os_enter_lazy(os, cpu, true);
+	} else if (&next->mm->pub != oc->pub.loaded_mm || oc->pub.is_lazy) {
 		if (&next->mm->pub != oc->pub.loaded_mm)
 			oc->st.mm_switches++;
 		os_switch_mm(os, cpu, next->mm);
@@ -209,6 +220,23 @@ void os_preempt(struct os *os, struct hw_cpu *cpu)
 
 /* ---- lifecycle and scheduling events --------------------------------------- */
 
+struct os_thread *os_kthread_new(struct os *os, uint32_t tid)
+{
+	struct os_thread *t = NULL;
+
+	for (uint32_t i = 0; i < os->nr_retired && !t; i++)
+		if (os->retired[i]->tid == tid && os->retired[i]->state == OS_T_NEW)
+			t = os->retired[i];
+	if (!t)
+		t = os_thread_get(os, tid, true);
+	if (!t || t->state != OS_T_NEW)
+		return NULL;
+	t->kthread = true;
+	t->pid = 0;
+	t->mm = NULL;
+	return t;
+}
+
 struct os_thread *os_thread_bind(struct os *os, struct os_thread *t, uint32_t pid, struct os_mm *mm)
 {
 	(void)os;
@@ -270,11 +298,63 @@ static void after_exit(struct os *os, struct hw_cpu *cpu)
 	os_schedule(os, cpu);
 }
 
+/* The live (not torn down) address space of process @pid, the newest if
+ * the pid was reused; NULL if none. */
+static struct os_mm *mm_of_pid(struct os *os, uint32_t pid)
+{
+	for (uint32_t i = os->nr_mms; i-- > 0;)
+		if (os->mms[i]->pid == pid && !os->mms[i]->dead)
+			return os->mms[i];
+	return NULL;
+}
+
+/* kthread_use_mm(): @t (a kernel thread on @cpu) borrows @mm. */
+static void kthread_use_mm(struct os *os, struct hw_cpu *cpu, struct os_thread *t, struct os_mm *mm,
+			   bool mmget)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+
+	t->mm = mm;
+	t->mmget = mmget;
+	if (mmget)
+		mm->pub.users++; /* mmget_not_zero() */
+	oc->pub.kthread = true;
+	if (&mm->pub != oc->pub.loaded_mm || oc->pub.is_lazy) {
+		if (&mm->pub != oc->pub.loaded_mm)
+			oc->st.mm_switches++;
+		os_switch_mm(os, cpu, mm);
+	}
+}
+
+/* kthread_unuse_mm(), then the caller's mmput() if it took a reference:
+ * the last one tears the mm down (exit_mmap()) from this cpu, and @then
+ * runs once that is over; returns whether it did. */
+static bool kthread_unuse_mm(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
+			     os_cont_fn then)
+{
+	struct os_mm *mm = t->mm;
+	bool put = t->mmget;
+
+	t->mm = NULL;
+	t->mmget = false;
+	os_enter_lazy(os, cpu, true);
+	if (!put || --mm->pub.users)
+		return false;
+	os_exit_mm(os, cpu, mm, then);
+	return true;
+}
+
 void os_thread_exit(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 {
 	struct os_mm *mm = t->mm;
 
 	t->state = OS_T_EXITED;
+	if (t->kthread) {
+		/* A kernel thread exiting while it borrows an mm drops it. */
+		if (!mm || !kthread_unuse_mm(os, cpu, t, after_exit))
+			os_schedule(os, cpu);
+		return;
+	}
 	if (--mm->pub.users == 0) {
 		/* exit_mm(): the cpu keeps the mm loaded, lazily, while
 		 * exit_mmap() tears it down. */
@@ -308,12 +388,46 @@ void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event
 		break;
 	}
 	case TLBSIM_EV_THREAD_CREATE:
+		if (self->kthread) {
+			oc->st.ignored++; /* a kernel thread has no process to add to */
+			break;
+		}
 		t = os_thread_new(os, ev->thread_create.tid, self->pid, self->mm);
 		if (t)
 			os_thread_start(os, cpu, t);
 		break;
+	case TLBSIM_EV_KTHREAD_CREATE:
+		t = os_kthread_new(os, ev->kthread_create.tid);
+		if (t)
+			os_thread_start(os, cpu, t);
+		break;
+	case TLBSIM_EV_KTHREAD_USE_MM: {
+		struct os_mm *mm = mm_of_pid(os, ev->kthread_use_mm.pid);
+
+		/* Only a kernel thread borrows, one mm at a time, of a live
+		 * process (mmget_not_zero() fails on an exited one). */
+		if (!self->kthread || self->mm || !mm) {
+			oc->st.ignored++;
+			break;
+		}
+		kthread_use_mm(os, cpu, self, mm, ev->kthread_use_mm.mmget);
+		break;
+	}
+	case TLBSIM_EV_KTHREAD_UNUSE_MM:
+		if (!self->kthread || !self->mm) {
+			oc->st.ignored++;
+			break;
+		}
+		(void)kthread_unuse_mm(os, cpu, self, NULL);
+		break;
 	case TLBSIM_EV_FORK: {
-		struct os_mm *mm = os_fork_mm(os, cpu, self->mm, ev->fork.pid);
+		struct os_mm *mm;
+
+		if (!self->mm || self->kthread) {
+			oc->st.ignored++;
+			break;
+		}
+		mm = os_fork_mm(os, cpu, self->mm, ev->fork.pid);
 
 		t = mm ? os_thread_new(os, ev->fork.tid, ev->fork.pid, mm) : NULL;
 		if (t)

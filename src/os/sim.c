@@ -255,6 +255,9 @@ static struct os_thread *lifecycle(struct os *os, struct os_thread *self,
 	case TLBSIM_EV_THREAD_CREATE:
 		tid = ev->thread_create.tid;
 		break;
+	case TLBSIM_EV_KTHREAD_CREATE:
+		tid = ev->kthread_create.tid;
+		break;
 	case TLBSIM_EV_EXIT:
 		if (self) {
 			self->r_exited = true;
@@ -287,7 +290,11 @@ static struct os_thread *lifecycle(struct os *os, struct os_thread *self,
 		return NULL;
 	c->r_created = true;
 	c->r_created_at = idx;
-	c->r_pid = pid ? pid : self ? self->r_pid : 0;
+	/* A kernel thread belongs to no process. */
+	c->r_pid = pid                                 ? pid
+		   : ev->kind == TLBSIM_EV_KTHREAD_CREATE ? 0
+		   : self				  ? self->r_pid
+							  : 0;
 	pid_count(os, c->r_pid, +1);
 	return c;
 }
@@ -318,7 +325,10 @@ static inline void queue(struct os *os, struct os_thread *t, const struct tlbsim
 static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim_event *ev)
 {
 	uint64_t idx = os->st.events_read - 1;
-	bool unowned_proc = ev->kind == TLBSIM_EV_PROC_CREATE && ev->tid == TLBSIM_TID_NONE, bad;
+	bool unowned_proc =
+		 (ev->kind == TLBSIM_EV_PROC_CREATE || ev->kind == TLBSIM_EV_KTHREAD_CREATE) &&
+		 ev->tid == TLBSIM_TID_NONE,
+	     bad;
 	struct os_thread *t = NULL, *child;
 
 	if (!unowned_proc) {
@@ -342,6 +352,7 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 	case TLBSIM_EV_PROC_CREATE:
 	case TLBSIM_EV_FORK:
 	case TLBSIM_EV_THREAD_CREATE:
+	case TLBSIM_EV_KTHREAD_CREATE:
 	case TLBSIM_EV_EXIT:
 		child = lifecycle(os, t, ev, idx, &bad);
 		if (bad)
@@ -352,6 +363,13 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 		if (exited(os, t, ev, idx))
 			return;
 		child = NULL;
+	}
+	if (unowned_proc && ev->kind == TLBSIM_EV_KTHREAD_CREATE) {
+		if (os->ordered)
+			os_ordered_started(os, idx);
+		if (child && os_kthread_new(os, child->tid) == child)
+			os_thread_start(os, reader, child);
+		return;
 	}
 	if (unowned_proc) {
 		struct os_mm *mm = os_mm_create(os, ev->proc_create.pid);
@@ -753,12 +771,16 @@ static uint64_t os_horizon(void *ctx, const struct eng *e, const struct eng_core
 }
 
 /*
- * @cpu cannot go on now (its mm's mmap_lock is taken, or an ordered replay
- * waits for an earlier event): its clock moves to the next window, as time
- * spent waiting (@wait) or idle, and it runs again: it takes interrupts
- * (the lock holder's IPIs) and parks again for the same event.
+ * @cpu cannot go on now (an mmap_lock is taken, an earlier memory syscall
+ * of the trace has not returned, or an ordered replay waits for an earlier
+ * event): its clock moves to the next window, as time spent waiting
+ * (@wait) or idle, and it runs again: it takes interrupts (the lock
+ * holder's IPIs) and parks again for the same event.  @lock: the mm whose
+ * mmap_lock it waits for, or NULL; a wait while that lock's writer is
+ * blocked on its flush (IPI acknowledgements, DSB, TLBSYNC) is also a
+ * flush's cost.  (Serial: reading the writer's state is deterministic.)
  */
-static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
+static void stall(struct os *os, struct hw_cpu *cpu, bool wait, const struct os_mm *lock)
 {
 	struct eng_core *c = cpu->core;
 	uint64_t to = os->eng.now + os->eng.window;
@@ -769,6 +791,13 @@ static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
 		c->st.waiting += to - c->now;
 	else
 		c->st.idle += to - c->now;
+	if (lock) {
+		struct os_cpu_stats *st = &os_cpu_of(cpu)->st;
+
+		st->mmap_lock_wait_cycles += to - c->now;
+		if (lock->lock_writer && os->smp.cpu[lock->lock_writer - 1].waiting_for)
+			st->flush_lock_wait_cycles += to - c->now;
+	}
 	c->now = to;
 	os_cpu_of(cpu)->park = OS_PARK_NONE;
 	c->state = ENG_RUNNING;
@@ -804,7 +833,7 @@ static void hb_wait(struct os *os, struct hw_cpu *cpu, struct os_thread *t, stru
 		    t->tid, blk->tid);
 		return;
 	}
-	stall(os, cpu, true);
+	stall(os, cpu, true, NULL);
 }
 
 static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
@@ -829,8 +858,17 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 				return;
 			}
 		}
+		if (!t->mm) {
+			/* A kernel thread touching user memory with no mm
+			 * borrowed: nothing maps it. */
+			oc->st.faults++;
+			oc->st.segv++;
+			os_evq_pop(oc, t);
+			oc->st.events++;
+			return;
+		}
 		if (!os_mmap_lock(os, cpu, t->mm, NULL)) {
-			stall(os, cpu, true);
+			stall(os, cpu, true, t->mm);
 			return;
 		}
 		/* The access stays at the head and is retried, unless it
@@ -857,14 +895,26 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_MREMAP:
 	case TLBSIM_EV_BRK: {
 		uint64_t idx = os_evq_head_idx(t);
-		struct os_thread *blk = os_hb_blocker(os, t, &ev, idx);
+		struct os_thread *blk;
 
+		if (!t->mm) {
+			/* A kernel thread's memory syscall with no mm: -EFAULT
+			 * at once (its order record goes too). */
+			os_hb_start(os, cpu, t, idx);
+			os_hb_done(os, cpu);
+			os_evq_pop(oc, t);
+			oc->st.events++;
+			oc->st.syscalls++;
+			oc->st.bad_syscalls++;
+			return;
+		}
+		blk = os_hb_blocker(os, t, &ev, idx);
 		if (blk) {
 			hb_wait(os, cpu, t, blk, idx);
 			return;
 		}
 		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
-			stall(os, cpu, true);
+			stall(os, cpu, true, t->mm);
 			return;
 		}
 		os_hb_start(os, cpu, t, idx);
@@ -881,6 +931,9 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_SLEEP:
 	case TLBSIM_EV_WAKE:
 	case TLBSIM_EV_YIELD:
+	case TLBSIM_EV_KTHREAD_CREATE:
+	case TLBSIM_EV_KTHREAD_USE_MM:
+	case TLBSIM_EV_KTHREAD_UNUSE_MM:
 		os_evq_pop(oc, t);
 		oc->st.events++;
 		os_sched_event(os, cpu, &ev);
@@ -977,7 +1030,7 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 			os_preempt(os, cpu);
 			return;
 		}
-		stall(os, cpu, false);
+		stall(os, cpu, false, NULL);
 		return;
 	}
 	oc->park = OS_PARK_NONE;
@@ -1111,7 +1164,14 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 		for (i = 0; i < m->nr_cpus; i++)
 			chk_set_ets2(os->oracle, i, cfg->ets2 && tlbsim_cpumask_test(cfg->ets2, i));
 	}
+	os->os_flags = cfg->os_flags;
 	os->no_nested_flush = cfg->os_flags & TLBSIM_OS_NO_NESTED_FLUSH;
+	os->lru_add_drain = cfg->os_flags & TLBSIM_OS_LRU_ADD_DRAIN;
+	os->per_vma_lock = cfg->os_flags & TLBSIM_OS_PER_VMA_LOCK;
+	os->fault_lock = cfg->os_flags & TLBSIM_OS_FAULT_LOCK_MM    ? OS_FAULT_LOCK_MM
+			 : cfg->os_flags & TLBSIM_OS_FAULT_LOCKLESS ? OS_FAULT_LOCKLESS
+								    : OS_FAULT_LOCK_SPLIT;
+	os_lines_init(os);
 	if (cfg->ordered) {
 		os->ordered = true;
 		os->ord_cap = ORDERED_MAX_EVENTS;
@@ -1188,6 +1248,7 @@ static void os_fini(struct os *os)
 		}
 	free(os->cpu);
 	os_lru_fini(os);
+	os_lines_fini(os);
 	tlbsim_pgtable_destroy(os->init_pgt);
 	chk_destroy(os->oracle);
 	free(os->ord_started);
@@ -1216,6 +1277,10 @@ int tlbsim_sim_create(const struct tlbsim_sim_config *cfg, tlbsim_sim **out, str
 	rc = tlbsim_machine_validate(cfg->machine, err);
 	if (rc)
 		return rc;
+	if ((cfg->os_flags & TLBSIM_OS_FAULT_LOCK_MM) && (cfg->os_flags & TLBSIM_OS_FAULT_LOCKLESS))
+		return err_set(err, -TLBSIM_EINVAL, "<config>", -1, -1, -1, NULL,
+			       "os_flags: one page-fault locking mode expected, found both "
+			       "TLBSIM_OS_FAULT_LOCK_MM and TLBSIM_OS_FAULT_LOCKLESS");
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)
 		return -TLBSIM_ENOMEM;

@@ -63,6 +63,8 @@ json_t *rep_mmu_stats_json(const struct tlbsim_mmu_stats *s)
 	json_object_set_new(o, "invalidations", inval);
 	rep_json_set_u64(o, "tlb_entries_invalidated", s->tlb_entries_invalidated);
 	rep_json_set_u64(o, "pwc_entries_invalidated", s->pwc_entries_invalidated);
+	rep_json_set_u64(o, "walks_after_flush", s->walks_after_flush);
+	rep_json_set_u64(o, "walk_cycles_after_flush", s->walk_cycles_after_flush);
 	return o;
 }
 

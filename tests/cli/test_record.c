@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tlbsim record end to end (src/cli/cmd_record.c): real programs run under
- * valgrind, their logs turned into traces through a pipe.  What each
+ * tlbsim record --via lackey end to end (src/cli/cmd_record.c): real
+ * programs run under valgrind's lackey, their logs turned into traces
+ * through a pipe (tests/record/ tests tlbsim's own valgrind tool).  What each
  * trace must hold is worked out from the program recorded, not from what
  * the code printed.  Skipped when valgrind is not installed.
  */
@@ -38,7 +39,8 @@ static void true_makes_one_process_with_one_thread(void **state)
 
 	need_valgrind();
 	snprintf(out, sizeof(out), "%s/true.tlbt.zst", (char *)*state);
-	char *argv[] = {(char *)tlbsim_bin(), "record", "-o", out, "--", "/bin/true", NULL};
+	char *argv[] = {(char *)tlbsim_bin(), "record", "--via", "lackey", "-o", out, "--",
+			"/bin/true", NULL};
 	assert_int_equal(run(argv), 0);
 	assert_false(has_file_starting(*state, "true.tlbt.zst.tmp."));
 
@@ -81,8 +83,8 @@ static void a_threaded_program_gives_its_threads_and_syscalls(void **state)
 	snprintf(cmd, sizeof(cmd), "cc -O1 -pthread -o %s %s 2>/dev/null", prog, EXCERPT_C);
 	if (system(cmd) != 0)
 		skip(); /* no C compiler */
-	char *argv[] = {
-	    (char *)tlbsim_bin(), "record", "-o", out, "--compress", "none", "--", prog, NULL};
+	char *argv[] = {(char *)tlbsim_bin(), "record", "--via", "lackey", "-o", out,
+			"--compress", "none", "--", prog, NULL};
 	assert_int_equal(run(argv), 0);
 
 	assert_int_equal(tlbsim_trace_open(out, TLBSIM_TRACE_AUTO, &r, NULL), 0);
@@ -119,8 +121,8 @@ static void a_threaded_program_gives_its_threads_and_syscalls(void **state)
 /* Start recording @prog, wait until its trace is being written, then SIGINT. */
 static int record_and_interrupt(const char *dir, const char *out, char **prog)
 {
-	char *argv[16] = {(char *)tlbsim_bin(), "record", "-o", (char *)out, "--"};
-	int n = 5, waited;
+	char *argv[16] = {(char *)tlbsim_bin(), "record", "--via", "lackey", "-o", (char *)out, "--"};
+	int n = 7, waited;
 	pid_t pid;
 
 	while (*prog)

@@ -22,14 +22,21 @@
 
 struct workload {
 	const char *gen, *params;
+	bool remote; /* every policy flushes another cpu's TLB in it */
 };
 
 /* Small (each runs in well under a second even under TSan) but with
  * cross-cpu flushes: several threads of one mm on different cpus. */
 static const struct workload workloads[] = {
-    {"mprotect-toggle", "procs=3,threads=4,size=65536,loops=20"},
-    {"munmap-churn", "threads=6,size=262144,loops=3"},
+    {"mprotect-toggle", "procs=3,threads=4,size=65536,loops=20", true},
+    {"munmap-churn", "threads=6,size=262144,loops=3", true},
+    /* A kernel thread switching in and out of the process's mm: under
+     * arm64-nr-active-mm its cpu is stale, not flushed, between rounds. */
+    {"kthread-mm", "pages=8,loops=20", false},
 };
+
+/* OS options of the runs (every_policy()). */
+static unsigned os_flags;
 
 static char *run(const struct tlbsim_machine *m, const char *policy, const struct workload *w,
 		 int threads)
@@ -43,6 +50,7 @@ static char *run(const struct tlbsim_machine *m, const char *policy, const struc
 
 	tlbsim_error_clear(&err);
 	assert_int_equal(tlbsim_gen_create(w->gen, w->params, m->isa, &g, &err), 0);
+	cfg.os_flags = os_flags;
 	assert_int_equal(tlbsim_sim_create(&cfg, &sim, &err), 0);
 	assert_int_equal(tlbsim_sim_run(sim, tlbsim_gen_next, g, &err), 0);
 	json = tlbsim_sim_stats_json(sim);
@@ -89,7 +97,8 @@ static void every_policy(const char *machine)
 			char *one = run(m, name, &workloads[k], 1);
 			char *four = run(m, name, &workloads[k], 4);
 
-			assert_true(remote_flushes(one) > 0);
+			if (workloads[k].remote)
+				assert_true(remote_flushes(one) > 0);
 			assert_string_equal(one, four);
 			free(one);
 			free(four);
@@ -113,11 +122,24 @@ static void arm64_policies_agree_on_1_and_4_host_threads(void **state)
 	every_policy("emag-32");
 }
 
+/* Milan models the shared lines (topology.line): IPI handlers touch them
+ * in the parallel phase (tlb_gen reads, the lazy-cpumask clear), their
+ * accesses applied by the fabric at the window's end (the test above);
+ * here with the OS options that add line traffic in the serial phase. */
+static void x86_policies_with_os_options_agree_on_1_and_4_host_threads(void **state)
+{
+	(void)state;
+	os_flags = TLBSIM_OS_LRU_ADD_DRAIN | TLBSIM_OS_PER_VMA_LOCK | TLBSIM_OS_FAULT_LOCK_MM;
+	every_policy("milan-36");
+	os_flags = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(x86_policies_agree_on_1_and_4_host_threads),
 	    cmocka_unit_test(arm64_policies_agree_on_1_and_4_host_threads),
+	    cmocka_unit_test(x86_policies_with_os_options_agree_on_1_and_4_host_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -907,6 +907,51 @@ static void hot_state_is_the_last_hit_the_shortcut_would_serve(void **state)
 	rig_fini(&r);
 }
 
+/*
+ * Walks after flushes: only a walk that fills again a translation an
+ * invalidation removed counts, with that walk's cycles.  A (4 MiB) is
+ * walked cold (not counted), INVLPG'd, walked again (counted: L1 1 + L2 7
+ * are the lookups, the rest of x.cycles is the walk); then evicted by 48
+ * other pages (16-entry L1, 32-entry L2: capacity, not counted); then
+ * every entry goes with a full flush, and A and the last page walked
+ * (cached at the flush) count again, a page evicted long before does not.
+ */
+static void only_refills_of_flushed_translations_count_as_walks_after_flush(void **state)
+{
+	const struct tlbsim_mmu_stats *st;
+	struct tlbsim_xlate x;
+	struct rig r;
+	uint64_t i;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, true);
+	st = tlbsim_mmu_stats(r.mmu);
+	for (i = 0; i < 49; i++)
+		map4k(&r, r.pt1, MiB(4) + i * KiB(4), TLBSIM_PROT_READ);
+	load_ctx(&r, r.pt1, 1);
+	load(&r, MiB(4));
+	assert_int_equal(st->walks, 1);
+	assert_int_equal(st->walks_after_flush, 0);
+	assert_int_equal(tlbsim_mmu_invlpg(r.mmu, MiB(4)), 0);
+	x = load(&r, MiB(4));
+	assert_int_equal(x.src, TLBSIM_XLATE_WALK);
+	assert_int_equal(st->walks_after_flush, 1);
+	assert_int_equal(st->walk_cycles_after_flush, x.cycles - 1 - 7);
+	for (i = 1; i < 49; i++)
+		load(&r, MiB(4) + i * KiB(4));
+	x = load(&r, MiB(4));
+	assert_int_equal(x.src, TLBSIM_XLATE_WALK); /* evicted from both TLBs */
+	assert_int_equal(st->walks_after_flush, 1);
+	tlbsim_mmu_flush_all(r.mmu);
+	load(&r, MiB(4));
+	load(&r, MiB(4) + 48 * KiB(4));
+	/* L2 (32 LRU) held A and pages 18..48 at the flush; page 10 had gone: capacity */
+	load(&r, MiB(4) + 10 * KiB(4));
+	assert_int_equal(st->walks_after_flush, 3);
+	assert_int_equal(st->walks, 1 + 1 + 48 + 1 + 3);
+	rig_fini(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -927,6 +972,7 @@ int main(void)
 		    poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortcut),
 		cmocka_unit_test(hot_state_is_the_last_hit_the_shortcut_would_serve),
 		cmocka_unit_test(an_access_hands_back_its_l1s_hot_state),
+		cmocka_unit_test(only_refills_of_flushed_translations_count_as_walks_after_flush),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,3 +43,16 @@ pcdir=$(ls -d "$tmp"/moved/lib*/pkgconfig | head -n 1)
 pfx=$(PKG_CONFIG_PATH="$pcdir" pkg-config --variable=prefix tlbsim)
 [ "$(cd "$pfx" && pwd)" = "$tmp/moved" ] || { echo "tlbsim.pc's prefix is $pfx, not $tmp/moved"; exit 1; }
 echo "example experiment built and ran with find_package and with pkg-config; the install moves"
+
+# The valgrind tool is installed beside valgrind's own files, and the
+# installed tlbsim, moved, finds it relative to itself and records with it
+# (issue 28), when the build made it.
+if [ -x "$build/valgrind-lib/tlbsim-amd64-linux" ]; then
+  vg="$tmp/moved/libexec/tlbsim/valgrind"
+  test -x "$vg/tlbsim-amd64-linux" || { echo "the tool is not installed in $vg"; exit 1; }
+  ls "$vg"/vgpreload_core-*.so >/dev/null || { echo "valgrind's files are not beside the tool"; exit 1; }
+  "$tmp/moved/bin/tlbsim" record -o "$tmp/true.tlbt" -- /bin/true 2>"$tmp/rec.txt" ||
+    { echo "the installed tlbsim could not record:"; cat "$tmp/rec.txt"; exit 1; }
+  grep -q 'of 1 process images' "$tmp/rec.txt" || { echo "unexpected recording:"; cat "$tmp/rec.txt"; exit 1; }
+  echo "the installed tlbsim recorded /bin/true with the installed valgrind tool"
+fi

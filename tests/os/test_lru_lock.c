@@ -78,8 +78,8 @@ static void second_cpu_freeing_at_the_same_cycle_waits_n_times_lru_page(void **s
 	assert_int_equal(core(&b, 1)->st.waiting, 800);
 	assert_int_equal(b.os->cpu[1].st.lru_wait_cycles, 800);
 	assert_int_equal(b.os->nr_lru, 1);
-	assert_int_equal(b.os->lru[0].served, 2);
-	assert_int_equal(b.os->lru[0].queued_cycles, 800);
+	assert_int_equal(b.os->lru[0].srv.served, 2);
+	assert_int_equal(b.os->lru[0].srv.queued_cycles, 800);
 	lab_close(&b);
 }
 
@@ -119,7 +119,7 @@ static void lru_page_zero_changes_nothing(void **state)
 		assert_int_equal(core(&b, i)->st.busy, 0);
 		assert_int_equal(core(&b, i)->st.waiting, 0);
 	}
-	assert_int_equal(b.os->lru[0].served, 0);
+	assert_int_equal(b.os->lru[0].srv.served, 0);
 	lab_close(&b);
 }
 
@@ -139,8 +139,8 @@ static void cpus_of_different_nodes_do_not_wait_for_each_other(void **state)
 	assert_int_equal(core(&b, 0)->now, 1800);
 	assert_int_equal(core(&b, 1)->now, 1800);
 	assert_int_equal(core(&b, 1)->st.waiting, 0);
-	assert_int_equal(b.os->lru[0].served, 1);
-	assert_int_equal(b.os->lru[1].served, 1);
+	assert_int_equal(b.os->lru[0].srv.served, 1);
+	assert_int_equal(b.os->lru[1].srv.served, 1);
 	lab_close(&b);
 }
 
@@ -159,7 +159,7 @@ static void faults_take_the_lock_once_per_15_pages_per_cpu(void **state)
 	for (unsigned i = 0; i < 14; i++)
 		os_lru_add(b.os, os_hw(b.os, 0));
 	assert_int_equal(core(&b, 0)->now, T0);
-	assert_int_equal(b.os->lru[0].served, 0);
+	assert_int_equal(b.os->lru[0].srv.served, 0);
 	os_lru_add(b.os, os_hw(b.os, 0));
 	assert_int_equal(core(&b, 0)->now, 2500);
 	assert_int_equal(core(&b, 0)->st.busy, 1500);
@@ -167,7 +167,7 @@ static void faults_take_the_lock_once_per_15_pages_per_cpu(void **state)
 		os_lru_add(b.os, os_hw(b.os, 1));
 	assert_int_equal(core(&b, 1)->now, 4000);
 	assert_int_equal(b.os->cpu[1].st.lru_wait_cycles, 1500);
-	assert_int_equal(b.os->lru[0].served, 2);
+	assert_int_equal(b.os->lru[0].srv.served, 2);
 	lab_close(&b);
 }
 
@@ -202,7 +202,7 @@ static uint64_t busy_of_fault_and_unmap(unsigned lru_page, uint64_t *lock_taken)
 	assert_true(os->mms[0]->st.tables_freed > 0);
 	assert_int_equal(os->mms[0]->st.pages_freed, 16);
 	busy = os_hw(os, 0)->core->st.busy;
-	*lock_taken = os->lru[0].served;
+	*lock_taken = os->lru[0].srv.served;
 	tlbsim_sim_destroy(sim);
 	tlbsim_machine_free(m);
 	evlist_free(&l);
@@ -271,11 +271,85 @@ static uint64_t lru_waits(int threads)
 		w += os->cpu[i].st.lru_wait_cycles;
 		assert_true(os_hw(os, i)->core->st.waiting >= os->cpu[i].st.lru_wait_cycles);
 	}
-	assert_int_equal(w, os->lru[0].queued_cycles);
+	assert_int_equal(w, os->lru[0].srv.queued_cycles);
 	tlbsim_sim_destroy(sim);
 	tlbsim_machine_free(m);
 	evlist_free(&l);
 	return w;
+}
+
+/*
+ * lru_add_drain() (the OS option lru_add_drain): the cpu's add batch goes
+ * onto the LRU under the lock, if it holds a page.  Cpus 0 and 1 each
+ * hold 5 pages in their batch and drain at 1000, lru_page 100: one NUMA
+ * node, one lock: cpu 0 holds it 1000-1500, cpu 1 waits 500 = 5 x
+ * lru_page and is done at 2000.  NPS2 (two nodes of one cpu, AMD's
+ * NUMA-per-socket setting): two locks, both done at 1500, no wait.  An
+ * empty batch takes no lock.
+ */
+static void drains_on_two_nodes_do_not_contend_on_one_node_they_do(void **state)
+{
+	struct lab b;
+
+	(void)state;
+	for (unsigned per_node = 2; per_node >= 1; per_node--) {
+		lab_open(&b, 2, per_node, 100);
+		assert_int_equal(b.os->nr_lru, 2 / per_node);
+		b.os->cpu[0].lru_batch = b.os->cpu[1].lru_batch = 5;
+		os_lru_drain(b.os, os_hw(b.os, 0));
+		os_lru_drain(b.os, os_hw(b.os, 1));
+		assert_int_equal(core(&b, 0)->now, 1500);
+		assert_int_equal(core(&b, 1)->now, per_node == 2 ? 2000 : 1500);
+		assert_int_equal(b.os->cpu[1].st.lru_wait_cycles, per_node == 2 ? 500 : 0);
+		assert_int_equal(b.os->cpu[0].lru_batch + b.os->cpu[1].lru_batch, 0);
+		os_lru_drain(b.os, os_hw(b.os, 0));
+		assert_int_equal(core(&b, 0)->now, 1500);
+		lab_close(&b);
+	}
+}
+
+/* One thread: 5 rounds of a store to a page and madvise(DONTNEED) of it,
+ * lru_page 100, OS options @os_flags; the lock's acquisitions and cpu 0's
+ * busy cycles. */
+static uint64_t madvise_rounds(unsigned os_flags, uint64_t *taken)
+{
+	struct evlist l = {0};
+	struct run r;
+	uint64_t busy;
+
+	ev_proc(&l, 1, 1);
+	ev_mmap(&l, 1, A, PAGE, RW, ANON);
+	for (unsigned round = 0; round < 5; round++) {
+		ev_access(&l, 1, TLBSIM_EV_STORE, A);
+		ev_madvise(&l, 1, A, PAGE, TLBSIM_MADV_DONTNEED);
+	}
+	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
+	run_opts(&r, TLBSIM_ISA_X86_64, 1, "x86-stock", &l,
+		 &(struct run_opts){.os_flags = os_flags, .lru_page = 100});
+	*taken = r.os->lru[0].srv.served;
+	busy = os_hw(r.os, 0)->core->st.busy;
+	run_free(&r);
+	evlist_free(&l);
+	return busy;
+}
+
+/*
+ * Without the drain each madvise frees its one page under the lock (5
+ * acquisitions; the faulted pages wait in the batch of 15, never full).
+ * With lru_add_drain on, every madvise first drains the batch, which
+ * holds the page just faulted in: 5 more acquisitions, 5 x 100 more busy
+ * cycles (one page each).
+ */
+static void lru_add_drain_takes_the_lock_on_every_madvise(void **state)
+{
+	uint64_t off, on;
+	uint64_t busy_off = madvise_rounds(0, &off);
+	uint64_t busy_on = madvise_rounds(TLBSIM_OS_LRU_ADD_DRAIN, &on);
+
+	(void)state;
+	assert_int_equal(off, 5);
+	assert_int_equal(on, 10);
+	assert_int_equal(busy_on - busy_off, 5 * 100);
 }
 
 static void lru_waits_do_not_depend_on_host_threads(void **state)
@@ -297,6 +371,8 @@ int main(void)
 	    cmocka_unit_test(faults_take_the_lock_once_per_15_pages_per_cpu),
 	    cmocka_unit_test(munmap_and_faults_hold_the_lock_for_data_pages_only),
 	    cmocka_unit_test(lru_waits_do_not_depend_on_host_threads),
+	    cmocka_unit_test(drains_on_two_nodes_do_not_contend_on_one_node_they_do),
+	    cmocka_unit_test(lru_add_drain_takes_the_lock_on_every_madvise),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -198,13 +198,33 @@ static struct tlbsim_cpu *mock_cpu(struct tlbsim_pctx *ctx, unsigned id)
 	return id < NR_CPUS ? &cpus[id] : NULL;
 }
 
+/* The shared lines the policy touched, in order. */
+static struct {
+	enum tlbsim_line_kind kind;
+	unsigned cpu;
+	enum tlbsim_line_access how;
+} touched[16];
+static unsigned nr_touched;
+
+static void mock_touch_line(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm,
+			    enum tlbsim_line_kind kind, unsigned cpu, enum tlbsim_line_access how)
+{
+	(void)ctx;
+	(void)mm;
+	assert_true(nr_touched < 16);
+	touched[nr_touched].kind = kind;
+	touched[nr_touched].cpu = cpu;
+	touched[nr_touched++].how = how;
+}
+
 /* Only the mechanisms x86-stock's flush_range may use; any other call
  * would be a NULL call and crash the test. */
 static const struct tlbsim_policy_ops mock_ops = {
-	.local_flush = mock_local_flush,
-	.send_ipi = mock_send_ipi,
-	.nr_cpus = mock_nr_cpus,
-	.cpu = mock_cpu,
+    .local_flush = mock_local_flush,
+    .send_ipi = mock_send_ipi,
+    .nr_cpus = mock_nr_cpus,
+    .cpu = mock_cpu,
+    .touch_line = mock_touch_line,
 };
 
 /*
@@ -230,6 +250,7 @@ static void setup_cpus(struct tlbsim_mm *mm, struct tlbsim_pctx *ctx)
 	}
 	cpus[3].is_lazy = true;
 	cpus[5].is_lazy = true;
+	nr_touched = 0;
 	*ctx = (struct tlbsim_pctx){.ops = &mock_ops, .cpu = &cpus[0], .slot = 0};
 }
 
@@ -263,6 +284,17 @@ static void x86_stock_ipis_the_other_non_lazy_cpus_of_the_mask(void **state)
 	expect_value(mock_local_flush, end, A + 2 * PAGE);
 	stock->flush_range(&ctx, &info);
 	assert_int_equal(cpus[0].ctxs[0].tlb_gen, 1);
+	/* flush_tlb_mm_range(): inc_mm_tlb_gen() (an atomic), the mask read
+	 * to pick targets, then the initiator's own flush_tlb_func() reads
+	 * tlb_gen (arch/x86/mm/tlb.c). */
+	assert_int_equal(nr_touched, 3);
+	assert_int_equal(touched[0].kind, TLBSIM_LINE_TLB_GEN);
+	assert_int_equal(touched[0].how, TLBSIM_LINE_RMW);
+	assert_int_equal(touched[1].kind, TLBSIM_LINE_MM_CPUMASK);
+	assert_int_equal(touched[1].cpu, TLBSIM_LINE_ALL_CPUS);
+	assert_int_equal(touched[1].how, TLBSIM_LINE_READ);
+	assert_int_equal(touched[2].kind, TLBSIM_LINE_TLB_GEN);
+	assert_int_equal(touched[2].how, TLBSIM_LINE_READ);
 }
 
 /* The same flush freeing page tables also interrupts the lazy cpus 3 and

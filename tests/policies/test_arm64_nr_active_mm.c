@@ -127,12 +127,81 @@ static void stock_broadcasts_every_mprotect(void **state)
 	evlist_free(&l);
 }
 
+/*
+ * A kernel thread borrows the process's mm (kthread_use_mm(), with an
+ * mm_users reference) on cpu 5 and keeps using it (a 20M-cycle compute
+ * after a read of A) while thread 1 runs LOOPS_ALONE mprotect pairs.  It
+ * went through switch_mm: nr_active_mm is 2 (cpus 0 and 5), and every
+ * flush broadcasts: 2 x 10 flushes of 4 TLBI VALE1IS, 80 received by cpu
+ * 5.  Mutation kthread_uncounted=1: the kernel thread is not counted, so
+ * nr_active_mm stays 1 and every flush is local although cpu 5 caches A
+ * (tests/hazards/55-* shows the stale use).  When it lets the mm go
+ * (kthread_unuse_mm()), the count drops back to 1.
+ */
+static void build_kthread(struct evlist *l)
+{
+	struct tlbsim_event *e;
+
+	ev_proc(l, 1, 1);
+	ev_mmap(l, 1, A, 4 * PAGE, RW, 0);
+	for (unsigned p = 0; p < 4; p++)
+		ev_access(l, 1, TLBSIM_EV_STORE, A + p * PAGE);
+	ev_add(l, TLBSIM_EV_KTHREAD_CREATE, 1)->kthread_create.tid = 9;
+	ev_pin(l, 9, 5);
+	e = ev_add(l, TLBSIM_EV_KTHREAD_USE_MM, 9);
+	e->kthread_use_mm.pid = 1;
+	e->kthread_use_mm.mmget = 1;
+	ev_access(l, 9, TLBSIM_EV_LOAD, A);
+	ev_compute(l, 9, 20000000);
+	ev_simple(l, TLBSIM_EV_KTHREAD_UNUSE_MM, 9);
+	ev_simple(l, TLBSIM_EV_SLEEP, 9);
+	ev_compute(l, 1, 1000000);
+	mprotect_loop(l, LOOPS_ALONE);
+	ev_simple(l, TLBSIM_EV_SLEEP, 1);
+}
+
+static void kthread_using_the_mm_is_counted_and_flushes_broadcast(void **state)
+{
+	struct evlist l = {0};
+	struct run r;
+
+	(void)state;
+	build_kthread(&l);
+	run_events(&r, TLBSIM_ISA_ARM64, 8, "arm64-nr-active-mm", &l);
+	assert_int_equal(r.os->cpu[0].st.flushes_broadcast, 2 * LOOPS_ALONE);
+	assert_int_equal(r.os->cpu[0].st.flushes_local, 0);
+	assert_int_equal(os_hw(r.os, 5)->st.tlbi_bcast_received, 4 * 2 * LOOPS_ALONE);
+	/* Both slept at the end: nobody counted; the kthread's reference is
+	 * gone (users = thread 1 only). */
+	assert_int_equal(r.os->mms[0]->pub.nr_active, 0);
+	assert_int_equal(r.os->mms[0]->pub.users, 1);
+	run_free(&r);
+	evlist_free(&l);
+}
+
+static void uncounted_kthread_leaves_the_flushes_local(void **state)
+{
+	struct evlist l = {0};
+	struct run r;
+
+	(void)state;
+	build_kthread(&l);
+	run_events(&r, TLBSIM_ISA_ARM64, 8, "arm64-nr-active-mm:kthread_uncounted=1", &l);
+	assert_int_equal(r.os->cpu[0].st.flushes_local, 2 * LOOPS_ALONE);
+	assert_int_equal(r.os->cpu[0].st.flushes_broadcast, 0);
+	assert_int_equal(os_hw(r.os, 5)->st.tlbi_bcast_received, 0);
+	run_free(&r);
+	evlist_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(sleeping_thread_leaves_every_flush_local),
-		cmocka_unit_test(woken_thread_flushes_its_asid_then_flushes_broadcast),
-		cmocka_unit_test(stock_broadcasts_every_mprotect),
+	    cmocka_unit_test(sleeping_thread_leaves_every_flush_local),
+	    cmocka_unit_test(woken_thread_flushes_its_asid_then_flushes_broadcast),
+	    cmocka_unit_test(stock_broadcasts_every_mprotect),
+	    cmocka_unit_test(kthread_using_the_mm_is_counted_and_flushes_broadcast),
+	    cmocka_unit_test(uncounted_kthread_leaves_the_flushes_local),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

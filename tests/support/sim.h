@@ -38,6 +38,7 @@ struct run_opts {
 	uint64_t sched_slice;	/* the machine's time slice, cycles (default 0: none) */
 	unsigned asid_bits;	/* the machine's ASID/PCID width (default: the ISA's) */
 	unsigned os_flags;	/* TLBSIM_OS_* */
+	unsigned lru_page;	/* the machine's lru_page, cycles (default 0: no lock) */
 };
 
 static inline void run_opts(struct run *r, enum tlbsim_isa isa, unsigned cpus, const char *policy,
@@ -48,6 +49,7 @@ static inline void run_opts(struct run *r, enum tlbsim_isa isa, unsigned cpus, c
 
 	r->m = test_machine(isa, cpus);
 	r->m->costs.sched_slice = o->sched_slice;
+	r->m->costs.lru_page = o->lru_page;
 	if (o->asid_bits)
 		r->m->asid_bits = o->asid_bits;
 	cfg.machine = r->m;

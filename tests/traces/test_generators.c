@@ -44,7 +44,9 @@ enum { T_UNSEEN = 0, T_CREATED, T_EXITED };
  */
 static void check_event(const struct tlbsim_event *ev)
 {
-	assert_true(ev->kind >= TLBSIM_EV_LOAD && ev->kind <= TLBSIM_EV_BRK);
+	assert_true(
+	    (ev->kind >= TLBSIM_EV_LOAD && ev->kind <= TLBSIM_EV_BRK) ||
+	    (ev->kind >= TLBSIM_EV_KTHREAD_CREATE && ev->kind <= TLBSIM_EV_KTHREAD_UNUSE_MM));
 	if (ev->kind == TLBSIM_EV_PROC_CREATE) {
 		assert_int_equal(ev->tid, TLBSIM_TID_NONE);
 		assert_true(ev->proc_create.pid >= 1 && ev->proc_create.tid >= 1);
@@ -90,6 +92,9 @@ static void check_event(const struct tlbsim_event *ev)
 	case TLBSIM_EV_WAKE:
 		assert_true(ev->wake.tid >= 1);
 		break;
+	case TLBSIM_EV_KTHREAD_USE_MM:
+		assert_true(ev->kthread_use_mm.pid >= 1 && ev->kthread_use_mm.mmget <= 1);
+		break;
 	default:
 		break;
 	}
@@ -115,6 +120,8 @@ static void check_stream(uint8_t *state, const struct tlbsim_event *ev)
 		born = ev->thread_create.tid;
 	else if (ev->kind == TLBSIM_EV_FORK)
 		born = ev->fork.tid;
+	else if (ev->kind == TLBSIM_EV_KTHREAD_CREATE)
+		born = ev->kthread_create.tid;
 	if (born) {
 		assert_true(born < MAX_TID);
 		assert_int_equal(state[born], T_UNSEEN);
@@ -620,6 +627,47 @@ static void stencil_noise_more_workers_than_rows(void **unused)
  * then 0 again (wrapped); it frees the first three: MADVISE 8K at base,
  * base + 8K, base + 16K.
  */
+/*
+ * kthread-mm, pages 3, loops 2, compute 50 (the file comment's totals): 1
+ * PROC_CREATE, 1 KTHREAD_CREATE, 2 SWITCH, 1 MMAP; 2 x (MADVISE, 3 STORE,
+ * 3 LOAD, 2 WAKE, 2 SLEEP, USE_MM, UNUSE_MM) = 2 MADVISE, 6 STORE, 6
+ * LOAD, 4 WAKE, 4 SLEEP, 2 + 2; 6 COMPUTE; 2 EXIT: 5 + 26 + 6 + 2 = 39
+ * events.  The
+ * worker's first events: SWITCH cpu 1, SLEEP, KTHREAD_USE_MM 1 mmget.
+ */
+static void kthread_mm_counts_by_kind(void **unused)
+{
+	const char *p = "pages=3,loops=2,compute=50";
+	struct tlbsim_event ev[64];
+	struct counts c;
+	size_t n;
+
+	(void)unused;
+	run_gen("kthread-mm", p, &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(KTHREAD_CREATE), 1);
+	assert_int_equal(N(SWITCH), 2);
+	assert_int_equal(N(MMAP), 1);
+	assert_int_equal(N(MADVISE), 2);
+	assert_int_equal(N(STORE), 6);
+	assert_int_equal(N(LOAD), 6);
+	assert_int_equal(N(WAKE), 4);
+	assert_int_equal(N(SLEEP), 4);
+	assert_int_equal(N(KTHREAD_USE_MM), 2);
+	assert_int_equal(N(KTHREAD_UNUSE_MM), 2);
+	assert_int_equal(N(COMPUTE), 6);
+	assert_int_equal(N(EXIT), 2);
+	assert_int_equal(c.total, 39);
+	n = events_of("kthread-mm", p, 2, ev, 64);
+	assert_true(n >= 3);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_SWITCH);
+	assert_int_equal(ev[0].cpu, 1);
+	assert_int_equal(ev[1].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[2].kind, TLBSIM_EV_KTHREAD_USE_MM);
+	assert_int_equal(ev[2].kthread_use_mm.pid, 1);
+	assert_int_equal(ev[2].kthread_use_mm.mmget, 1);
+}
+
 static void small_free_counts_by_kind(void **unused)
 {
 	const char *p = "threads=2,ops=5,min=8K,max=8K,live=2,compute=100";
@@ -681,6 +729,8 @@ static const struct {
     {"stencil-noise", "cpus=8,grid=1024,sweeps=2,noise_cpu=7", true},
     {"stencil-noise", "cpus=8,grid=512,sweeps=2,noise_cpus=2,noise_threads=3", true},
     {"small-free", "threads=4,ops=50,live=4,max=32K", true},
+    {"kthread-mm", "pages=4,loops=5,compute=100", true},
+    {"kthread-mm", "pages=2,loops=3,mmget=0,cpu=3", true},
 };
 
 /* Generators that draw random numbers from the seed. */
@@ -691,15 +741,15 @@ static bool is_random(const char *name)
 
 static void every_generator_is_listed_with_sane_parameters(void **unused)
 {
-	const char *names[] = {"mprotect-toggle", "madvise-threads", "munmap-churn",
-			       "ctx-switch",	  "hackbench",	     "short-procs",
-			       "page-faults",	  "stencil-noise",   "small-free"};
+	const char *names[] = {
+	    "mprotect-toggle", "madvise-threads", "munmap-churn",  "ctx-switch", "hackbench",
+	    "short-procs",     "page-faults",	  "stencil-noise", "small-free", "kthread-mm"};
 	const struct tlbsim_generator *g;
 	unsigned i, j;
 
 	(void)unused;
 	for (i = 0; (g = tlbsim_generator_at(i)); i++) {
-		assert_true(i < 9);
+		assert_true(i < 10);
 		assert_string_equal(g->name, names[i]);
 		assert_true(g->summary && g->summary[0] && g->models && g->models[0]);
 		assert_true(g->nr_params <= TLBSIM_GEN_MAX_PARAMS);
@@ -712,7 +762,7 @@ static void every_generator_is_listed_with_sane_parameters(void **unused)
 			assert_true(g->params[j].def <= g->params[j].max);
 		}
 	}
-	assert_int_equal(i, 9);
+	assert_int_equal(i, 10);
 }
 
 /* With all defaults each generator starts (its streams are long; only the
@@ -1013,6 +1063,7 @@ int main(void)
 	    cmocka_unit_test(stencil_noise_counts_by_kind),
 	    cmocka_unit_test(stencil_noise_more_workers_than_rows),
 	    cmocka_unit_test(small_free_counts_by_kind),
+	    cmocka_unit_test(kthread_mm_counts_by_kind),
 	    cmocka_unit_test(every_generator_is_listed_with_sane_parameters),
 	    cmocka_unit_test(every_generator_starts_with_its_defaults),
 	    cmocka_unit_test(same_seed_same_stream_another_seed_another),

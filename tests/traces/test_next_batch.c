@@ -379,9 +379,9 @@ static void four_events_then(size_t size, int code, const char *text)
 static void bad_record_in_a_batch_comes_after_the_events_before_it(void **state)
 {
 	(void)state;
-	/* TLBSIM_EV_NR_KINDS - 1 = 36 = 0x24, the largest kind */
+	/* TLBSIM_EV_NR_KINDS - 1 = 40 = 0x28, the largest kind */
 	four_events_then(sizeof(bad_record_trace), -TLBSIM_EPARSE,
-			 "a record opcode expected (events 0x01-0x25, accesses 0x40-0x57, cpu "
+			 "a record opcode expected (events 0x01-0x28, accesses 0x40-0x57, cpu "
 			 "0x7f, end 0x00; +0x80 with a tid), found 0x60");
 	batches_read_as_one_by_one(
 	    "bad record",
