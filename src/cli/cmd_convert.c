@@ -8,13 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 
 static const char convert_help[] =
     "usage: tlbsim convert IN OUT [--from|--format FORMAT] [--to text|binary]\n"
     "                      [--compress zstd|xz|none] [--isa x86-64|arm64] [--linear-map ADDR]\n"
-    "                      [--retarget x86-64|arm64]\n\n"
+    "                      [--retarget x86-64|arm64] [--quiet]\n\n"
     "Reads IN (\"-\" for standard input) and writes its events to OUT in tlbsim's\n"
     "binary format (default) or text format (traces/FORMAT.md).  IN's format and\n"
     "compression are recognised by their first bytes: text, binary, lackey\n"
@@ -30,7 +31,8 @@ static const char convert_help[] =
     "OUT is written to OUT.tmp.XXXXXX and renamed when complete: an error or\n"
     "Ctrl-C leaves OUT as it was.  Prints the events by kind, the input lines\n"
     "skipped as unknown and the mmaps implied for memory the input never maps\n"
-    "(on stderr when OUT is \"-\").\n"
+    "(on stderr when OUT is \"-\").  A terminal shows a progress line (events, how\n"
+    "far into IN, the rate) unless --quiet.\n"
     "--retarget ISA writes OUT as a trace of ISA: a user-level trace (a recording, a\n"
     "generator's: accesses, threads, processes, memory syscalls) means the same to\n"
     "the OS model on either ISA, which then flushes as ISA's policies do; so an\n"
@@ -55,6 +57,7 @@ int cmd_convert(int argc, char **argv)
 	    {"isa", required_argument, NULL, 'i'},
 	    {"linear-map", required_argument, NULL, 'l'},
 	    {"retarget", required_argument, NULL, 'r'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -69,6 +72,8 @@ int cmd_convert(int argc, char **argv)
 	tlbsim_trace_reader *r = NULL;
 	tlbsim_trace_writer *w = NULL;
 	FILE *summary;
+	bool quiet = false;
+	struct stat sb;
 	int c, rc;
 
 	optind = 1;
@@ -97,6 +102,9 @@ int cmd_convert(int argc, char **argv)
 			break;
 		case 'c':
 			compress = optarg;
+			break;
+		case 'q':
+			quiet = true;
 			break;
 		case 'h':
 			fputs(convert_help, stdout);
@@ -130,6 +138,9 @@ int cmd_convert(int argc, char **argv)
 	cli_catch_sigint(NULL);
 	memset(&copy, 0, sizeof(copy));
 	copy.what = in;
+	copy.quiet = quiet;
+	if (strcmp(in, "-") && !stat(in, &sb) && S_ISREG(sb.st_mode))
+		copy.in_size = (uint64_t)sb.st_size;
 	copy.stop_on_interrupt = true;
 	copy.user_only = retarget != 0;
 	rc = cli_copy_events(r, w, &copy);

@@ -12,23 +12,24 @@
 
 static const char gen_help[] =
     "usage: tlbsim gen NAME [--param K=V,...] [--isa x86-64|arm64] [--format text|binary]\n"
-    "                  [--compress none|zstd|xz] -o FILE\n\n"
+    "                  [--compress none|zstd|xz] [--quiet] -o FILE\n\n"
     "Writes the events of generator NAME ('tlbsim list generators' shows them and\n"
     "their parameters) to FILE, atomically.  The same parameters (seed included)\n"
     "give the same file.  FILE's name says the format and compression unless\n"
     "--format and --compress say otherwise (a warning if they contradict it): a\n"
     "trailing .zst or .xz the compression, .txt (before it, or alone) text; else\n"
     "binary, zstd-compressed.  -o - writes a text trace to standard output\n"
-    "(uncompressed), which 'tlbsim run ... -' reads from standard input.\n\n"
+    "(uncompressed), which 'tlbsim run ... -' reads from standard input.  A\n"
+    "terminal shows a progress line (events, the rate) unless --quiet.\n\n"
     "example: tlbsim gen mprotect-toggle --param procs=2,loops=10 -o t.tlbt\n";
 
 int cmd_gen(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"param", required_argument, NULL, 'k'}, {"isa", required_argument, NULL, 'i'},
-		{"format", required_argument, NULL, 'f'}, {"compress", required_argument, NULL, 'c'},
-		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"param", required_argument, NULL, 'k'},  {"isa", required_argument, NULL, 'i'},
+	    {"format", required_argument, NULL, 'f'}, {"compress", required_argument, NULL, 'c'},
+	    {"output", required_argument, NULL, 'o'}, {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
 	const char *params = NULL, *out = NULL, *format = NULL, *compress = NULL;
 	enum tlbsim_isa isa = TLBSIM_ISA_X86_64;
@@ -39,6 +40,8 @@ int cmd_gen(int argc, char **argv)
 	enum tlbsim_trace_format fmt;
 	enum tlbsim_trace_compression comp;
 	tlbsim_gen *g = NULL;
+	struct rep_progress meter;
+	bool quiet = false;
 	uint64_t n = 0;
 	int c;
 
@@ -65,6 +68,9 @@ int cmd_gen(int argc, char **argv)
 			break;
 		case 'o':
 			out = optarg;
+			break;
+		case 'q':
+			quiet = true;
 			break;
 		case 'h':
 			fputs(gen_help, stdout);
@@ -94,8 +100,12 @@ int cmd_gen(int argc, char **argv)
 	}
 	/* Ctrl-C or SIGTERM: the temporary file goes, FILE stays as it was. */
 	cli_catch_sigint(NULL);
+	rep_progress_start(&meter, argv[optind], quiet);
 	while (tlbsim_gen_next(g, &ev, NULL) > 0) {
+		if ((n & 0xffff) == 0 && meter.on)
+			rep_progress_update(&meter, n, 0, -1, -1);
 		if ((n & 0xfff) == 0 && cli_interrupted()) {
+			rep_progress_end(&meter);
 			tlbsim_trace_writer_abort(w);
 			tlbsim_gen_destroy(g);
 			if (strcmp(out, "-"))
@@ -107,12 +117,14 @@ int cmd_gen(int argc, char **argv)
 			return CLI_INTERRUPTED;
 		}
 		if (tlbsim_trace_writer_write(w, &ev, &err)) {
+			rep_progress_end(&meter);
 			tlbsim_trace_writer_abort(w);
 			tlbsim_gen_destroy(g);
 			return cli_fail_err(&err);
 		}
 		n++;
 	}
+	rep_progress_end(&meter);
 	tlbsim_gen_destroy(g);
 	if (tlbsim_trace_writer_close(w, &err))
 		return cli_fail_err(&err);

@@ -120,25 +120,15 @@ int cli_trace_writer_open(const char *path, enum tlbsim_trace_format format,
 	return 0;
 }
 
-static void progress(struct cli_copy *c, double started, double *last)
-{
-	double now = cli_now(), el = now - started;
-
-	if (el < 1.0 || now - *last < 0.5)
-		return;
-	*last = now;
-	fprintf(stderr, "\r%s: %llu events, %.2f M events/s, %.0f s", c->what,
-		(unsigned long long)c->events, c->events / el / 1e6, el);
-}
-
 int cli_copy_events(tlbsim_trace_reader *r, tlbsim_trace_writer *w, struct cli_copy *c)
 {
-	double started = cli_now(), last = 0;
-	bool tty = isatty(2);
+	double started = cli_now();
+	struct rep_progress meter;
 	struct tlbsim_event ev;
 	int rc;
 
 	tlbsim_error_clear(&c->err);
+	rep_progress_start(&meter, c->what, c->quiet);
 	for (;;) {
 		if (c->stop_on_interrupt && cli_interrupted()) {
 			rc = -TLBSIM_EINTR;
@@ -168,11 +158,14 @@ int cli_copy_events(tlbsim_trace_reader *r, tlbsim_trace_writer *w, struct cli_c
 			break;
 		}
 		c->by_kind[ev.kind]++;
-		if ((++c->events & 0xffff) == 0 && tty)
-			progress(c, started, &last);
+		if ((++c->events & 0xffff) == 0 && meter.on)
+			rep_progress_update(&meter, c->events, 0,
+					    c->in_size ? (double)tlbsim_trace_bytes_read(r) /
+							     (double)c->in_size
+						       : -1,
+					    -1);
 	}
-	if (tty && last > 0)
-		fputc('\n', stderr);
+	rep_progress_end(&meter);
 	c->seconds = cli_now() - started;
 	return rc;
 }

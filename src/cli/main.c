@@ -63,10 +63,7 @@ size_t cli_appendf(char *buf, size_t len, size_t used, const char *fmt, ...)
 
 double cli_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return rep_now();
 }
 
 /* Write all of @data to @fd; 0 or an errno value. */
@@ -260,8 +257,6 @@ int cli_source_open_trace(struct cli_source *s, const char *path,
 			       : tlbsim_trace_open_opts(path, NULL, NULL, opts, &s->trace, &err))
 		return cli_fail_err(&err);
 	s->what = path;
-	s->started = cli_now();
-	s->progress = isatty(2);
 	{
 		struct stat st;
 
@@ -281,29 +276,27 @@ int cli_source_open_gen(struct cli_source *s, const char *name, const char *para
 	if (tlbsim_gen_create(name, params, isa, &s->gen, &err))
 		return cli_fail_err(&err);
 	s->what = name;
-	s->started = cli_now();
-	s->progress = isatty(2);
 	return 0;
 }
 
-static void progress(struct cli_source *s)
+void cli_source_progress(struct cli_source *s, bool quiet, const tlbsim_sim *sim)
 {
-	double now = cli_now(), el = now - s->started;
+	rep_progress_start(&s->meter, s->what, quiet);
+	s->sim = sim;
+}
 
-	/* Only for runs longer than a second, twice a second. */
-	if (el < 1.0 || now - s->last_print < 0.5)
-		return;
-	s->last_print = now;
-	fprintf(stderr, "\r%s: %llu events, %.2f M events/s, %.0f s", s->what,
-		(unsigned long long)s->events, s->events / el / 1e6, el);
-	if (s->trace && s->size) {
-		/* How far into the file, compressed bytes: the time left at
-		 * the rate so far. */
-		double f = (double)tlbsim_trace_bytes_read(s->trace) / (double)s->size;
+double cli_source_fraction(const struct cli_source *s)
+{
+	if (!s->trace || !s->size)
+		return -1;
+	return (double)tlbsim_trace_bytes_read(s->trace) / (double)s->size;
+}
 
-		if (f > 0.01 && f <= 1.0)
-			fprintf(stderr, ", %.0f%%, about %.0f s left   ", 100.0 * f, el * (1.0 - f) / f);
-	}
+double cli_sim_seconds(const tlbsim_sim *sim)
+{
+	struct tlbsim_stats st;
+
+	return sim && !tlbsim_sim_stats(sim, &st, sizeof(st)) ? st.seconds : -1;
 }
 
 int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
@@ -331,15 +324,22 @@ int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct
 	if (rc > 0) {
 		/* Progress each time the count passes a multiple of 65536. */
 		if (((s->events + (uint64_t)rc) >> 16) != (s->events >> 16)) {
-			if (s->progress)
-				progress(s);
+			uint64_t n = s->events + (uint64_t)rc;
+
+			if (s->meter.on)
+				rep_progress_update(&s->meter, n, 0, cli_source_fraction(s),
+						    cli_sim_seconds(s->sim));
 			if (s->report) {
-				atomic_store_explicit(&s->report->events, s->events + (uint64_t)rc,
-						      memory_order_relaxed);
+				atomic_store_explicit(&s->report->events, n, memory_order_relaxed);
 				if (s->trace)
 					atomic_store_explicit(&s->report->bytes,
 							      tlbsim_trace_bytes_read(s->trace),
 							      memory_order_relaxed);
+				if (s->sim)
+					atomic_store_explicit(
+					    &s->report->sim_ns,
+					    (uint64_t)(cli_sim_seconds(s->sim) * 1e9),
+					    memory_order_relaxed);
 			}
 		}
 		s->events += (uint64_t)rc;
@@ -349,8 +349,7 @@ int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct
 
 void cli_source_close(struct cli_source *s)
 {
-	if (s->progress && s->last_print > 0)
-		fputc('\n', stderr);
+	rep_progress_end(&s->meter);
 	tlbsim_trace_close(s->trace);
 	tlbsim_gen_destroy(s->gen);
 	memset(s, 0, sizeof(*s));
