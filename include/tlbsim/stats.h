@@ -63,6 +63,9 @@ extern "C" {
  *                         of @waiting_cycles)
  * @flush_lock_wait_cycles: of them, while the lock's writer was blocked
  *                          on its flush
+ * @switch_line_cycles: cycles the policy's switch_mm and enter_lazy spent
+ *                      on shared lines (mm_cpumask, tlb_gen, nr_active_mm),
+ *                      the bookkeeping of which cpus a flush must reach
  * @shootdowns: IPI multicasts sent
  * @ipis_sent: IPIs sent, one per target cpu
  * @ipis_received: IPIs received
@@ -108,7 +111,7 @@ struct tlbsim_cpu_stats {
 	uint64_t flushes_local, flushes_ipi, flushes_broadcast, flushes_invlpgb, flushes_skipped;
 	uint64_t full_flush_requests, flush_cycles, lru_wait_cycles;
 	uint64_t line_transfer_cycles, line_wait_cycles, mmap_lock_wait_cycles,
-	    flush_lock_wait_cycles;
+	    flush_lock_wait_cycles, switch_line_cycles;
 	uint64_t shootdowns, ipis_sent, ipis_received, ipi_stolen_cycles, ipi_send_cycles;
 	uint64_t tlbi_broadcasts_sent, tlbi_broadcasts_received, broadcast_stolen_cycles;
 	uint64_t invlpgb_sent, invlpgb_received;
@@ -154,10 +157,13 @@ struct tlbsim_line_stats {
  * @walk_cycles_after_flush: walks refilling what a flush removed
  * @lock_wait_cycles: cpus stalled for an mmap_lock whose writer waited
  *                    for its flush (totals.flush_lock_wait_cycles)
+ * @switch_line_cycles: the policy's shared lines at context switches
+ *                      (totals.switch_line_cycles)
  */
 struct tlbsim_coherence_stats {
 	uint64_t cycles, ipi_send_cycles, ipi_handler_cycles, broadcast_receive_cycles;
 	uint64_t flush_wait_cycles, other_flush_cycles, walk_cycles_after_flush, lock_wait_cycles;
+	uint64_t switch_line_cycles;
 };
 
 /**
@@ -207,6 +213,8 @@ struct tlbsim_coherence_stats {
  * @walk_reused_table: walks into a page-table page reused
  * @incomplete_maintenance: TLBI without DSB, INVLPGB without TLBSYNC
  * @bbm: break-before-make skipped
+ * @unordered_publish: tables linked before the entries written into them
+ *                     were ordered (kernel-level replays only: 0 here)
  */
 struct tlbsim_stats {
 	const char *machine;
@@ -229,6 +237,7 @@ struct tlbsim_stats {
 	bool hazards_checked;
 	uint64_t hazards;
 	uint64_t stale_use, walk_freed_table, walk_reused_table, incomplete_maintenance, bbm;
+	uint64_t unordered_publish;
 };
 
 /* tlbsim_sim_cpu_stats()'s @cpu for the sums over every cpu (totals). */

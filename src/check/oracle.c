@@ -95,6 +95,9 @@ struct chk_cpu {
 	uint16_t drain_asid;
 	uint64_t drain_time;
 	struct chk_map asid_root; /* asid + 1 -> root last loaded with it */
+	/* Table frames (pfn + 1) this cpu made an entry valid in since its
+	 * last store barrier (kernel mode, chk_store_barrier()). */
+	struct chk_map unordered;
 	struct chk_pair *pairs;
 	unsigned nr_pairs, cap_pairs;
 	struct chk_reports rep;
@@ -180,6 +183,7 @@ struct chk_oracle {
 	unsigned nr_merged;
 	uint64_t counts[CHK_NR_KINDS];
 	unsigned serving;
+	bool kernel_mode; /* chk_set_kernel_mode(): store barriers are reported */
 	bool oom;
 };
 
@@ -369,6 +373,7 @@ void chk_destroy(struct chk_oracle *o)
 		free(c->unsynced.v);
 		free(c->pairs);
 		chk_map_fini(&c->asid_root);
+		chk_map_fini(&c->unordered);
 		reports_fini(&c->rep);
 	}
 	free(o->cpu);
@@ -1180,6 +1185,51 @@ static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned in
 			      "(break-before-make; docs/hazard-rules.md rule 10)");
 }
 
+void chk_set_kernel_mode(struct chk_oracle *o)
+{
+	o->kernel_mode = true;
+}
+
+void chk_store_barrier(struct chk_oracle *o, unsigned cpu)
+{
+	chk_map_clear(&o->cpu[cpu].unordered);
+}
+
+/* Does a cpu other than @by have the tree of @root loaded? */
+static bool other_cpu_uses(const struct chk_oracle *o, unsigned by, uint64_t root)
+{
+	for (unsigned i = 0; i < o->nr_cpus; i++)
+		if (i != by && o->cpu[i].has_ctx && o->cpu[i].root == root)
+			return true;
+	return false;
+}
+
+/*
+ * Rule 8 (test 5, isla ROT.inv+po): a descriptor written valid into table
+ * @t by the serving cpu; when it links a table the same cpu filled since
+ * its last store barrier, while another cpu has the tree loaded, that
+ * cpu's walk may follow the new link and read the table's old contents.
+ * Kernel mode on Arm only (chk_set_kernel_mode()).
+ */
+static void check_publish(struct chk_oracle *o, const struct hw_table_page *t,
+			  const struct hw_pte *new, uint64_t va)
+{
+	unsigned by = o->serving;
+	struct chk_cpu *c = &o->cpu[by];
+	uint64_t v;
+
+	if (!o->kernel_mode || o->isa != TLBSIM_ISA_ARM64 || !new->present)
+		return;
+	if (!new->leaf && t->level >= 1 && t->placed &&
+	    chk_map_get(&c->unordered, new->pfn + 1, &v) && other_cpu_uses(o, by, t->root_pfn))
+		report_serial(o, CHK_UNORDERED_PUBLISH, by, by, t->root_pfn, 0, va, new->pfn,
+			      "a table linked while entries its cpu wrote into it are not yet "
+			      "ordered before the link (no DMB ST or DSB in between): another "
+			      "cpu's walk may read its old contents (docs/hazard-rules.md rule 8)");
+	if (chk_map_put(&c->unordered, t->pfn + 1, 1))
+		o->oom = true;
+}
+
 static void obs_desc_write(void *ctx, struct hw_table_page *t, unsigned index, uint64_t old_raw,
 			   uint64_t old_version, uint64_t new_raw)
 {
@@ -1192,6 +1242,7 @@ static void obs_desc_write(void *ctx, struct hw_table_page *t, unsigned index, u
 	hw_pte_decode(o->isa, t->level, old_raw, &old);
 	hw_pte_decode(o->isa, t->level, new_raw, &new);
 	va = canonical(o, t->base_va + ((uint64_t)index << hw_level_shift(t->level)));
+	check_publish(o, t, &new, va);
 	if (new.present && !new.leaf && t->level >= 1) {
 		struct hw_table_page *child = hw_physmem_table(o->pm, new.pfn);
 

@@ -35,7 +35,8 @@ struct chk_oracle;
 	X(WALK_FREED_TABLE, "walk_freed_table")                                                    \
 	X(WALK_REUSED_TABLE, "walk_reused_table")                                                  \
 	X(INCOMPLETE_MAINT, "incomplete_maintenance")                                              \
-	X(BBM, "bbm")
+	X(BBM, "bbm")                                                                              \
+	X(UNORDERED_PUBLISH, "unordered_publish")
 
 enum chk_kind {
 #define CHK_ENUM(name, text) CHK_##name,
@@ -103,6 +104,16 @@ void chk_syscall_return(struct chk_oracle *o, unsigned cpu, uint64_t root, uint6
 			uint64_t end);
 /* Context synchronisation on @cpu: ISB, ERET, exception entry. _local. */
 void chk_context_sync_local(struct chk_oracle *o, unsigned cpu);
+/* The kernel-level replayer drives the oracle: it reports every store
+ * barrier (chk_store_barrier()), so the publish-order check of
+ * docs/hazard-rules.md rule 8 is on (Arm only: x86 stores are seen in
+ * order).  The OS model does not: Linux orders a new table's contents
+ * before linking it (smp_wmb() in mm/memory.c __pte_alloc()). */
+void chk_set_kernel_mode(struct chk_oracle *o);
+/* @cpu executed a barrier that orders its earlier stores before its later
+ * ones for the other cpus: DMB or DSB of type ST or full, inner/outer
+ * shareable or full system (Arm ARM B2.3.12).  Serial. */
+void chk_store_barrier(struct chk_oracle *o, unsigned cpu);
 /* An access by @cpu to @va (kernel-level replay only: the rule-7 check of
  * accesses after a TLBI + DSB without a context synchronisation). */
 void chk_access(struct chk_oracle *o, unsigned cpu, uint64_t va);

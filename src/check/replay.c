@@ -154,6 +154,15 @@ static bool dsb_completes_broadcast(unsigned domain)
 	return domain == TLBSIM_DSB_ISH || domain == TLBSIM_DSB_OSH || domain == TLBSIM_DSB_SY;
 }
 
+/* DSB and DMB options that order this cpu's earlier stores before its
+ * later ones for the other cpus: type ST or full, inner or outer shareable
+ * or full system (Arm ARM B2.3 and C6.2 DMB; not the LD types, and not
+ * NSH, whose domain holds no other cpu). */
+static bool orders_stores(unsigned domain)
+{
+	return (domain & 3) >= 2 && domain != TLBSIM_DSB_NSH && domain != TLBSIM_DSB_NSHST;
+}
+
 static void exec_tlbi(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_event *ev)
 {
 	enum tlbsim_tlbi_op op = (enum tlbsim_tlbi_op)ev->tlbi.op;
@@ -397,6 +406,8 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 		exec_tlbi_range(r, cpu, ev);
 		return 0;
 	case TLBSIM_EV_DSB:
+		if (r->oracle && orders_stores(ev->dsb.domain))
+			chk_store_barrier(r->oracle, cpu->id);
 		if (dsb_completes_broadcast(ev->dsb.domain))
 			hw_dsb(&r->smp, cpu);
 		else if (ev->dsb.domain == TLBSIM_DSB_NSH)
@@ -406,8 +417,11 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 		return 0;
 	case TLBSIM_EV_DMB:
 		/* Orders explicit accesses only (Arm ARM C6.2 DMB): a replay runs
-		 * each cpu's events in order, so it only costs time; no public
-		 * figure for its cost, one cycle. */
+		 * each cpu's events in order, so it only costs time (no public
+		 * figure for its cost, one cycle); the oracle hears of the
+		 * store ordering (a new table's contents before its link). */
+		if (r->oracle && orders_stores(ev->dsb.domain))
+			chk_store_barrier(r->oracle, cpu->id);
 		eng_charge(cpu->core, 1);
 		return 0;
 	case TLBSIM_EV_ISB:
@@ -793,6 +807,7 @@ int tlbsim_replay_run(const struct tlbsim_replay_config *cfg, tlbsim_event_sourc
 			rc = -TLBSIM_ENOMEM;
 			goto out;
 		}
+		chk_set_kernel_mode(r.oracle);
 		for (i = 0; i < r.m->nr_cpus; i++)
 			chk_set_ets2(r.oracle, i, cfg->ets2 && tlbsim_cpumask_test(cfg->ets2, i));
 	}

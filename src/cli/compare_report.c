@@ -36,6 +36,7 @@ static const struct kind {
     {"other_flush_cycles", "local flushes, TLBI/INVLPGB issue"},
     {"walk_cycles_after_flush", "walks after flushes"},
     {"lock_wait_cycles", "mmap_lock waits on a flush"},
+    {"switch_line_cycles", "switch_mm shared lines"},
 };
 #define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -219,7 +220,7 @@ static const char chart[] =
     "set ylabel 'million cycles'\n"
     "set xrange [-0.6:n - 0.4]\n"
     "set yrange [0:top]\n"
-    "plot for [k=2:8] ARG2 index 0 using k:xtic(1) title columnheader(k), \\\n"
+    "plot for [k=2:9] ARG2 index 0 using k:xtic(1) title columnheader(k), \\\n"
     "     ARG2 index 1 using 1:2:3 with labels boxed offset 0,0.8 notitle\n"
     "set size 0.34,1\n"
     "set origin 0.66,0\n"
@@ -231,7 +232,7 @@ static const char chart[] =
     "     ARG2 index 2 using 0:2:3 with labels boxed offset 0,0.8\n"
     "unset multiplot\n";
 
-_Static_assert(NR_KINDS == 7, "the chart's script plots columns 2..8");
+_Static_assert(NR_KINDS == 8, "the chart's script plots columns 2..9");
 
 int cli_compare_plot(const char *path, json_t *runs, char *const *names, unsigned n,
 		     const char *machine)

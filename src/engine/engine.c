@@ -8,6 +8,7 @@
  * number of OpenMP threads or on their scheduling.
  */
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,36 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;
 }
+
+/* ---- the active cores ----------------------------------------------- */
+
+/*
+ * May @c do nothing until a message reaches it or a serial hook wakes it
+ * (eng_wake())?  Then every part of a window passes it by: core_window()
+ * finds no message to take and no event before any end, scan_active()
+ * gets no activity and no horizon from it, it has nothing to route and is
+ * not parked.  So the windows skip it, and a machine of many idle cores
+ * costs what its busy ones do (bench/perf/README.md).
+ */
+static bool is_quiescent(const struct eng_core *c)
+{
+	if (c->inbox.n || c->outbox.n)
+		return false;
+	return c->state == ENG_IDLE || c->state == ENG_DONE ||
+	       (c->state == ENG_BLOCKED && c->wake_time == ENG_NEVER);
+}
+
+static uint32_t active_words(const struct eng *e)
+{
+	return (e->nr_cores + 63) / 64;
+}
+
+/* Every active core, in id order: @i names it in the body.  A bit set
+ * while the loop runs is seen if it lies in a later word. */
+#define for_each_active(e, i)                                                                      \
+	for (uint32_t w_ = 0, n_ = active_words(e); w_ < n_; w_++)                                 \
+		for (uint64_t b_ = (e)->active[w_];                                                \
+		     b_ && ((i) = w_ * 64 + (uint32_t)__builtin_ctzll(b_), 1); b_ &= b_ - 1)
 
 /* ---- one core's window ---------------------------------------------- */
 
@@ -205,76 +236,147 @@ static struct eng_heap *fabric_out(struct eng *e)
  * pops in (time, src, seq) order, a total order, since (src, seq) is
  * unique; so only the fabric's messages need sorting.
  */
+static bool collect_outbox(struct eng *e, struct eng_heap *o)
+{
+	uint32_t k;
+
+	if (!o->n)
+		return false;
+	for (k = 0; k < o->n; k++) {
+		uint32_t d = o->m[k].dst;
+
+		if (d == ENG_FABRIC) {
+			vec_push(&e->merge, &o->m[k]);
+		} else {
+			heap_push(&e->cores[d].inbox, &o->m[k]);
+			eng_wake(e, &e->cores[d]);
+		}
+	}
+	o->n = 0;
+	return true;
+}
+
+/* Only active cores send: an inactive one runs no hook. */
 static bool collect_outboxes(struct eng *e)
 {
 	bool any = false;
 	uint32_t i;
 
-	for (i = 0; i <= e->nr_cores; i++) {
-		struct eng_heap *o = &e->cores[i].outbox;
-		uint32_t k;
-
-		for (k = 0; k < o->n; k++) {
-			if (o->m[k].dst == ENG_FABRIC)
-				vec_push(&e->merge, &o->m[k]);
-			else
-				heap_push(&e->cores[o->m[k].dst].inbox, &o->m[k]);
-		}
-		any |= o->n > 0;
-		o->n = 0;
-	}
+	for_each_active(e, i)
+		any |= collect_outbox(e, &e->cores[i].outbox);
+	any |= collect_outbox(e, fabric_out(e));
 	return any;
 }
 
-static int parked_cmp(const void *pa, const void *pb)
+/* The end of the run of cores from @i on whose clocks do not go down. */
+static uint32_t run_end(struct eng_core *const *a, uint32_t i, uint32_t n)
 {
-	const struct eng_core *a = *(struct eng_core *const *)pa;
-	const struct eng_core *b = *(struct eng_core *const *)pb;
+	while (++i < n && a[i - 1]->now <= a[i]->now)
+		;
+	return i;
+}
 
-	if (a->now != b->now)
-		return a->now < b->now ? -1 : 1;
-	return a->id < b->id ? -1 : a->id > b->id;
+/*
+ * Sort @n parked cores, which come in id order, into (clock, id) order:
+ * a stable sort by clock, merging the runs they already form (most
+ * often one: cores that wait for a lock retry at each window's end, at
+ * the same clock), taking the left one's core on equal clocks; @tmp
+ * has room for @n.  Returns @a or @tmp, whichever holds the result.
+ */
+static struct eng_core **sort_parked(struct eng_core **a, struct eng_core **tmp, uint32_t n)
+{
+	for (;;) {
+		uint32_t i = 0, runs = 0;
+
+		while (i < n) {
+			uint32_t mid = run_end(a, i, n), end = mid < n ? run_end(a, mid, n) : n;
+			uint32_t l = i, r = mid, o = i;
+
+			while (l < mid && r < end)
+				tmp[o++] = a[r]->now < a[l]->now ? a[r++] : a[l++];
+			while (l < mid)
+				tmp[o++] = a[l++];
+			while (r < end)
+				tmp[o++] = a[r++];
+			runs++;
+			i = end;
+		}
+		struct eng_core **t = a;
+
+		a = tmp;
+		tmp = t;
+		if (runs <= 1)
+			return a;
+	}
 }
 
 static void boundary(struct eng *e, struct eng_core **parked)
 {
+	struct eng_core **order = parked;
 	uint32_t i, n = 0;
 	bool sorted = true;
 
 	while (collect_outboxes(e))
 		route_fabric(e);
-	for (i = 0; i < e->nr_cores; i++)
+	for_each_active(e, i)
 		if (e->cores[i].state == ENG_PARKED) {
 			parked[n++] = &e->cores[i];
 			/* In id order already: sorted unless a clock went
-			 * down (most often they are equal: cores that wait
-			 * for a lock retry at each window's end). */
+			 * down. */
 			sorted &= n == 1 || parked[n - 2]->now <= parked[n - 1]->now;
 		}
 	if (!sorted)
-		qsort(parked, n, sizeof(*parked), parked_cmp);
+		order = sort_parked(parked, e->sorted, n);
 	for (i = 0; i < n && e->ops->serve; i++)
-		e->ops->serve(e->ctx, e, parked[i]);
+		e->ops->serve(e->ctx, e, order[i]);
 	while (collect_outboxes(e))
 		route_fabric(e);
 }
 
-/* Earliest time at which anything happens, or ENG_NEVER. */
-static uint64_t next_activity(const struct eng *e)
+/*
+ * One pass over the active cores, before a window: drops those that went
+ * quiescent, lists the others in @e->run (the window's cores), and finds
+ * the earliest time at which anything happens (*@next, ENG_NEVER if
+ * nothing does) and the lookahead (*@quiet, below).
+ *
+ * Lookahead: with no message in flight, a core can affect another only
+ * after it parks (or a timed block ends), at the earliest at its horizon;
+ * what it then sends arrives a window later.  So the window may end at the
+ * smallest horizon plus the window length instead of the earliest activity
+ * plus it: long computations need no boundary every L cycles.  *@quiet is
+ * the smallest horizon, or 0 when no lookahead applies (a message in an
+ * inbox, a parked core, no horizon hook).
+ */
+static void scan_active(struct eng *e, uint64_t *next, uint64_t *quiet)
 {
-	uint64_t t = ENG_NEVER;
+	uint64_t t = ENG_NEVER, h = ENG_NEVER;
+	bool lookahead = e->ops->horizon != NULL;
 	uint32_t i;
 
-	for (i = 0; i < e->nr_cores; i++) {
+	e->nr_run = 0;
+	for_each_active(e, i) {
 		const struct eng_core *c = &e->cores[i];
 
+		if (is_quiescent(c)) {
+			e->active[i / 64] &= ~(1ull << (i % 64));
+			continue;
+		}
+		e->run[e->nr_run++] = i;
+		if (c->inbox.n)
+			lookahead = false;
 		switch (c->state) {
 		case ENG_RUNNING:
+			t = min_u64(t, c->now);
+			if (lookahead)
+				h = min_u64(h, e->ops->horizon(e->ctx, e, c));
+			break;
 		case ENG_PARKED:
 			t = min_u64(t, c->now);
+			lookahead = false;
 			break;
 		case ENG_BLOCKED:
 			t = min_u64(t, min_u64(c->wake_time, inbox_head_time(c)));
+			h = min_u64(h, c->wake_time);
 			break;
 		case ENG_IDLE:
 			t = min_u64(t, inbox_head_time(c));
@@ -283,44 +385,20 @@ static uint64_t next_activity(const struct eng *e)
 			break;
 		}
 	}
-	return t;
+	*next = t;
+	*quiet = lookahead && h != ENG_NEVER ? h : 0;
 }
 
-/*
- * Lookahead: with no message in flight, a core can affect another only
- * after it parks (or a timed block ends), at the earliest at its horizon;
- * what it then sends arrives a window later.  So the window may end at the
- * smallest horizon plus the window length instead of the earliest activity
- * plus it: long computations need no boundary every L cycles.  Returns the
- * smallest horizon, or 0 when no lookahead applies.
- */
-static uint64_t quiet_horizon(const struct eng *e)
+#ifndef NDEBUG
+/* Debug builds check eng_wake()'s contract: every core left out of the
+ * windows is quiescent. */
+static void check_inactive(const struct eng *e)
 {
-	uint64_t h = ENG_NEVER;
-	uint32_t i;
-
-	if (!e->ops->horizon)
-		return 0;
-	for (i = 0; i < e->nr_cores; i++) {
-		const struct eng_core *c = &e->cores[i];
-
-		if (c->inbox.n)
-			return 0;
-		switch (c->state) {
-		case ENG_RUNNING:
-			h = min_u64(h, e->ops->horizon(e->ctx, e, c));
-			break;
-		case ENG_BLOCKED:
-			h = min_u64(h, c->wake_time);
-			break;
-		case ENG_PARKED:
-			return 0;
-		default:
-			break;
-		}
-	}
-	return h == ENG_NEVER ? 0 : h;
+	for (uint32_t i = 0; i < e->nr_cores; i++)
+		BUG_ON(!(e->active[i / 64] >> (i % 64) & 1) && !is_quiescent(&e->cores[i]),
+		       "a core that may do something is active (eng_wake())");
 }
+#endif
 
 /*
  * Serial: choose the next window, or decide that the run is over (*@done,
@@ -328,7 +406,12 @@ static uint64_t quiet_horizon(const struct eng *e)
  */
 static void plan_window(struct eng *e, uint64_t max_time, uint64_t *end, bool *done, int *result)
 {
-	uint64_t w = next_activity(e);
+	uint64_t w, h;
+
+#ifndef NDEBUG
+	check_inactive(e);
+#endif
+	scan_active(e, &w, &h);
 
 	if (atomic_load_explicit(&e->stop_requested, memory_order_relaxed) ||
 	    (max_time != ENG_NEVER && w != ENG_NEVER && w >= max_time)) {
@@ -339,8 +422,6 @@ static void plan_window(struct eng *e, uint64_t max_time, uint64_t *end, bool *d
 	} else {
 		/* A lagging core can start a window behind the previous one's
 		 * end; the window starts at the earliest activity. */
-		uint64_t h = quiet_horizon(e);
-
 		e->now = w;
 		*end = w + e->window;
 		if (h > w && h - w > e->window && h + e->window > *end)
@@ -360,18 +441,20 @@ static void serial_part(struct eng *e, struct eng_core **parked, uint64_t max_ti
 }
 
 /*
- * Sharing a window's cores among the threads costs two barriers, each a
- * futex sleep and wake-up when a thread waits (libgomp, passive or after
- * its spin): tens of microseconds on the development VM, while a window of
- * a flush-heavy run (an IPI handled here and there) takes a few
- * microseconds on one thread; sharing every window made 2 threads 4 to 12
- * times slower than 1 (bench/perf/README.md).  So the engine shares only
- * windows that gain by it, measured on the host as it goes:
+ * Sharing a window's cores among the threads costs a meeting of the
+ * threads at its end (the gate below): about a microsecond while both
+ * spin on cpus of their own, tens of microseconds on the development VM
+ * when one has to be woken from a sleep, while a window of a flush-heavy
+ * run (an IPI handled here and there) takes a few microseconds on one
+ * thread; sharing every window (with two OpenMP barriers each) made 2
+ * threads 4 to 12 times slower than 1 (bench/perf/README.md).  So the
+ * engine shares only windows that gain by it, measured on the host as it
+ * goes:
  *  - alone, it times each window's cores on the calling thread; once their
  *    moving average (weight 1/4) reaches SHARE_MIN_S and @wait windows
  *    have passed since sharing last failed, the next window is shared;
  *  - shared, each thread times its part of the window, and the window's
- *    wall time (barriers included) is set against the sum of the parts,
+ *    wall time (the meeting included) is set against the sum of the parts,
  *    what one thread would have taken: while the wall time stays under
  *    SHARE_GAIN of it, windows stay shared; else sharing failed, and
  *    @wait doubles (from SHARE_WAIT_MIN windows to SHARE_WAIT_MAX at
@@ -389,14 +472,14 @@ struct share {
 	double avg;	/* alone: moving average of a window's cores, s */
 	uint64_t wait;	/* windows to run alone after a failed share */
 	uint64_t since; /* windows run alone since the last share */
-	double t0;	/* shared: when the window's first barrier began */
+	double t0;	/* shared: when the window opened */
 	double work;	/* shared: the threads' parts of the window, s */
 };
 
 static void run_cores(struct eng *e, uint64_t end)
 {
-	for (uint32_t i = 0; i < e->nr_cores; i++)
-		core_window(e, &e->cores[i], end);
+	for (uint32_t i = 0; i < e->nr_run; i++)
+		core_window(e, &e->cores[e->run[i]], end);
 }
 
 static bool worth_sharing(const struct eng *e, const struct share *sh)
@@ -449,16 +532,111 @@ static void after_shared(struct eng *e, struct eng_core **parked, uint64_t max_t
 	run_alone(e, parked, max_time, end, finished, result, sh);
 }
 
+/* ---- the shared windows' gate --------------------------------------- */
+
+/*
+ * How the threads of shared windows meet.  Each takes the window's cores
+ * four at a time; the last to finish its part runs the serial phase (and
+ * the windows that follow it alone, while sharing does not pay) and opens
+ * the next window, which the others wait for.  One wait per window and
+ * thread, where the `omp for` and `omp single` of an OpenMP loop made two;
+ * and a wait spins for up to GATE_SPIN_S before it sleeps: a thread woken
+ * from a futex sleep took tens of microseconds on the development VM, as
+ * long as a busy window's share of work, while the threads of a shared
+ * window finish their parts within microseconds of each other.  The bound
+ * keeps a waiting thread from holding a cpu that another process (or the
+ * thread running windows alone) needs for longer than that.
+ */
+#define GATE_SPIN_S 20e-6
+
+struct gate {
+	atomic_uint gen;     /* bumped when a window opens, or the run ends */
+	atomic_uint done;    /* threads done with the window's cores */
+	atomic_uint next;    /* the next index into e->run to take */
+	atomic_int sleepers; /* threads asleep on @cv */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool finished; /* written before @gen is bumped */
+	double *part;  /* per thread: its part of the window, s */
+};
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* Wait until the gate's generation is no longer @seen; returns it. */
+static unsigned gate_wait(struct gate *g, unsigned seen)
+{
+	double t0 = 0;
+	unsigned now;
+
+	for (unsigned i = 1;; i++) {
+		now = atomic_load_explicit(&g->gen, memory_order_acquire);
+		if (now != seen)
+			return now;
+		if (!(i % 64)) {
+			double t = omp_get_wtime();
+
+			if (!t0)
+				t0 = t;
+			else if (t - t0 > GATE_SPIN_S)
+				break;
+		}
+		cpu_relax();
+	}
+	/* Asleep: the opener sees @sleepers or this thread sees the new
+	 * generation (both sequentially consistent), so no wake-up is lost. */
+	pthread_mutex_lock(&g->mu);
+	atomic_fetch_add(&g->sleepers, 1);
+	while ((now = atomic_load(&g->gen)) == seen)
+		pthread_cond_wait(&g->cv, &g->mu);
+	atomic_fetch_sub(&g->sleepers, 1);
+	pthread_mutex_unlock(&g->mu);
+	return now;
+}
+
+static void gate_open(struct gate *g)
+{
+	atomic_fetch_add(&g->gen, 1);
+	if (atomic_load(&g->sleepers)) {
+		pthread_mutex_lock(&g->mu);
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+	}
+}
+
+/* This thread's part of a shared window: cores four at a time. */
+static double run_part(struct eng *e, struct gate *g, uint64_t end)
+{
+	double t0 = omp_get_wtime();
+	uint32_t i;
+
+	while ((i = atomic_fetch_add_explicit(&g->next, 4, memory_order_relaxed)) < e->nr_run)
+		for (uint32_t k = i; k < i + 4 && k < e->nr_run; k++)
+			core_window(e, &e->cores[e->run[k]], end);
+	return omp_get_wtime() - t0;
+}
+
 int eng_run(struct eng *e, uint64_t max_time)
 {
 	struct eng_core **parked = malloc(e->nr_cores * sizeof(*parked));
 	struct share sh = {0};
+	struct gate g = {0};
 	int result = 0;
 	uint64_t end = 0;
 	bool finished = false;
 
 	if (!parked)
 		return -TLBSIM_ENOMEM;
+	/* The owner set the cores up as it liked: every one may be active. */
+	for (uint32_t i = 0; i < e->nr_cores; i++)
+		if (!is_quiescent(&e->cores[i]))
+			eng_wake(e, &e->cores[i]);
 	/* Parked cores from set-up are served before the first window. */
 	boundary(e, parked);
 	plan_window(e, max_time, &end, &finished, &result);
@@ -468,34 +646,54 @@ int eng_run(struct eng *e, uint64_t max_time)
 		free(parked);
 		return result;
 	}
+	g.part = calloc((size_t)e->threads, sizeof(*g.part));
+	if (!g.part) {
+		free(parked);
+		return -TLBSIM_ENOMEM;
+	}
+	atomic_init(&g.gen, 0);
+	atomic_init(&g.done, 0);
+	atomic_init(&g.next, 0);
+	atomic_init(&g.sleepers, 0);
+	pthread_mutex_init(&g.mu, NULL);
+	pthread_cond_init(&g.cv, NULL);
 	/*
-	 * Shared windows.  Two barriers per window: the one after the
-	 * parallel loop (every core has reached the window's end before the
-	 * boundary routes its messages) and the one closing the single (the
-	 * boundary and the next window's plan are visible before any core
-	 * runs again).  Every thread reads @finished after the second, so
-	 * all leave together.  The single also runs the windows that follow
-	 * on its own thread while sharing does not pay.
+	 * Shared windows (the gate above).  What the last thread of a window
+	 * does (the serial phase, the plan of the next window in @end) is
+	 * seen by the others once they see the gate open: the acquire and
+	 * release of @done and @gen order it.
 	 */
 	sh.t0 = omp_get_wtime();
 #pragma omp parallel num_threads(e->threads) default(shared)
-	while (!finished) {
-		double part = omp_get_wtime();
+	{
+		const unsigned nthreads = (unsigned)omp_get_num_threads();
+		const int me = omp_get_thread_num();
+		unsigned seen = 0;
 
-#pragma omp for schedule(dynamic, 4) nowait
-		for (uint32_t i = 0; i < e->nr_cores; i++)
-			core_window(e, &e->cores[i], end);
-		part = omp_get_wtime() - part;
-#pragma omp atomic
-		sh.work += part;
-#pragma omp barrier
-#pragma omp single
-		{
-			after_shared(e, parked, max_time, &end, &finished, &result, &sh);
-			sh.work = 0;
-			sh.t0 = omp_get_wtime();
+		for (;;) {
+			g.part[me] = run_part(e, &g, end);
+			if (atomic_fetch_add_explicit(&g.done, 1, memory_order_acq_rel) ==
+			    nthreads - 1) {
+				sh.work = 0;
+				for (unsigned t = 0; t < nthreads; t++)
+					sh.work += g.part[t];
+				after_shared(e, parked, max_time, &end, &finished, &result, &sh);
+				atomic_store_explicit(&g.done, 0, memory_order_relaxed);
+				atomic_store_explicit(&g.next, 0, memory_order_relaxed);
+				g.finished = finished;
+				sh.t0 = omp_get_wtime();
+				gate_open(&g);
+				seen++;
+			} else {
+				seen = gate_wait(&g, seen);
+			}
+			if (g.finished)
+				break;
 		}
 	}
+	pthread_cond_destroy(&g.cv);
+	pthread_mutex_destroy(&g.mu);
+	free(g.part);
 	free(parked);
 	return result;
 }
@@ -528,8 +726,17 @@ int eng_init(struct eng *e, uint32_t nr_cores, uint64_t window, int threads,
 		return -TLBSIM_EINVAL;
 	/* One extra core record holds the fabric's outbox. */
 	e->cores = calloc(nr_cores + 1, sizeof(*e->cores));
-	if (!e->cores)
+	e->active = calloc((nr_cores + 63) / 64, sizeof(*e->active));
+	e->run = malloc(nr_cores * sizeof(*e->run));
+	e->sorted = malloc(nr_cores * sizeof(*e->sorted));
+	if (!e->cores || !e->active || !e->run || !e->sorted) {
+		free(e->cores);
+		free(e->active);
+		free(e->run);
+		free(e->sorted);
+		memset(e, 0, sizeof(*e));
 		return -TLBSIM_ENOMEM;
+	}
 	e->nr_cores = nr_cores;
 	e->window = window;
 	e->threads = threads > 0 ? threads : 1;
@@ -555,5 +762,8 @@ void eng_fini(struct eng *e)
 	}
 	free(e->cores);
 	free(e->merge.m);
+	free(e->active);
+	free(e->run);
+	free(e->sorted);
 	memset(e, 0, sizeof(*e));
 }

@@ -166,16 +166,22 @@ struct eng_ops {
  * @now: start of the current window
  * @stop_requested: set (e.g. by a signal handler) to stop at the next window;
  *        a lock-free atomic, because the handler runs on any thread and the
- *        flag is read inside the parallel region (by the omp single that
+ *        flag is read inside the parallel region (by the thread that
  *        plans windows): C11 7.14.1.1 lets a handler store to a lock-free
  *        atomic, while a plain volatile int would be a data race
  * @fabric_seq: sequence of messages the fabric sends
  * @merge: scratch: the fabric's messages of one batch
  * @share_all: with @threads > 1, run every window's cores on all the
  *        threads (tests and ThreadSanitizer); false: only windows whose
- *        cores are worth the barriers (eng_run())
+ *        cores are worth the threads meeting (eng_run())
  * @shared_windows: windows whose cores ran on all the threads (host-time
  *        dependent: not part of the results)
+ * @active: a bit per core that may do something: every core but those
+ *        IDLE, DONE or BLOCKED without a deadline with empty mailboxes
+ *        (eng_wake()); the windows look at these cores only
+ * @run: the cores of the current window (@active as planned), @nr_run of
+ *        them, in id order
+ * @sorted: scratch of the serial phase (the parked cores' merge)
  */
 struct eng {
 	struct eng_core *cores;
@@ -191,6 +197,10 @@ struct eng {
 	struct eng_heap merge;
 	bool share_all;
 	uint64_t shared_windows;
+	uint64_t *active;
+	uint32_t *run;
+	uint32_t nr_run;
+	struct eng_core **sorted;
 };
 
 /*
@@ -215,6 +225,19 @@ int eng_run(struct eng *e, uint64_t max_time);
  * the message must arrive no earlier than the core's clock.
  */
 void eng_send(struct eng *e, struct eng_core *from, struct eng_msg *m);
+
+/*
+ * A serial hook (serve, fabric) that changes the state or clock of a core
+ * other than the one it was called for (an idle cpu given a thread) tells
+ * the engine so: windows run only the cores that may do something, and
+ * one IDLE, DONE or BLOCKED without a deadline, with empty mailboxes, may
+ * not until a message reaches it (which wakes it) or this call.  Setting
+ * up cores before eng_run() needs no call.
+ */
+static inline void eng_wake(struct eng *e, const struct eng_core *c)
+{
+	e->active[c->id / 64] |= 1ull << (c->id % 64);
+}
 
 /* Charge @cycles of the core's own work. */
 static inline void eng_charge(struct eng_core *c, uint64_t cycles)

@@ -93,7 +93,8 @@ static bool is_permitted(unsigned prot, enum tlbsim_access access)
 /*
  * Insert the leaf translation @leaf (of its own page size) into @t,
  * splintered to the largest page size @t serves that is not larger; a TLB
- * that serves no such size keeps nothing.
+ * that serves no such size keeps nothing.  A lookup of @va in the current
+ * context has just missed in @t (hw_tlb_insert_missed()).
  */
 static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t va)
 {
@@ -116,7 +117,7 @@ static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t
 		/* First 4 KiB frame of the splinter inside the page. */
 		e.pfn = leaf->pfn +
 			(((va & ((1ull << leaf->size_shift) - 1)) >> s) << (s - TLBSIM_PAGE_SHIFT));
-		hw_tlb_insert(t, &e, NULL);
+		hw_tlb_insert_missed(t, &e, NULL);
 		return;
 	}
 }
@@ -150,6 +151,38 @@ static int fault(tlbsim_mmu *mmu, uint64_t va, struct tlbsim_xlate *out)
 	mmu->st.faults++;
 	fault_invalidate(mmu, va);
 	(void)out;
+	return -TLBSIM_EFAULT;
+}
+
+/*
+ * fault() of a walk that found no translation of @va at level @lvl: the
+ * same entries go, but the invalidations that would remove none are not
+ * made.  The L1 that @access looked up and the L2 missed @va in this
+ * context, and so did the walk caches of levels 1 to @lvl (walk_start()
+ * looked them up below its hit, and nothing filled them since): none
+ * holds an entry for @va that a by-VA invalidation would select, but for
+ * the splinters of a larger page covering it, which no lookup of @va
+ * finds (looked for only while a structure holds splinters).
+ */
+static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned lvl)
+{
+	struct hw_tlb_sel sel = {
+	    .by_va = true, .va = va, .asid_match = HW_ASID_EQ_OR_GLOBAL, .asid = mmu->asid};
+	struct hw_tlb *l1 = mmu->l1_of[access];
+	unsigned k;
+
+	mmu->st.faults++;
+	/* In fault_invalidate()'s order: the ghosts of what goes are kept
+	 * in that order. */
+	if (l1 != &mmu->l1i || l1->nr_splinters)
+		hw_tlb_invalidate(&mmu->l1i, &sel);
+	if (l1 != &mmu->l1d || l1->nr_splinters)
+		hw_tlb_invalidate(&mmu->l1d, &sel);
+	if (mmu->l2.nr_splinters)
+		hw_tlb_invalidate(&mmu->l2, &sel);
+	sel.asid_match = HW_ASID_EQ;
+	for (k = lvl + 1; k < mmu->levels; k++)
+		hw_tlb_invalidate(&mmu->pwc[k], &sel);
 	return -TLBSIM_EFAULT;
 }
 
@@ -239,7 +272,8 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 			tlb_fill(mmu->l1_of[access], &e, va);
 			return 0;
 		}
-		/* A table descriptor at lvl >= 1: cache it, descend. */
+		/* A table descriptor at lvl >= 1: cache it, descend (walk_start()
+		 * looked it up in that cache and missed). */
 		if (mmu->pwc[lvl].nr_sets) {
 			struct hw_tlb_entry p = {
 				.vpn = va >> hw_level_shift(lvl),
@@ -249,7 +283,7 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 				.size_shift = (uint8_t)hw_level_shift(lvl),
 				.flags = HW_TLBE_VALID,
 			};
-			hw_tlb_insert(&mmu->pwc[lvl], &p, NULL);
+			hw_tlb_insert_missed(&mmu->pwc[lvl], &p, NULL);
 		}
 		table_pfn = d.pfn;
 		lvl--;
@@ -257,7 +291,7 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 	mmu->st.walk_cycles += cycles;
 	mmu->st.pte_reads += out->pte_reads;
 	out->cycles += cycles;
-	return fault(mmu, va, out);
+	return fault_after_walk(mmu, va, access, lvl);
 }
 
 /* tlbsim_mmu_translate() but for its fast path: the lookup of @l1 on. */
@@ -354,6 +388,7 @@ static inline void hot_of(const tlbsim_mmu *mmu, const struct hw_tlb *t, bool fe
 	h->vpn = t->last_vpn;
 	h->shift = t->shifts[0];
 	h->latency = t->latency_cycles;
+	h->walked = false;
 	/* last_hit()'s tests, but the page's, which the caller makes. */
 	h->ok = 0;
 	if (!e || !mmu->has_ctx || t->last_asid != mmu->asid || (e->flags & HW_TLBE_POISON))
@@ -380,10 +415,37 @@ int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsig
 	int rc;
 
 	x.cycles = 0;
+	x.src = TLBSIM_XLATE_L1;
 	rc = translate(mmu, l1, va, access, &x);
 	*cycles = x.cycles;
 	hot_of(mmu, l1, access == TLBSIM_ACCESS_FETCH, h);
+	h->walked = x.src == TLBSIM_XLATE_WALK;
 	return rc;
+}
+
+void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va)
+{
+	uint64_t pfn = mmu->root_pfn;
+
+	if (!mmu->has_ctx)
+		return;
+	for (unsigned lvl = mmu->levels - 1;; lvl--) {
+		const struct hw_table_page *t = hw_physmem_table(mmu->pm, pfn);
+		const unsigned idx = hw_pte_index(va, lvl);
+		struct hw_pte d;
+
+		if (!t)
+			return;
+		if (lvl == 0) {
+			__builtin_prefetch(&t->raw[idx]);
+			__builtin_prefetch(&t->version[idx]);
+			return;
+		}
+		hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
+		if (!d.present || d.leaf)
+			return;
+		pfn = d.pfn;
+	}
 }
 
 void hw_mmu_hot_hits(tlbsim_mmu *mmu, uint64_t data, uint64_t fetch)

@@ -43,7 +43,6 @@ void hw_mmu_set_cpu(tlbsim_mmu *mmu, unsigned id);
  * scans and marks: callers must not change anything but HW_TLBE_POISON. */
 struct hw_tlb *hw_mmu_struct(tlbsim_mmu *mmu, enum hw_struct s);
 
-
 /**
  * struct hw_mmu_hot - what the hit path needs to take, without a call, the
  * accesses that hw_mmu_access() would answer from an L1 TLB's last hit
@@ -55,6 +54,8 @@ struct hw_tlb *hw_mmu_struct(tlbsim_mmu *mmu, enum hw_struct s);
  *      0 when there is no such hit (no last hit, no context, another ASID
  *      loaded since, or an entry the hazard oracle poisoned)
  * @latency: the L1's hit latency, cycles
+ * @walked: set by hw_mmu_access() only: the access walked the page tables
+ *      (so its neighbours may: hw_mmu_prefetch())
  *
  * An access @a of the L1's kind (data for loads and stores, instructions
  * for fetches) to virtual address @va is then an L1 hit of @latency cycles
@@ -66,6 +67,7 @@ struct hw_mmu_hot {
 	unsigned shift;
 	unsigned ok;
 	unsigned latency;
+	bool walked;
 };
 
 /* Fill @h for the L1 iTLB (@fetch) or dTLB of @mmu. */
@@ -81,6 +83,18 @@ void hw_mmu_hot(const tlbsim_mmu *mmu, bool fetch, struct hw_mmu_hot *h);
  */
 int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned *cycles,
 		  struct hw_mmu_hot *h);
+
+/*
+ * A hint, which changes nothing simulated: have the host bring the cache
+ * lines of the descriptors a walk of @va would read into its caches, by a
+ * walk of the loaded context's tables that reads (without a stall) all but
+ * the last level's, which it prefetches.  The walker's read of a random
+ * page's descriptor is a host cache miss (a third of a miss-heavy trace's
+ * time, bench/perf/README.md); the OS model's step calls this for an
+ * access a few ahead of one that walked.  Reads physical memory only: a
+ * parallel phase may call it.
+ */
+void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va);
 
 /* Count L1 hits taken through hw_mmu_hot()'s state, as hw_mmu_access()
  * counts its hits: @data of the dTLB (loads, stores), @fetch of the iTLB. */

@@ -145,6 +145,42 @@ static inline bool is_splinter(const struct hw_tlb_entry *x)
 	return x->leaf_shift > x->size_shift;
 }
 
+/* The index into @t->shifts of size @shift, which @t serves. */
+static inline unsigned shift_slot(const struct hw_tlb *t, unsigned shift)
+{
+	unsigned i = 0;
+
+	while (i + 1 < t->nr_shifts && t->shifts[i] != shift)
+		i++;
+	return i;
+}
+
+/* Valid entry @x of set @set is removed (@d = -1) or made (+1): the
+ * counts follow. */
+static inline void count_valid(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *x, int d)
+{
+	t->nr_valid[shift_slot(t, x->size_shift)] += (unsigned)d;
+	t->nr_valid_all += (unsigned)d;
+	t->set_valid[set] += (unsigned)d;
+	if (is_splinter(x))
+		t->nr_splinters += (unsigned)d;
+}
+
+static void ghost_add(struct hw_ghosts *g, const struct hw_tlb_entry *x);
+
+/* Remove valid entry @x by an invalidation (its translation is
+ * remembered among the ghosts, if the structure keeps them). */
+static void drop(struct hw_tlb *t, struct hw_tlb_entry *x)
+{
+	size_t i = (size_t)(x - t->e);
+
+	if (t->ghosts)
+		ghost_add(t->ghosts, x);
+	count_valid(t, (unsigned)(i / t->ways), x, -1);
+	x->flags = 0;
+	t->tag[i] = HW_TLB_NO_TAG;
+}
+
 static bool sel_matches_asid(const struct hw_tlb_sel *sel, const struct hw_tlb_entry *x)
 {
 	bool global = x->flags & HW_TLBE_GLOBAL;
@@ -200,6 +236,10 @@ uint64_t hw_tlb_bytes(const struct tlbsim_cache_geom *geom)
 		bytes += n * sizeof(uint64_t);
 	else if (geom->repl == TLBSIM_REPL_PLRU && geom->ways)
 		bytes += (n / geom->ways + 2 * (uint64_t)geom->ways) * sizeof(uint64_t);
+	bytes += (n * sizeof(uint64_t) + ENTRY_ALIGN_BYTES - 1) / ENTRY_ALIGN_BYTES *
+		 ENTRY_ALIGN_BYTES; /* tag */
+	if (geom->ways)
+		bytes += n / geom->ways * sizeof(uint32_t); /* set_valid */
 	return bytes + HW_ASID_WORDS * sizeof(uint64_t);
 }
 
@@ -240,6 +280,12 @@ int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned
 	if (!t->e)
 		goto nomem;
 	memset(t->e, 0, bytes);
+	t->tag = aligned_alloc(ENTRY_ALIGN_BYTES, (n * sizeof(*t->tag) + ENTRY_ALIGN_BYTES - 1) /
+						      ENTRY_ALIGN_BYTES * ENTRY_ALIGN_BYTES);
+	if (!t->tag)
+		goto nomem;
+	for (unsigned i = 0; i < n; i++)
+		t->tag[i] = HW_TLB_NO_TAG;
 	if (t->repl == TLBSIM_REPL_LRU) {
 		t->stamp = calloc(n, sizeof(*t->stamp));
 		if (!t->stamp)
@@ -257,6 +303,9 @@ int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned
 			plru_path(t->ways, w, &t->plru[t->nr_sets + 2 * w],
 				  &t->plru[t->nr_sets + 2 * w + 1]);
 	}
+	t->set_valid = calloc(t->nr_sets, sizeof(*t->set_valid));
+	if (!t->set_valid)
+		goto nomem;
 	/* One bit per possible ASID (16 bits): see hw_tlb_invalidate(). */
 	t->asid_seen = calloc(HW_ASID_WORDS, sizeof(*t->asid_seen));
 	if (!t->asid_seen)
@@ -271,37 +320,35 @@ nomem:
 void hw_tlb_fini(struct hw_tlb *t)
 {
 	free(t->e);
+	free(t->tag);
 	free(t->stamp);
 	free(t->plru);
 	free(t->asid_seen);
+	free(t->set_valid);
 	memset(t, 0, sizeof(*t));
 }
 
 /*
- * One branch per way, the vpn compared first: on the hit path of a 4-way
- * L1 with 32 pages visited in random order this measured 100-170 M hits/s,
- * while a branch-free match of 4 ways at a time measured only 55-90 M/s on
- * the same (virtualised EPYC) machine, so the simple scan stays.
+ * The first of the @ways entries of set @s, whose tags are @tag, that
+ * translates @vpn at page size 1 << @shift for @asid (or globally), or
+ * @ways if none.  The tags of all ways are compared first, a bit each,
+ * without a branch: which way holds a page is as good as random, so a
+ * branch per way would be mispredicted about once a lookup (perf annotate,
+ * the hit trace: two thirds of hw_tlb_lookup()'s samples were on the way
+ * loop's branches); and the tags of a 12-way set are two cache lines, its
+ * entries six (the miss-heavy trace's L2 lookups wait for them).  The ways
+ * whose tag matches, lowest first, are then checked in full, as the way
+ * loop did.
  */
-/*
- * The first of the @ways entries of set @s that translates @vpn at page
- * size 1 << @shift for @asid (or globally), or @ways if none.  The page
- * numbers of all ways are compared first, a bit each, without a branch:
- * which way holds a page is as good as random, so a branch per way would
- * be mispredicted about once a lookup (perf annotate, the hit trace: two
- * thirds of hw_tlb_lookup()'s samples were on the way loop's branches).
- * The ways whose page number matches, lowest first, are then checked in
- * full, as the way loop did.
- */
-static inline unsigned first_match(const struct hw_tlb_entry *s, unsigned ways, uint64_t vpn,
-				   unsigned shift, uint16_t asid)
+static inline unsigned first_match(const struct hw_tlb_entry *s, const uint64_t *tag, unsigned ways,
+				   uint64_t vpn, unsigned shift, uint16_t asid)
 {
 	for (unsigned base = 0; base < ways; base += 64) {
 		const unsigned n = ways - base < 64 ? ways - base : 64;
 		uint64_t m = 0;
 
 		for (unsigned w = 0; w < n; w++)
-			m |= (uint64_t)(s[base + w].vpn == vpn) << w;
+			m |= (uint64_t)(tag[base + w] == vpn) << w;
 		for (; m; m &= m - 1) {
 			const unsigned w = base + (unsigned)__builtin_ctzll(m);
 			const struct hw_tlb_entry *x = &s[w];
@@ -338,7 +385,10 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 		const unsigned set = (unsigned)(vpn & t->set_mask);
 		struct hw_tlb_entry *s = t->e + (size_t)set * ways;
 
-		const unsigned w = first_match(s, ways, vpn, shift, asid);
+		if (!t->nr_valid[i])
+			continue; /* no entry of this size: no match */
+		const unsigned w =
+		    first_match(s, t->tag + (size_t)set * ways, ways, vpn, shift, asid);
 
 		if (w < ways) {
 			touch(t, set, set * ways + w);
@@ -349,6 +399,22 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 		}
 	}
 	return NULL;
+}
+
+/* Put @e into way @way of set @set, replacing what it held. */
+static void fill(struct hw_tlb *t, unsigned set, unsigned way, const struct hw_tlb_entry *e)
+{
+	struct hw_tlb_entry *x = &t->e[(size_t)set * t->ways + way];
+
+	if (x->flags & HW_TLBE_VALID)
+		count_valid(t, set, x, -1);
+	count_valid(t, set, e, +1);
+	*x = *e;
+	x->flags |= HW_TLBE_VALID;
+	t->tag[(size_t)set * t->ways + way] = e->vpn;
+	if (!(e->flags & HW_TLBE_GLOBAL))
+		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
+	touch(t, set, set * t->ways + way);
 }
 
 bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb_entry *victim)
@@ -383,16 +449,41 @@ bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb
 			*victim = t->e[base + way];
 	}
 fill:
-	if ((t->e[base + way].flags & HW_TLBE_VALID) && is_splinter(&t->e[base + way]))
-		t->nr_splinters--;
-	if (is_splinter(e))
-		t->nr_splinters++;
-	t->e[base + way] = *e;
-	t->e[base + way].flags |= HW_TLBE_VALID;
-	if (!(e->flags & HW_TLBE_GLOBAL))
-		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
-	touch(t, set, base + way);
+	fill(t, set, way, e);
 	return evicted;
+}
+
+bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
+			  struct hw_tlb_entry *victim)
+{
+	t->last_hit = NULL;
+	if (t->nr_sets == 0)
+		return false;
+	assert(serves_shift(t, e->size_shift) && "hw_tlb_insert_missed: entry size not served");
+
+	const unsigned set = (unsigned)(e->vpn & t->set_mask);
+	const struct hw_tlb_entry *s = &t->e[(size_t)set * t->ways];
+	const uint64_t *tag = &t->tag[(size_t)set * t->ways];
+	unsigned way = 0;
+
+#ifndef NDEBUG
+	for (unsigned w = 0; w < t->ways; w++)
+		assert(!((s[w].flags & HW_TLBE_VALID) && same_key(&s[w], e)) &&
+		       "hw_tlb_insert_missed: the translation is held");
+#endif
+	/* As hw_tlb_insert() without a way holding the translation: the
+	 * first invalid way, unless the set is full. */
+	if (t->set_valid[set] < t->ways) {
+		while (tag[way] != HW_TLB_NO_TAG)
+			way++;
+		fill(t, set, way, e);
+		return false;
+	}
+	way = pick_victim(t, set);
+	if (victim)
+		*victim = s[way];
+	fill(t, set, way, e);
+	return true;
 }
 
 /* ---- removed translations (struct hw_ghosts) ------------------------------ */
@@ -458,16 +549,33 @@ static unsigned invalidate_range(struct hw_tlb *t, struct hw_tlb_entry *x, unsig
 {
 	unsigned removed = 0;
 
+	if (shift) {
+		/* One set: its ways' tags compared first, a bit a way (as
+		 * first_match()), then the matching ones in full. */
+		const uint64_t vpn = sel->va >> shift, *tag = t->tag + (x - t->e);
+
+		for (unsigned b = 0; b < n; b += 64) {
+			const unsigned k = n - b < 64 ? n - b : 64;
+			uint64_t m = 0;
+
+			for (unsigned w = 0; w < k; w++)
+				m |= (uint64_t)(tag[b + w] == vpn) << w;
+			for (; m; m &= m - 1) {
+				struct hw_tlb_entry *y = &x[b + (unsigned)__builtin_ctzll(m)];
+
+				if ((y->flags & HW_TLBE_VALID) && y->size_shift == shift &&
+				    sel_matches_asid(sel, y)) {
+					drop(t, y);
+					removed++;
+				}
+			}
+		}
+		return removed;
+	}
 	for (unsigned i = 0; i < n; i++) {
 		if (!(x[i].flags & HW_TLBE_VALID) || !sel_matches_asid(sel, &x[i]))
 			continue;
-		if (shift && (x[i].size_shift != shift || x[i].vpn != sel->va >> shift))
-			continue;
-		if (is_splinter(&x[i]))
-			t->nr_splinters--;
-		if (t->ghosts)
-			ghost_add(t->ghosts, &x[i]);
-		x[i].flags = 0;
+		drop(t, &x[i]);
 		removed++;
 	}
 	return removed;
@@ -479,8 +587,8 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 
 	t->last_hit = NULL;
 
-	if (t->nr_sets == 0)
-		return 0;
+	if (t->nr_valid_all == 0)
+		return 0; /* also when there are no sets */
 	if (!sel->by_va) {
 		/*
 		 * A by-ASID invalidation (TLBI ASIDE1 on every cpu, for each
@@ -506,7 +614,9 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		unsigned shift = t->shifts[i];
 		unsigned set = (unsigned)((sel->va >> shift) & t->set_mask);
 
-		removed += invalidate_range(t, t->e + (size_t)set * t->ways, t->ways, sel, shift);
+		if (t->nr_valid[i])
+			removed +=
+			    invalidate_range(t, t->e + (size_t)set * t->ways, t->ways, sel, shift);
 	}
 	/* Splinters of a larger page covering va sit in any set: look at all
 	 * of them, only while some are held (1 GiB pages through a TLB that
@@ -517,10 +627,7 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		if (!(x->flags & HW_TLBE_VALID) || !is_splinter(x) || !sel_matches_asid(sel, x) ||
 		    (x->vpn << x->size_shift) >> x->leaf_shift != sel->va >> x->leaf_shift)
 			continue;
-		t->nr_splinters--;
-		if (t->ghosts)
-			ghost_add(t->ghosts, x);
-		x->flags = 0;
+		drop(t, x);
 		removed++;
 	}
 	return removed;
@@ -547,7 +654,7 @@ unsigned hw_tlb_mark_version(struct hw_tlb *t, uint64_t va, unsigned leaf_shift,
 		unsigned shift = t->shifts[i];
 		uint64_t n, v;
 
-		if (shift > leaf_shift)
+		if (shift > leaf_shift || !t->nr_valid[i])
 			continue;
 		n = 1ull << (leaf_shift - shift);
 		if (n > (uint64_t)t->nr_sets) {

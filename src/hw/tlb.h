@@ -123,6 +123,8 @@ bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t a
  * @repl: replacement policy
  * @latency_cycles: hit latency
  * @e: @nr_sets * @ways entries, set-major
+ * @tag: per entry, its @vpn while valid, HW_TLB_NO_TAG while not: what a
+ *       lookup compares first (tlb.c first_match())
  * @stamp: LRU: per entry, the tick of its last use; PLRU: unused
  * @plru: PLRU: per set, the tree bits (ways - 1 bits used); then, for each
  *        way, the mask of its path's nodes and the value pointing them away
@@ -141,6 +143,7 @@ struct hw_tlb {
 	enum tlbsim_repl repl;
 	unsigned latency_cycles;
 	struct hw_tlb_entry *e;
+	uint64_t *tag;
 	uint64_t *stamp;
 	uint64_t *plru;
 	uint64_t tick;
@@ -150,6 +153,15 @@ struct hw_tlb {
 	 * while there are none, a by-VA invalidation looks only in the sets
 	 * the address indexes. */
 	unsigned nr_splinters;
+	/* Valid entries of each size, by index into @shifts, and in all: a
+	 * lookup or invalidation skips a size none of whose entries is
+	 * held (a 4 KiB-only workload probes one set of an L1 serving
+	 * three sizes, not three). */
+	unsigned nr_valid[3];
+	unsigned nr_valid_all;
+	/* Valid entries of each set: hw_tlb_insert_missed() takes a full
+	 * set's victim without looking for an invalid way. */
+	uint32_t *set_valid;
 	/* The last lookup's hit, and that lookup's smallest-size page
 	 * (va >> shifts[0]) and ASID; NULL once an insert or an
 	 * invalidation may have changed what a lookup finds.  See
@@ -161,6 +173,10 @@ struct hw_tlb {
 	 * for its TLBs), or NULL (walk caches). */
 	struct hw_ghosts *ghosts;
 };
+
+/* The tag of an invalid entry: no page number (va >> 12 or more) has all
+ * 64 bits set. */
+#define HW_TLB_NO_TAG UINT64_MAX
 
 /* Words of the @asid_seen bitmap: 2^16 ASIDs. */
 #define HW_ASID_WORDS (65536 / 64)
@@ -208,6 +224,16 @@ static inline struct hw_tlb_entry *hw_tlb_last_hit(const struct hw_tlb *t, uint6
  * valid entry was evicted.
  */
 bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb_entry *victim);
+
+/*
+ * hw_tlb_insert() of an entry no valid entry of @t holds the translation
+ * of (the same page, size and ASID, or both global), as when a lookup of
+ * its page with its ASID has just missed and nothing was inserted since
+ * (the walker's fills): the same way, victim and result, without looking
+ * for a way that holds it.  Debug builds check the precondition.
+ */
+bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
+			  struct hw_tlb_entry *victim);
 
 /* Invalidate every entry @sel selects; returns how many were valid and removed. */
 unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel);

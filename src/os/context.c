@@ -175,10 +175,12 @@ void os_switch_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *next)
 	struct tlbsim_pctx ctx;
 
 	os_pctx(os, cpu, &os->pol.switch_mm, &ctx);
+	oc->in_switch = true;
 	if (os->pol.switch_mm.p)
 		os->pol.switch_mm.p->switch_mm(&ctx, oc->pub.loaded_mm, &next->pub);
 	else
 		os_load_mm(&ctx, &next->pub);
+	oc->in_switch = false;
 	BUG_ON(cpu->core->state == ENG_BLOCKED, "switch_mm does not wait");
 	BUG_ON(oc->pub.loaded_mm != &next->pub, "switch_mm loads the next mm");
 }
@@ -193,6 +195,8 @@ void os_enter_lazy(struct os *os, struct hw_cpu *cpu, bool to_idle)
 	oc->pub.is_lazy = true;
 	if (to_idle && os->pol.enter_lazy.p) {
 		os_pctx(os, cpu, &os->pol.enter_lazy, &ctx);
+		oc->in_switch = true;
 		os->pol.enter_lazy.p->enter_lazy(&ctx, oc->pub.loaded_mm);
+		oc->in_switch = false;
 	}
 }

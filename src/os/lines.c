@@ -118,6 +118,8 @@ void os_line(struct os *os, struct hw_cpu *cpu, enum tlbsim_line_kind kind, stru
 	st->hold_cycles += hold;
 	if (kind == TLBSIM_LINE_LRUVEC_LOCK)
 		os_cpu_of(cpu)->st.lru_wait_cycles += c.start - now;
+	if (os_cpu_of(cpu)->in_switch)
+		os_cpu_of(cpu)->st.switch_line_cycles += c.done - now;
 }
 
 struct fab_line *os_mm_line(struct os_mm *mm, enum tlbsim_line_kind kind, unsigned cpu)

@@ -353,6 +353,10 @@ struct os_gather {
  *        holds (part of the core's waiting cycles)
  * @flush_lock_wait_cycles: of them, while the lock's writer was blocked on
  *        its flush (IPI acknowledgements, DSB, TLBSYNC)
+ * @switch_line_cycles: cycles the policy's switch_mm and enter_lazy spent
+ *        on shared lines (mm_cpumask, tlb_gen, nr_active_mm: transfers,
+ *        waits, atomics), the bookkeeping that says which cpus a flush
+ *        must reach
  */
 struct os_cpu_stats {
 	uint64_t context_switches, mm_switches;
@@ -363,6 +367,7 @@ struct os_cpu_stats {
 	struct tlbsim_line_stats line[TLBSIM_LINE_NR_KINDS];
 	uint64_t mmap_lock_wait_cycles;
 	uint64_t flush_lock_wait_cycles;
+	uint64_t switch_line_cycles;
 };
 
 /**
@@ -450,6 +455,7 @@ struct os_cpu {
 	struct os_thread *hb_thread;
 	uint64_t hb_idx;
 	uint64_t evq_popped; /* events this cpu popped off queues, ever */
+	bool in_switch; /* in the policy's switch_mm or enter_lazy */
 	struct os_cpu_stats st;
 };
 

@@ -146,6 +146,8 @@ static void switch_to(struct os *os, struct hw_cpu *cpu, struct os_thread *next)
 	if (oc->slice_end <= cpu->core->now)
 		oc->slice_end = cpu->core->now + 1;
 	cpu->core->state = ENG_RUNNING;
+	/* Maybe an idle cpu other than the one served (os_thread_start()). */
+	eng_wake(&os->eng, cpu->core);
 }
 
 void os_schedule(struct os *os, struct hw_cpu *cpu)

@@ -31,6 +31,9 @@
 /* Serial services in a row in which no event could start, before an
  * ordered replay is declared stuck. */
 #define ORDERED_MAX_STALLS 100000
+/* How far ahead of an access that walked run_accesses() asks the host
+ * for the next walk's tables (hw_mmu_prefetch()). */
+#define PREFETCH_AHEAD 4
 /* Faults one access may take before it is given up (a segv). */
 #define MAX_FAULT_RETRIES 4
 
@@ -650,6 +653,11 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 		hw_mmu_hot_hits(mmu, hits - fetch_hits, fetch_hits);
 		hits = fetch_hits = 0;
 		rc = hw_mmu_access(mmu, e->access.va, a, &cycles, &hot);
+		/* A walk: the host's cache misses on the tables of the accesses
+		 * that follow are waited for less when asked for early. */
+		if (hot.walked && ev_end - e > PREFETCH_AHEAD &&
+		    tlbsim_event_is_access(e[PREFETCH_AHEAD].kind))
+			hw_mmu_prefetch(mmu, e[PREFETCH_AHEAD].access.va);
 		eng_charge(c, cycles);
 		start = now = c->now;
 		if (rc) {

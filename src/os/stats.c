@@ -46,6 +46,7 @@
 	X(line_wait_cycles, line_sum(oc, 1))                                                       \
 	X(mmap_lock_wait_cycles, oc->st.mmap_lock_wait_cycles)                                     \
 	X(flush_lock_wait_cycles, oc->st.flush_lock_wait_cycles)                                   \
+	X(switch_line_cycles, oc->st.switch_line_cycles)                                           \
 	X(shootdowns, hw->st.shootdowns)                                                           \
 	X(ipis_sent, hw->st.ipis_sent)                                                             \
 	X(ipis_received, hw->st.ipis_received)                                                     \
@@ -85,7 +86,8 @@
 	X(other_flush_cycles,                                                                      \
 	  t->flush_cycles > t->ipi_send_cycles ? t->flush_cycles - t->ipi_send_cycles : 0)         \
 	X(walk_cycles_after_flush, t->walk_cycles_after_flush)                                     \
-	X(lock_wait_cycles, t->flush_lock_wait_cycles)
+	X(lock_wait_cycles, t->flush_lock_wait_cycles)                                             \
+	X(switch_line_cycles, t->switch_line_cycles)
 
 /* The run's counters beyond the cpus', by object of the JSON, as above. */
 #define FABRIC_STATS(X)                                                                            \
@@ -176,7 +178,9 @@ void os_line_stats(const struct os *os, unsigned cpu, unsigned kind, struct tlbs
  * Each cycle is in one kind only: IPI sends are part of the initiator's
  * flush cycles and taken out of "other"; waits exclude the interrupts
  * taken meanwhile (stolen: handlers, broadcasts); lock waits are those for
- * an mmap_lock whose writer waits for its flush.
+ * an mmap_lock whose writer waits for its flush; the switch lines are the
+ * policy's bookkeeping at context switches (mm_cpumask, tlb_gen,
+ * nr_active_mm), outside any flush.
  */
 static void coherence(const struct tlbsim_cpu_stats *t, struct tlbsim_coherence_stats *st)
 {
@@ -223,6 +227,7 @@ void os_run_stats(const struct os *os, struct tlbsim_stats *st)
 		st->walk_reused_table = n[CHK_WALK_REUSED_TABLE];
 		st->incomplete_maintenance = n[CHK_INCOMPLETE_MAINT];
 		st->bbm = n[CHK_BBM];
+		st->unordered_publish = n[CHK_UNORDERED_PUBLISH];
 		for (i = 0; i < CHK_NR_KINDS; i++)
 			st->hazards += n[i];
 	}

@@ -6,7 +6,7 @@
 # runaway allocation (-rss_limit_mb, -malloc_limit_mb) leaves its input in
 # BUILD/fuzz-artifacts/ and fails the script.
 #
-# usage: tests/fuzz/run.sh BUILD [SECONDS]
+# usage: [FUZZ_SEED=N] tests/fuzz/run.sh BUILD [SECONDS]
 set -euo pipefail
 build=${1:?usage: tests/fuzz/run.sh BUILD [SECONDS]}
 secs=${2:-60}
@@ -17,6 +17,11 @@ src=$(cd "$(dirname "$0")" && pwd)
 # buffers, so anything bigger is a size taken from the input.
 opts=(-max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=256
       -print_final_stats=1 -detect_leaks=1)
+# FUZZ_SEED: libFuzzer's random seed (default: a new one each run).  CI
+# fixes it, so that a commit's CI explores the same inputs each time and a
+# failure replays with the same seed; a run by hand without it explores
+# anew.
+[ -n "${FUZZ_SEED:-}" ] && opts+=(-seed="$FUZZ_SEED")
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 mkdir -p "$build/fuzz-artifacts"

@@ -344,6 +344,53 @@ static void invalidate_by_va_drops_a_large_pages_splinters(enum tlbsim_isa isa)
 	rig_fini(&r);
 }
 
+/*
+ * A walk that finds no translation faults, and the fault drops what it
+ * drops after any walk (SDM vol. 3 4.10.4.1): the other L1's entries for
+ * the address and the splinters of a larger page covering it, though the
+ * lookups that preceded the walk found none of them.  L1 dTLB 4K|2M|1G,
+ * L1 iTLB 4K|2M, L2 4K|2M; the 1 GiB page at 2G is executable:
+ *   load 2G+5M     walk: L1D 1G at 2G, L2 2M at 2G+4M
+ *   fetch 2G+9M    walk: L1I and L2 2M at 2G+8M
+ * then the page is unmapped (no flush) and fetch 2G+13M walks (the iTLB
+ * and the L2 miss it) to a not-present PDPT entry: the fault drops the
+ * L1D's 1 GiB entry, the L1I's splinter and both L2 splinters.
+ */
+static void a_walks_fault_drops_the_other_l1s_entry_and_splinters(void **state)
+{
+	struct rig r;
+	struct tlbsim_xlate x;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, true);
+	tlbsim_mmu_destroy(r.mmu);
+	r.m.l1i = geom(16, 16, TLBSIM_PS_4K | TLBSIM_PS_2M, 1);
+	r.m.l2 = geom(32, 32, TLBSIM_PS_4K | TLBSIM_PS_2M, 7);
+	r.mmu = tlbsim_mmu_create(&r.m, r.pm);
+	assert_non_null(r.mmu);
+	assert_int_equal(tlbsim_pgtable_map(r.pt1, GiB(2), GiB(1) >> 12, 30,
+					    TLBSIM_PROT_READ | TLBSIM_PROT_EXEC),
+			 0);
+	load_ctx(&r, r.pt1, 1);
+	assert_int_equal(load(&r, GiB(2) + MiB(5)).src, TLBSIM_XLATE_WALK);
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, GiB(2) + MiB(9), TLBSIM_ACCESS_FETCH, &x), 0);
+	assert_int_equal(x.src, TLBSIM_XLATE_WALK);
+	assert_true(hw_mmu_holds(r.mmu, HW_L1D, GiB(2), 1));
+	assert_true(hw_mmu_holds(r.mmu, HW_L1I, GiB(2) + MiB(8), 1));
+	assert_true(hw_mmu_holds(r.mmu, HW_L2, GiB(2) + MiB(4), 1));
+	assert_true(hw_mmu_holds(r.mmu, HW_L2, GiB(2) + MiB(8), 1));
+
+	assert_int_equal(tlbsim_pgtable_unmap(r.pt1, GiB(2), NULL), 0);
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, GiB(2) + MiB(13), TLBSIM_ACCESS_FETCH, &x),
+			 -TLBSIM_EFAULT);
+	assert_int_equal(x.src, TLBSIM_XLATE_WALK);
+	assert_false(hw_mmu_holds(r.mmu, HW_L1D, GiB(2), 1));
+	assert_false(hw_mmu_holds(r.mmu, HW_L1I, GiB(2) + MiB(8), 1));
+	assert_false(hw_mmu_holds(r.mmu, HW_L2, GiB(2) + MiB(4), 1));
+	assert_false(hw_mmu_holds(r.mmu, HW_L2, GiB(2) + MiB(8), 1));
+	rig_fini(&r);
+}
+
 static void invlpg_drops_a_large_pages_splinters(void **state)
 {
 	(void)state;
@@ -823,11 +870,55 @@ static void an_access_hands_back_its_l1s_hot_state(void **state)
 
 	assert_int_equal(hw_mmu_access(r.mmu, MiB(8), TLBSIM_ACCESS_STORE, &cycles, &h), 0);
 	assert_int_equal(h.ok, 0);
+	assert_true(h.walked);
 	assert_int_equal(hw_mmu_access(r.mmu, MiB(8) + 8, TLBSIM_ACCESS_LOAD, &cycles, &h), 0);
 	assert_int_equal(cycles, 1);
+	assert_false(h.walked);
 	assert_int_equal(h.vpn, 2048);
 	assert_int_equal(h.shift, 12);
 	assert_int_equal(h.ok, TLBSIM_PROT_READ | TLBSIM_PROT_WRITE);
+	rig_fini(&r);
+}
+
+static void sum_entry(void *arg, enum hw_struct s, const struct hw_tlb_entry *e)
+{
+	uint64_t *h = arg;
+
+	*h = (*h ^ ((uint64_t)s << 56 ^ e->vpn ^ e->pfn << 20 ^ e->version << 40 ^ e->asid)) *
+	     0x100000001b3ull;
+}
+
+/*
+ * hw_mmu_prefetch() is a hint to the host: it changes no statistic and no
+ * entry of any structure, for a mapped page, an unmapped one, and without
+ * a context; the walk that follows costs what it would have.  8 MiB's walk
+ * cached the tables down to the PD that 4 MiB shares (PD entries 4 and 2):
+ * 4 MiB's walk hits the level-2 walk cache (3 cycles), reads levels 1 and
+ * 0 (20 + 10) and pays the L1's 1: 34 cycles.
+ */
+static void a_prefetch_changes_nothing_simulated(void **state)
+{
+	struct rig r;
+	struct tlbsim_mmu_stats before;
+	uint64_t h0 = 0xcbf29ce484222325ull, h1 = h0;
+	struct tlbsim_xlate x;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, false);
+	hw_mmu_prefetch(r.mmu, MiB(4));
+	map4k(&r, r.pt1, MiB(4), TLBSIM_PROT_READ);
+	map4k(&r, r.pt1, MiB(8), TLBSIM_PROT_READ);
+	load_ctx(&r, r.pt1, 1);
+	load(&r, MiB(8));
+	before = *tlbsim_mmu_stats(r.mmu);
+	hw_mmu_for_each(r.mmu, sum_entry, &h0);
+	hw_mmu_prefetch(r.mmu, MiB(4));
+	hw_mmu_prefetch(r.mmu, GiB(3));
+	hw_mmu_for_each(r.mmu, sum_entry, &h1);
+	assert_memory_equal(&before, tlbsim_mmu_stats(r.mmu), sizeof(before));
+	assert_true(h0 == h1);
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, MiB(4), TLBSIM_ACCESS_LOAD, &x), 0);
+	assert_int_equal(x.cycles, 34);
 	rig_fini(&r);
 }
 
@@ -962,6 +1053,7 @@ int main(void)
 		cmocka_unit_test(unmapped_address_faults_and_caches_no_leaf),
 		cmocka_unit_test(huge_page_is_splintered_into_largest_l1_size),
 		cmocka_unit_test(invlpg_drops_a_large_pages_splinters),
+		cmocka_unit_test(a_walks_fault_drops_the_other_l1s_entry_and_splinters),
 		cmocka_unit_test(tlbi_by_va_drops_a_large_pages_splinters),
 		cmocka_unit_test(x86_invalidation_instructions_remove_what_the_sdm_says),
 		cmocka_unit_test(arm64_tlbi_operations_remove_what_the_arm_arm_says),
@@ -972,6 +1064,7 @@ int main(void)
 		    poisoned_invalidated_or_refused_last_hit_is_not_served_by_the_shortcut),
 		cmocka_unit_test(hot_state_is_the_last_hit_the_shortcut_would_serve),
 		cmocka_unit_test(an_access_hands_back_its_l1s_hot_state),
+		cmocka_unit_test(a_prefetch_changes_nothing_simulated),
 		cmocka_unit_test(only_refills_of_flushed_translations_count_as_walks_after_flush),
 	};
 

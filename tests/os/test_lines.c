@@ -96,12 +96,13 @@ static void x86_stock_switch_costs_two_cross_ccx_cpumask_transfers(void **state)
 	struct lab b;
 	struct os_mm *a, *mb;
 	struct tlbsim_line_stats before, after;
-	uint64_t t;
+	uint64_t t, sw;
 
 	(void)state;
 	cpu6_ran_both(&b, "x86-stock", &a, &mb);
 	before = cpumask_of(&b, 0);
 	t = os_hw(b.os, 0)->core->now;
+	sw = b.os->cpu[0].st.switch_line_cycles;
 	os_switch_mm(b.os, os_hw(b.os, 0), mb);
 	after = cpumask_of(&b, 0);
 	assert_int_equal(after.accesses - before.accesses, 2);
@@ -110,6 +111,8 @@ static void x86_stock_switch_costs_two_cross_ccx_cpumask_transfers(void **state)
 	assert_int_equal(after.wait_cycles - before.wait_cycles, 0);
 	assert_int_equal(b.os->cpu[0].st.line[TLBSIM_LINE_TLB_GEN].transfer_cycles, 0);
 	assert_int_equal(os_hw(b.os, 0)->core->now - t, 1320 + 34 + 200 + 120);
+	/* The lines' part, in compare's coherence: transfers and atomics. */
+	assert_int_equal(b.os->cpu[0].st.switch_line_cycles - sw, 1320 + 34);
 	assert_false(tlbsim_cpumask_test(&a->pub.cpumask, 0));
 	assert_true(tlbsim_cpumask_test(&mb->pub.cpumask, 0));
 	lab_close(&b);
@@ -132,16 +135,20 @@ static void lazy_cpumask_switch_back_to_a_set_bit_writes_nothing(void **state)
 	struct lab b;
 	struct os_mm *a, *mb;
 	struct tlbsim_line_stats before, after;
-	uint64_t t;
+	uint64_t t, sw;
 
 	(void)state;
 	cpu6_ran_both(&b, "x86-lazy-cpumask", &a, &mb);
 	os_switch_mm(b.os, os_hw(b.os, 0), mb);
 	before = cpumask_of(&b, 0);
+	sw = b.os->cpu[0].st.switch_line_cycles;
 	os_switch_mm(b.os, os_hw(b.os, 0), a);
 	after = cpumask_of(&b, 0);
 	assert_int_equal(after.accesses - before.accesses, 1); /* the read */
 	assert_int_equal(after.transfer_cycles - before.transfer_cycles, 660);
+	/* A's tlb_gen, never written, is read for nothing: the read of the
+	 * mask is the switch's whole line cost. */
+	assert_int_equal(b.os->cpu[0].st.switch_line_cycles - sw, 660);
 	assert_true(tlbsim_cpumask_test(&mb->pub.cpumask, 0)); /* left set */
 
 	/* Cpu 0 alone: to B (its bit set by the round above: a read of
