@@ -102,7 +102,7 @@ int cmd_gen(int argc, char **argv)
 	cli_catch_sigint(NULL);
 	rep_progress_start(&meter, argv[optind], quiet);
 	while (tlbsim_gen_next(g, &ev, NULL) > 0) {
-		if ((n & 0xffff) == 0 && meter.on)
+		if (n && (n & 0xffff) == 0 && meter.on)
 			rep_progress_update(&meter, n, 0, -1, -1);
 		if ((n & 0xfff) == 0 && cli_interrupted()) {
 			rep_progress_end(&meter);

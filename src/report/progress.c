@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime(), fileno() */
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,6 +76,11 @@ void rep_progress_start(struct rep_progress *p, const char *what, bool quiet)
 	p->drawn = false;
 	p->started = rep_now();
 	p->last = 0;
+	p->delay = FIRST_DRAW;
+	/* The first line's delay, seconds, for tests (a short run shows a
+	 * line too). */
+	if (p->on && getenv("TLBSIM_PROGRESS_DELAY"))
+		p->delay = atof(getenv("TLBSIM_PROGRESS_DELAY"));
 }
 
 void rep_progress_update(struct rep_progress *p, uint64_t events, uint64_t total, double fraction,
@@ -88,7 +94,7 @@ void rep_progress_update(struct rep_progress *p, uint64_t events, uint64_t total
 		return;
 	now = rep_now();
 	s.elapsed = now - p->started;
-	if (s.elapsed < FIRST_DRAW || now - p->last < REDRAW)
+	if (s.elapsed < p->delay || now - p->last < REDRAW)
 		return;
 	p->last = now;
 	rep_progress_format(text, sizeof(text), &s);

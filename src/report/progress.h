@@ -10,7 +10,8 @@
  *
  * each part only where known: the total events (a generator that knows
  * them) or the fraction done (of a trace file's compressed bytes read),
- * the simulated time (runs, not copies).
+ * the simulated time (runs, not copies).  $TLBSIM_PROGRESS_DELAY sets
+ * the first line's delay in seconds (1 by default; the tests use 0).
  */
 #ifndef TLBSIM_REPORT_PROGRESS_H
 #define TLBSIM_REPORT_PROGRESS_H
@@ -44,6 +45,7 @@ struct rep_progress {
 	bool on;	  /* stderr is a terminal and not quiet */
 	bool drawn;	  /* a line is on the screen */
 	double started, last;
+	double delay; /* seconds before the first line */
 };
 
 /* Start the clock of @p for @what; @quiet (or stderr not a terminal)
