@@ -22,9 +22,16 @@ void fab_server_init(struct fab_server *s, uint64_t service)
 unsigned fab_server_place(const struct fab_server *s, uint64_t arrive, fab_len_fn len,
 			  const void *arg, uint64_t *start, uint64_t *length)
 {
-	unsigned p;
+	unsigned p = 0;
 
-	for (p = 0; p < s->nr_hold; p++) {
+	/* A use that starts before @arrive leaves no gap before it that
+	 * fits: the search starts at the first that does not (the uses
+	 * kept are in order and do not overlap). */
+	if (s->nr_hold && s->hold[s->nr_hold - 1].start < arrive)
+		p = s->nr_hold; /* the common case: after all of them */
+	while (p < s->nr_hold && s->hold[p].start < arrive)
+		p++;
+	for (; p < s->nr_hold; p++) {
 		/* The gap before the first use kept starts where the forgotten
 		 * ones ended: what lay there is not known any more. */
 		uint64_t from = p ? s->hold[p - 1].end : s->before_end;

@@ -45,9 +45,11 @@
 
 /* Lines a chunk of os->line_chunk holds. */
 #define TLINE_CHUNK 256u
-/* Sub-lines of a table page's key: 0 its split lock, 1 + i/8 the line of
- * PTEs 8i..8i+7 (64-byte lines of 8-byte PTEs). */
-#define TLINE_SUBS 128u
+/* Sub-lines of a table page's key, in its top byte (below it the frame
+ * number + 1, whose low bits vary, as chk_map's hash wants): 0 the page's
+ * split lock, 1 + i/8 the line of PTEs 8i..8i+7 (64-byte lines of 8-byte
+ * PTEs). */
+#define TLINE_SUB_SHIFT 56
 
 const char *tlbsim_line_kind_name(unsigned kind)
 {
@@ -182,7 +184,7 @@ static struct fab_line *keyed_line(struct os *os, struct chk_map *index, uint64_
 /* The line @sub of the page-table page in frame @pfn. */
 static struct fab_line *table_line(struct os *os, uint64_t pfn, unsigned sub)
 {
-	return keyed_line(os, &os->tline_index, ((pfn + 1) * TLINE_SUBS) | sub);
+	return keyed_line(os, &os->tline_index, (pfn + 1) | (uint64_t)sub << TLINE_SUB_SHIFT);
 }
 
 struct fab_line *os_vma_line(struct os *os, struct os_mm *mm, uint64_t start)

@@ -253,7 +253,11 @@ struct os_hb_rec {
  *        ring of @hb_cap from @hb_head, @hb_n of them (src/os/hb.c);
  *        @hb_lo/@hb_hi bound their ranges; @hb_slot: its place in
  *        os->hb_threads (while @hb_n > 0); @hb_waiting: the syscall at
- *        the head of @q waits for an earlier one of another thread
+ *        the head of @q waits for an earlier one of another thread;
+ *        @hb_clear: 1 + the index of a syscall at the head of @q that
+ *        os_hb_blocker() found free to start, 0 for none (nothing can
+ *        block it later: records are added in trace order, after it, and
+ *        only leave), so its retries behind a held mmap_lock skip the look
  */
 struct os_thread {
 	uint32_t tid, pid;
@@ -270,7 +274,7 @@ struct os_thread {
 	bool kthread, mmget;
 	struct os_hb_rec *hb;
 	uint32_t hb_head, hb_n, hb_cap, hb_slot;
-	uint64_t hb_lo, hb_hi;
+	uint64_t hb_lo, hb_hi, hb_clear;
 	bool hb_waiting;
 	/* The thread's life as read from the source, in trace order (the
 	 * front end's input checks; the fields above follow execution). */

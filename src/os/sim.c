@@ -916,10 +916,13 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			oc->st.bad_syscalls++;
 			return;
 		}
-		blk = os_hb_blocker(os, t, &ev, idx);
-		if (blk) {
-			hb_wait(os, cpu, t, blk, idx);
-			return;
+		if (t->hb_clear != idx + 1) {
+			blk = os_hb_blocker(os, t, &ev, idx);
+			if (blk) {
+				hb_wait(os, cpu, t, blk, idx);
+				return;
+			}
+			t->hb_clear = idx + 1;
 		}
 		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
 			stall(os, cpu, true, t->mm);
