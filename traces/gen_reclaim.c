@@ -31,12 +31,13 @@
 enum { P_THREADS, P_PAGES, P_LOOPS, P_ROUNDS, P_INTERVAL, NR_P };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_THREADS] = {"threads", "writer threads of the process", 4, 1, 1024},
-    [P_PAGES] = {"pages", "4 KiB pages each writer owns", 16, 1, 1u << 20},
-    [P_LOOPS] = {"loops", "rounds of a writer: write its pages, mprotect r, rw", 100, 1,
-		 1ull << 40},
-    [P_ROUNDS] = {"rounds", "reclaims of the whole buffer by kswapd", 20, 1, 1ull << 40},
-    [P_INTERVAL] = {"interval", "cycles kswapd waits before each reclaim", 100000, 0, 1ull << 32},
+    [P_THREADS] = {"threads", "writer threads of the process", 4, 1, 1024, "threads"},
+    [P_PAGES] = {"pages", "4 KiB pages each writer owns", 16, 1, 1u << 20, "pages"},
+    [P_LOOPS] = {"loops", "rounds of a writer: write its pages, mprotect r, rw", 100, 1, 1ull << 40,
+		 "rounds"},
+    [P_ROUNDS] = {"rounds", "reclaims of the whole buffer by kswapd", 20, 1, 1ull << 40, "rounds"},
+    [P_INTERVAL] = {"interval", "cycles kswapd waits before each reclaim", 100000, 0, 1ull << 32,
+		    "cycles"},
 };
 
 struct rc {

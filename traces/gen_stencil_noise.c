@@ -77,18 +77,21 @@ enum {
 };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_CPUS] = {"cpus", "cpus of the machine (ThunderX2 2-socket: 64)", 64, 2, 4096},
-    [P_WORKERS] = {"workers", "stencil threads (0: cpus - noise_cpus)", 0, 0, 4096},
-    [P_GRID] = {"grid", "grid points per side (8-byte doubles)", 4096, 2, 65536},
-    [P_SWEEPS] = {"sweeps", "stencil sweeps, a barrier after each", 10, 1, 1u << 20},
-    [P_POINT_CYCLES] = {"point_cycles", "cycles of work per grid point", 2, 1, 1000},
-    [P_NOISE_CPU] = {"noise_cpu", "first cpu of the noise", 0, 0, 4095},
-    [P_NOISE_CPUS] = {"noise_cpus", "cpus the noise threads are spread over", 1, 1, 4095},
-    [P_NOISE_THREADS] = {"noise_threads", "threads of the noise process (0: none)", 2, 0, 64},
-    [P_NOISE_SIZE] = {"noise_size", "bytes each noise thread toggles", 4096, 1, 1ull << 30},
+    [P_CPUS] = {"cpus", "cpus of the machine (ThunderX2 2-socket: 64)", 64, 2, 4096, "cpus"},
+    [P_WORKERS] = {"workers", "stencil threads (0: cpus - noise_cpus)", 0, 0, 4096, "threads"},
+    [P_GRID] = {"grid", "grid points per side (8-byte doubles)", 4096, 2, 65536, "points"},
+    [P_SWEEPS] = {"sweeps", "stencil sweeps, a barrier after each", 10, 1, 1u << 20, "sweeps"},
+    [P_POINT_CYCLES] = {"point_cycles", "cycles of work per grid point", 2, 1, 1000, "cycles"},
+    [P_NOISE_CPU] = {"noise_cpu", "first cpu of the noise", 0, 0, 4095, "cpu"},
+    [P_NOISE_CPUS] = {"noise_cpus", "cpus the noise threads are spread over", 1, 1, 4095, "cpus"},
+    [P_NOISE_THREADS] = {"noise_threads", "threads of the noise process (0: none)", 2, 0, 64,
+			 "threads"},
+    [P_NOISE_SIZE] = {"noise_size", "bytes each noise thread toggles", 4096, 1, 1ull << 30,
+		      "bytes"},
     [P_NOISE_LOOPS] = {"noise_loops", "toggles per noise thread (0: until the stencil ends)", 0, 0,
-		       1ull << 40},
-    [P_NOISE_COMPUTE] = {"noise_compute", "cycles after each noise mprotect", 0, 0, 1ull << 32},
+		       1ull << 40, "toggles"},
+    [P_NOISE_COMPUTE] = {"noise_compute", "cycles after each noise mprotect", 0, 0, 1ull << 32,
+			 "cycles"},
 };
 
 /* Points per 4 KiB segment of a row. */

@@ -10,6 +10,7 @@
 #ifndef TLBSIM_GEN_H
 #define TLBSIM_GEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,11 +32,16 @@ extern "C" {
  * @help: one line, with the unit
  * @def: default value
  * @min/@max: accepted range, inclusive
+ * @unit: what the value counts: "bytes" (a size: 'tlbsim list generators'
+ *        shows it with a K/M/G suffix), "cycles", "pages", "cpu" (an
+ *        index), "0/1" (a switch), or the noun of a count ("threads",
+ *        "rounds")
  */
 struct tlbsim_gen_param {
 	const char *name;
 	const char *help;
 	uint64_t def, min, max;
+	const char *unit;
 };
 
 /**
@@ -56,8 +62,11 @@ struct tlbsim_gen_param {
  *         @msg (@size bytes, NUL-terminated) the parameters at fault with
  *         their values and what was expected, and return a negative
  *         TLBSIM_E*; else 0.  tlbsim_gen_create() calls it before @init and
- *         reports @msg; @init may rely on it having passed.  Last member,
- *         so that adding it kept the offsets of the others.
+ *         reports @msg; @init may rely on it having passed.  Added after
+ *         the others, so that their offsets stayed.
+ * @uses_seed: whether the events depend on the seed (the generator draws
+ *             random numbers); every generator accepts "seed" anyway.  Last
+ *             member, for the same reason.
  */
 struct tlbsim_generator {
 	const char *name;
@@ -70,6 +79,7 @@ struct tlbsim_generator {
 	int (*next)(void *state, struct tlbsim_event *ev);
 	void (*fini)(void *state);
 	int (*check)(const uint64_t *values, char *msg, size_t size);
+	bool uses_seed;
 };
 
 typedef struct tlbsim_gen tlbsim_gen;

@@ -346,10 +346,8 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		      : cli_source_open_gen(&src, o->gen, o->params, m->isa);
 	if (rc)
 		return rc;
-	if (report) {
-		src.report = report;
-		src.progress = false;
-	}
+	/* compare draws its own lines from @report */
+	src.report = report;
 	if (o->trace) {
 		const struct tlbsim_trace_info *info = tlbsim_trace_info(src.trace);
 
@@ -377,6 +375,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 			    o->trace);
 		}
 		tlbsim_error_clear(&err);
+		cli_source_progress(&src, o->quiet || report, NULL);
 		rc = tlbsim_replay_run(&rcfg, cli_source_next, &src, &text, &err);
 		if (!rc)
 			add_trace_stats(&src, &text);
@@ -400,6 +399,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		return cli_fail_err(&err);
 	}
 	cli_sigint_add(sim);
+	cli_source_progress(&src, o->quiet || report, sim);
 	rc = tlbsim_sim_run_batch(sim, cli_source_next_batch, &src, &err);
 	cli_sigint_remove(sim);
 	cli_source_close(&src);

@@ -106,7 +106,7 @@ void os_mm_lines_fini(struct os_mm *mm)
 void os_line(struct os *os, struct hw_cpu *cpu, enum tlbsim_line_kind kind, struct fab_line *l,
 	     enum fab_op op, uint64_t hold)
 {
-	struct os_line_stats *st = &os_cpu_of(cpu)->st.line[kind];
+	struct tlbsim_line_stats *st = &os_cpu_of(cpu)->st.line[kind];
 	uint64_t busy = op == FAB_RMW ? os->m->costs.atomic_rmw + hold : 0;
 	uint64_t now = cpu->core->now;
 	struct fab_cost c;

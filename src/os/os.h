@@ -35,6 +35,7 @@
 #include "tlbsim/pgtable.h"
 #include "tlbsim/policy.h"
 #include "tlbsim/sim.h"
+#include "tlbsim/stats.h"
 
 struct os;
 struct chk_oracle;
@@ -361,20 +362,6 @@ struct os_gather {
 };
 
 /**
- * struct os_line_stats - what one kind of shared line cost a cpu
- * @accesses: reads, writes and atomics (a lock taken is one)
- * @transfers: of them, those that had to fetch the line from another cpu
- * @transfer_cycles: cycles those transfers took
- * @wait_cycles: cycles spent waiting for another cpu's atomic or hold
- *        (a lock's waiters): waiting time, or stolen in an IPI handler
- * @hold_cycles: cycles a lock of this kind was held (the work done under
- *        it, part of the busy cycles)
- */
-struct os_line_stats {
-	uint64_t accesses, transfers, transfer_cycles, wait_cycles, hold_cycles;
-};
-
-/**
  * struct os_cpu_stats - per cpu
  * @context_switches: switches between threads
  * @mm_switches: of them, between address spaces (switch_mm)
@@ -415,7 +402,7 @@ struct os_cpu_stats {
 	uint64_t full_flushes, syscalls, faults, segv, events, ignored, bad_syscalls;
 	uint64_t flush_cycles;
 	uint64_t lru_wait_cycles;
-	struct os_line_stats line[TLBSIM_LINE_NR_KINDS];
+	struct tlbsim_line_stats line[TLBSIM_LINE_NR_KINDS];
 	uint64_t mmap_lock_wait_cycles;
 	uint64_t flush_lock_wait_cycles;
 	uint64_t switch_line_cycles;
@@ -1046,5 +1033,10 @@ struct os *os_of_sim(tlbsim_sim *sim);
 
 /* stats.c */
 char *os_stats_json(const struct os *os);
+/* The values of the JSON (stats.c), for tlbsim_sim_stats() and _cpu_stats(). */
+void os_run_stats(const struct os *os, struct tlbsim_stats *st);
+/* @cpu: a cpu, or TLBSIM_STATS_TOTAL for the totals. */
+void os_cpu_stats(const struct os *os, unsigned cpu, struct tlbsim_cpu_stats *st);
+void os_line_stats(const struct os *os, unsigned cpu, unsigned kind, struct tlbsim_line_stats *st);
 
 #endif /* TLBSIM_OS_H */

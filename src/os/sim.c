@@ -1455,6 +1455,52 @@ char *tlbsim_sim_stats_json(const tlbsim_sim *sim)
 	return os_stats_json(&sim->os);
 }
 
+/* Copy what the caller's @size and ours both hold; zero what only it knows. */
+static void copy_sized(void *dst, size_t size, const void *src, size_t ours)
+{
+	memcpy(dst, src, size < ours ? size : ours);
+	if (size > ours)
+		memset((char *)dst + ours, 0, size - ours);
+}
+
+int tlbsim_sim_stats(const tlbsim_sim *sim, struct tlbsim_stats *st, size_t size)
+{
+	struct tlbsim_stats s;
+
+	if (!sim || !st || !size)
+		return -TLBSIM_EINVAL;
+	os_run_stats(&sim->os, &s);
+	copy_sized(st, size, &s, sizeof(s));
+	return 0;
+}
+
+int tlbsim_sim_cpu_stats(const tlbsim_sim *sim, unsigned cpu, struct tlbsim_cpu_stats *st,
+			 size_t size)
+{
+	const struct os *os = sim ? &sim->os : NULL;
+	struct tlbsim_cpu_stats s;
+
+	if (!os || !st || !size || (cpu >= os->m->nr_cpus && cpu != TLBSIM_STATS_TOTAL))
+		return -TLBSIM_EINVAL;
+	os_cpu_stats(os, cpu, &s);
+	copy_sized(st, size, &s, sizeof(s));
+	return 0;
+}
+
+int tlbsim_sim_line_stats(const tlbsim_sim *sim, unsigned cpu, unsigned kind,
+			  struct tlbsim_line_stats *st, size_t size)
+{
+	const struct os *os = sim ? &sim->os : NULL;
+	struct tlbsim_line_stats s;
+
+	if (!os || !st || !size || kind >= TLBSIM_LINE_NR_KINDS ||
+	    (cpu >= os->m->nr_cpus && cpu != TLBSIM_STATS_TOTAL))
+		return -TLBSIM_EINVAL;
+	os_line_stats(os, cpu, kind, &s);
+	copy_sized(st, size, &s, sizeof(s));
+	return 0;
+}
+
 void tlbsim_sim_destroy(tlbsim_sim *sim)
 {
 	if (!sim)

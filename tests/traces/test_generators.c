@@ -384,12 +384,16 @@ static void ctx_switch_counts_by_kind(void **unused)
 
 /*
  * groups=1 senders=2 receivers=2 loops=3 compute=10, processes: tasks =
- * 4, messages m = 1*2*2*3 = 12, buffer 2*2*128 = 512 bytes (1 page).
- * PROC_CREATE 1, MMAP 1 (shared), STORE 1 + 2m = 25, LOAD 2m = 24,
- * COMPUTE 2m = 24, FORK 4, SLEEP 4 + 12 = 16, WAKE 12 + 4 = 16, EXIT 5:
- * 116.  Threads, groups=2 senders=1 receivers=1 loops=2 compute=0: tasks
- * 4, m = 4, buffer 256 bytes: PROC_CREATE 1, MMAP 1, STORE 1 + 8, LOAD 8,
- * THREAD_CREATE 4, SLEEP 4 + 4, WAKE 4 + 4, EXIT 5: 44.
+ * 4, messages m = 1*2*2*3 = 12; a socket holds 277 messages, 138 rounds
+ * of 2 senders, more than the 3 loops: no sender waits for space (w = 0).
+ * PROC_CREATE 1, MMAP 1 (the 4 tasks' buffers), STORE 4 + 2m = 28, LOAD
+ * 2m = 24, COMPUTE 2m = 24, FORK 4, SLEEP 4 + 12 = 16, WAKE 12 + 4 = 16,
+ * EXIT 5: 119.  With queue=2 (compute=0): 1 round in flight, so w =
+ * 1*2*2*(3 - 1) = 8 waits for space, a SLEEP of the sender and a WAKE of
+ * the receiver each: SLEEP and WAKE 24, total 1 + 1 + 28 + 24 + 4 + 24 +
+ * 24 + 5 = 111.  Threads, groups=2 senders=1 receivers=1 loops=2
+ * compute=0: tasks 4, m = 4: PROC_CREATE 1, MMAP 1, STORE 4 + 8, LOAD 8,
+ * THREAD_CREATE 4, SLEEP 4 + 4, WAKE 4 + 4, EXIT 5: 47.
  */
 static void hackbench_counts_by_kind(void **unused)
 {
@@ -399,50 +403,84 @@ static void hackbench_counts_by_kind(void **unused)
 	run_gen("hackbench", "groups=1,senders=2,receivers=2,loops=3,compute=10", &c);
 	assert_int_equal(N(PROC_CREATE), 1);
 	assert_int_equal(N(MMAP), 1);
-	assert_int_equal(N(STORE), 25);
+	assert_int_equal(N(STORE), 28);
 	assert_int_equal(N(LOAD), 24);
 	assert_int_equal(N(COMPUTE), 24);
 	assert_int_equal(N(FORK), 4);
 	assert_int_equal(N(SLEEP), 16);
 	assert_int_equal(N(WAKE), 16);
 	assert_int_equal(N(EXIT), 5);
-	assert_int_equal(c.total, 116);
+	assert_int_equal(c.total, 119);
+	run_gen("hackbench", "groups=1,senders=2,receivers=2,loops=3,compute=0,queue=2", &c);
+	assert_int_equal(N(SLEEP), 24);
+	assert_int_equal(N(WAKE), 24);
+	assert_int_equal(N(COMPUTE), 0);
+	assert_int_equal(c.total, 111);
+	/* A pipe holds 640: still no wait at 3 loops. */
+	run_gen("hackbench", "groups=1,senders=2,receivers=2,loops=3,compute=0,pipe=1", &c);
+	assert_int_equal(N(SLEEP), 16);
 	run_gen("hackbench", "groups=2,senders=1,receivers=1,loops=2,threads=1,compute=0", &c);
-	assert_int_equal(N(STORE), 9);
+	assert_int_equal(N(STORE), 12);
 	assert_int_equal(N(LOAD), 8);
 	assert_int_equal(N(THREAD_CREATE), 4);
 	assert_int_equal(N(FORK), 0);
 	assert_int_equal(N(SLEEP), 8);
 	assert_int_equal(N(WAKE), 8);
 	assert_int_equal(N(EXIT), 5);
-	assert_int_equal(c.total, 44);
+	assert_int_equal(c.total, 47);
 }
 
 /*
- * Sender 0 of group 0 (task 2 with receivers first: tid 4) of groups=1
- * senders=2 receivers=2 loops=1 compute=0 in process mode: slot (g 0, r,
- * s 0) = base + (r*2 + 0) * 128: STORE base 64, STORE base+64 36, WAKE
- * tid 2 (receiver 0), STORE base+256, STORE base+320, WAKE tid 3, WAKE 1,
- * EXIT: 8.
+ * groups=1 senders=2 receivers=2 loops=2 compute=0 queue=2 in process
+ * mode: one round in flight.  Sender 0 (task 2, receivers first: tid 4)
+ * reads its buffer, base + 2 pages, into each message: round 0 LOAD buf
+ * 64, LOAD buf+64 36, WAKE tid 2 (receiver 0), the same for tid 3; round
+ * 1 first SLEEPs twice (space in both sockets), then as round 0; WAKE 1,
+ * EXIT: 16.  Receiver 0 (tid 2, buffer at base) takes s0's and s1's
+ * messages in turn: SLEEP, STORE buf 64, STORE buf+64 36, and for round
+ * 0 a WAKE of that sender (tid 4, then 5) for the space it waits for in
+ * round 1; round 1's messages free space no one waits for: 4 + 4 + 3 + 3,
+ * WAKE 1, EXIT: 16.
  */
-static void hackbench_sender_sequence(void **unused)
+static void hackbench_sender_and_receiver_sequences(void **unused)
 {
-	struct tlbsim_event ev[16];
+	const char *p = "groups=1,senders=2,receivers=2,loops=2,compute=0,queue=2";
+	struct tlbsim_event ev[32];
+	unsigned i;
 
 	(void)unused;
-	assert_int_equal(
-	    events_of("hackbench", "groups=1,senders=2,receivers=2,loops=1,compute=0", 4, ev, 16),
-	    8);
-	assert_int_equal(ev[0].kind, TLBSIM_EV_STORE);
-	assert_int_equal(ev[0].access.va, TRACE_VA_BASE);
+	assert_int_equal(events_of("hackbench", p, 4, ev, 32), 16);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_LOAD);
+	assert_int_equal(ev[0].access.va, TRACE_VA_BASE + 2 * TRACE_PAGE);
 	assert_int_equal(ev[0].access.size, 64);
-	assert_int_equal(ev[1].access.va, TRACE_VA_BASE + 64);
+	assert_int_equal(ev[1].access.va, TRACE_VA_BASE + 2 * TRACE_PAGE + 64);
 	assert_int_equal(ev[1].access.size, 36);
 	assert_int_equal(ev[2].wake.tid, 2);
-	assert_int_equal(ev[3].access.va, TRACE_VA_BASE + 256);
+	assert_int_equal(ev[3].access.va, TRACE_VA_BASE + 2 * TRACE_PAGE);
 	assert_int_equal(ev[5].wake.tid, 3);
-	assert_int_equal(ev[6].wake.tid, 1);
-	assert_int_equal(ev[7].kind, TLBSIM_EV_EXIT);
+	assert_int_equal(ev[6].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[7].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[8].kind, TLBSIM_EV_LOAD);
+	assert_int_equal(ev[10].wake.tid, 2);
+	assert_int_equal(ev[13].wake.tid, 3);
+	assert_int_equal(ev[14].wake.tid, 1);
+	assert_int_equal(ev[15].kind, TLBSIM_EV_EXIT);
+
+	assert_int_equal(events_of("hackbench", p, 2, ev, 32), 16);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(ev[4 * i].kind, TLBSIM_EV_SLEEP);
+		assert_int_equal(ev[4 * i + 1].kind, TLBSIM_EV_STORE);
+		assert_int_equal(ev[4 * i + 1].access.va, TRACE_VA_BASE);
+		assert_int_equal(ev[4 * i + 2].access.va, TRACE_VA_BASE + 64);
+		assert_int_equal(ev[4 * i + 3].kind, TLBSIM_EV_WAKE);
+		assert_int_equal(ev[4 * i + 3].wake.tid, 4 + i);
+	}
+	assert_int_equal(ev[8].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[10].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[11].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[13].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[14].wake.tid, 1);
+	assert_int_equal(ev[15].kind, TLBSIM_EV_EXIT);
 }
 
 /*
@@ -769,6 +807,7 @@ static const struct {
     {"ctx-switch", "loops=50,pages=2", false},
     {"hackbench", "groups=2,senders=3,receivers=3,loops=5", false},
     {"hackbench", "groups=2,senders=3,receivers=3,loops=5,threads=1", false},
+    {"hackbench", "groups=2,senders=3,receivers=3,loops=5,pipe=1,queue=4", false},
     {"short-procs", "loops=3,procs=4,accesses=200,heap=32K", true},
     {"page-faults", "threads=4,size=256K,loops=2", true},
     {"stencil-noise", "cpus=8,grid=1024,sweeps=2,noise_cpu=7", true},
@@ -800,8 +839,11 @@ static void every_generator_is_listed_with_sane_parameters(void **unused)
 		assert_string_equal(g->name, names[i]);
 		assert_true(g->summary && g->summary[0] && g->models && g->models[0]);
 		assert_true(g->nr_params <= TLBSIM_GEN_MAX_PARAMS);
+		/* what 'tlbsim list generators' says of the seed (GENERATORS.md) */
+		assert_int_equal(g->uses_seed, is_random(g->name));
 		for (j = 0; j < g->nr_params; j++) {
 			assert_true(g->params[j].help && g->params[j].help[0]);
+			assert_true(g->params[j].unit && g->params[j].unit[0]);
 			assert_true(g->params[j].min <= g->params[j].def);
 			assert_true(g->params[j].def <= g->params[j].max);
 		}
@@ -1100,7 +1142,7 @@ int main(void)
 	    cmocka_unit_test(munmap_churn_counts_by_kind),
 	    cmocka_unit_test(ctx_switch_counts_by_kind),
 	    cmocka_unit_test(hackbench_counts_by_kind),
-	    cmocka_unit_test(hackbench_sender_sequence),
+	    cmocka_unit_test(hackbench_sender_and_receiver_sequences),
 	    cmocka_unit_test(short_procs_counts_by_kind),
 	    cmocka_unit_test(short_procs_child_sequence),
 	    cmocka_unit_test(page_faults_counts_by_kind),
