@@ -249,6 +249,16 @@ const struct trace_kind trace_kinds[TLBSIM_EV_NR_KINDS] = {
     KIND(EXEC, WHO_THREAD, 0),
     KIND(AFFINITY, WHO_THREAD, 2, POS("first", TF_DEC, affinity.first, 0, CPU_MAX, NULL),
 	 POS("count", TF_DEC, affinity.count, 1, CPU_MAX + 1, NULL)),
+    KIND(RECLAIM, WHO_THREAD, 3, POS("pid", TF_DEC, reclaim.pid, 1, 0, NULL),
+	 POS("addr", TF_VA, reclaim.addr, 0, 0, NULL), POS("len", TF_HEX, reclaim.len, 1, 0, NULL)),
+    KIND(RECLAIM_FLUSH, WHO_THREAD, 0),
+    KIND(MMAP_FILE, WHO_THREAD, 5, POS("addr", TF_VA, mmap_file.addr, 0, 0, NULL),
+	 POS("len", TF_HEX, mmap_file.len, 1, 0, NULL),
+	 POS("prot", TF_PROT, mmap_file.prot, 0, 0, NULL),
+	 POS("file", TF_DEC, mmap_file.file, 1, 0, NULL),
+	 POS("pgoff", TF_HEX, mmap_file.pgoff, 0, 0, NULL)),
+    KIND(TRUNCATE, WHO_THREAD, 2, POS("file", TF_DEC, truncate.file, 1, 0, NULL),
+	 POS("size", TF_HEX, truncate.size, 0, 0, NULL)),
     KIND(COMMIT, WHO_CPU, 3, POS("root_pfn", TF_HEX, commit.root_pfn, 0, 0, NULL),
 	 POS("va", TF_VA, commit.va, 0, 0, NULL), POS("len", TF_HEX, commit.len, 1, 0, NULL)),
     KIND(GUP_FAST, WHO_THREAD, 2, POS("va", TF_VA, gup_fast.va, 0, 0, NULL),
@@ -400,6 +410,18 @@ static int check_kind(const struct tlbsim_event *ev, int *field, char *why, size
 		return check_range(ev, ev->mprotect.addr, ev->mprotect.len, field, why, size);
 	case TLBSIM_EV_MADVISE:
 		return check_range(ev, ev->madvise.addr, ev->madvise.len, field, why, size);
+	case TLBSIM_EV_MMAP_FILE:
+		if (!range_fits(ev->mmap_file.addr, ev->mmap_file.len))
+			return fail(field, 1, why, size, "mmap_file: a range below 2^64 expected");
+		if (ev->mmap_file.pgoff >
+		    (UINT64_MAX >> TLBSIM_PAGE_SHIFT) - (ev->mmap_file.len >> TLBSIM_PAGE_SHIFT))
+			return fail(field, 4, why, size,
+				    "mmap_file: pgoff + pages past 2^52 pages");
+		return 0;
+	case TLBSIM_EV_RECLAIM:
+		if (!range_fits(ev->reclaim.addr, ev->reclaim.len))
+			return fail(field, 2, why, size, "reclaim: a range below 2^64 expected");
+		return 0;
 	case TLBSIM_EV_MREMAP:
 		if (!range_fits(ev->mremap.old_addr, ev->mremap.old_len))
 			return fail(field, 1, why, size, "mremap: old range past 2^64");

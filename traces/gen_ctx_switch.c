@@ -44,13 +44,15 @@
 enum { P_LOOPS, P_PROCS, P_CPU, P_PAGES, P_COMPUTE, P_YIELD, NR_P };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_LOOPS] = {"loops", "round trips of the token", 100000, 1, 1ull << 40},
-    [P_PROCS] = {"procs", "0: two threads of one process, 1: two processes", 0, 0, 1},
-    [P_CPU] = {"cpu", "the cpu both tasks are pinned to", 0, 0, 4095},
-    [P_PAGES] = {"pages", "pages of its own buffer each task reads per turn", 0, 0, 1u << 20},
-    [P_COMPUTE] = {"compute", "cycles of pipe syscall work per hand-off", 0, 0, 1ull << 32},
+    [P_LOOPS] = {"loops", "round trips of the token", 100000, 1, 1ull << 40, "round trips"},
+    [P_PROCS] = {"procs", "0: two threads of one process, 1: two processes", 0, 0, 1, "0/1"},
+    [P_CPU] = {"cpu", "the cpu both tasks are pinned to", 0, 0, 4095, "cpu"},
+    [P_PAGES] = {"pages", "pages of its own buffer each task reads per turn", 0, 0, 1u << 20,
+		 "pages"},
+    [P_COMPUTE] = {"compute", "cycles of pipe syscall work per hand-off", 0, 0, 1ull << 32,
+		   "cycles"},
     [P_YIELD] = {"yield", "0: hand-off by wake and sleep (a pipe), 1: sched_yield() in turn", 0,
-		 0, 1},
+		 0, 1, "0/1"},
 };
 
 struct cs {

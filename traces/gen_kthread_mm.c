@@ -36,11 +36,11 @@
 enum { P_PAGES, P_LOOPS, P_MMGET, P_CPU, P_COMPUTE, NR_P };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_PAGES] = {"pages", "4 KiB pages of the buffer the worker reads", 16, 1, 1u << 20},
-    [P_LOOPS] = {"loops", "rounds: the process writes, the worker reads", 1000, 1, 1ull << 40},
-    [P_MMGET] = {"mmget", "1: the worker takes an mm_users reference (mmget)", 1, 0, 1},
-    [P_CPU] = {"cpu", "the worker's cpu (the process runs on cpu 0)", 1, 1, 4095},
-    [P_COMPUTE] = {"compute", "cycles the worker spends per page read", 0, 0, 1ull << 30},
+    [P_PAGES] = {"pages", "4 KiB pages of the buffer the worker reads", 16, 1, 1u << 20, "pages"},
+    [P_LOOPS] = {"loops", "rounds: the process writes, the worker reads", 1000, 1, 1ull << 40, "rounds"},
+    [P_MMGET] = {"mmget", "1: the worker takes an mm_users reference (mmget)", 1, 0, 1, "0/1"},
+    [P_CPU] = {"cpu", "the worker's cpu (the process runs on cpu 0)", 1, 1, 4095, "cpu"},
+    [P_COMPUTE] = {"compute", "cycles the worker spends per page read", 0, 0, 1ull << 30, "cycles"},
 };
 
 struct km {

@@ -42,11 +42,13 @@
 enum { P_PROCS, P_THREADS, P_SIZE, P_LOOPS, P_COMPUTE, NR_P };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_PROCS] = {"procs", "processes running the benchmark at once", 32, 1, 4096},
-    [P_THREADS] = {"threads", "threads per process, all but one asleep", 2, 1, 64},
-    [P_SIZE] = {"size", "bytes of the anonymous mapping toggled", 4ull << 20, 1, 1ull << 34},
-    [P_LOOPS] = {"loops", "toggles (2 mprotect calls each)", 10000, 1, 1ull << 40},
-    [P_COMPUTE] = {"compute", "cycles of work after each mprotect call", 0, 0, 1ull << 32},
+    [P_PROCS] = {"procs", "processes running the benchmark at once", 32, 1, 4096, "processes"},
+    [P_THREADS] = {"threads", "threads per process, all but one asleep", 2, 1, 64, "threads"},
+    [P_SIZE] = {"size", "bytes of the anonymous mapping toggled", 4ull << 20, 1, 1ull << 34,
+		"bytes"},
+    [P_LOOPS] = {"loops", "toggles (2 mprotect calls each)", 10000, 1, 1ull << 40, "toggles"},
+    [P_COMPUTE] = {"compute", "cycles of work after each mprotect call", 0, 0, 1ull << 32,
+		   "cycles"},
 };
 
 struct mpt {

@@ -44,13 +44,14 @@
 enum { P_THREADS, P_SIZE, P_TOUCH, P_LOOPS, P_CPUS, P_PIN, NR_P };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_THREADS] = {"threads", "worker threads of the one process", 4, 1, 1024},
-    [P_SIZE] = {"size", "bytes per malloc", 128ull << 20, 1, 1ull << 32},
+    [P_THREADS] = {"threads", "worker threads of the one process", 4, 1, 1024, "threads"},
+    [P_SIZE] = {"size", "bytes per malloc", 128ull << 20, 1, 1ull << 32, "bytes"},
     [P_TOUCH] = {"touch", "write every touch-th page of a block (0: only the header)", 0, 0,
-		 1u << 20},
-    [P_LOOPS] = {"loops", "malloc/free pairs per thread", 10, 1, 1ull << 40},
-    [P_CPUS] = {"cpus", "pin thread i to cpu i mod cpus (0: cpu i)", 0, 0, 4096},
-    [P_PIN] = {"pin", "1: threads pinned (will-it-scale), 0: placed by the scheduler", 1, 0, 1},
+		 1u << 20, "pages"},
+    [P_LOOPS] = {"loops", "malloc/free pairs per thread", 10, 1, 1ull << 40, "pairs"},
+    [P_CPUS] = {"cpus", "pin thread i to cpu i mod cpus (0: cpu i)", 0, 0, 4096, "cpus"},
+    [P_PIN] = {"pin", "1: threads pinned (will-it-scale), 0: placed by the scheduler", 1, 0, 1,
+	       "0/1"},
 };
 
 /* glibc's mmapped chunk: a 16-byte header (prev_size, size) before the

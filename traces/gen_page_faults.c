@@ -28,11 +28,11 @@
 enum { P_THREADS, P_SIZE, P_LOOPS, P_CPUS, NR_P };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_THREADS] = {"threads", "worker threads of the one process", 4, 1, 1024},
+    [P_THREADS] = {"threads", "worker threads of the one process", 4, 1, 1024, "threads"},
     [P_SIZE] = {"size", "bytes each thread maps and faults in per round", 128ull << 20, 1,
-		1ull << 32},
-    [P_LOOPS] = {"loops", "mmap..munmap rounds per thread", 4, 1, 1ull << 40},
-    [P_CPUS] = {"cpus", "pin thread i to cpu i mod cpus (0: cpu i)", 0, 0, 4096},
+		1ull << 32, "bytes"},
+    [P_LOOPS] = {"loops", "mmap..munmap rounds per thread", 4, 1, 1ull << 40, "rounds"},
+    [P_CPUS] = {"cpus", "pin thread i to cpu i mod cpus (0: cpu i)", 0, 0, 4096, "cpus"},
 };
 
 struct pf {

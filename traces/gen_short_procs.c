@@ -38,11 +38,11 @@
 enum { P_LOOPS, P_PROCS, P_ACCESSES, P_HEAP, P_COMPUTE, NR_P };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_LOOPS] = {"loops", "shells running processes at once", 8, 1, 1024},
-    [P_PROCS] = {"procs", "processes each shell runs in sequence", 32, 1, 1u << 20},
-    [P_ACCESSES] = {"accesses", "memory accesses per process", 4000, 1, 1ull << 32},
-    [P_HEAP] = {"heap", "bytes of each process's heap", 64u << 10, 1, 1ull << 30},
-    [P_COMPUTE] = {"compute", "cycles of work after each access", 20, 0, 1u << 20},
+    [P_LOOPS] = {"loops", "shells running processes at once", 8, 1, 1024, "shells"},
+    [P_PROCS] = {"procs", "processes each shell runs in sequence", 32, 1, 1u << 20, "processes"},
+    [P_ACCESSES] = {"accesses", "memory accesses per process", 4000, 1, 1ull << 32, "accesses"},
+    [P_HEAP] = {"heap", "bytes of each process's heap", 64u << 10, 1, 1ull << 30, "bytes"},
+    [P_COMPUTE] = {"compute", "cycles of work after each access", 20, 0, 1u << 20, "cycles"},
 };
 
 /* The shell's own memory: its heap and stack working set, 16 pages (an
@@ -185,4 +185,5 @@ const struct tlbsim_generator trace_gen_short_procs = {
     .init = init,
     .next = trace_gen_next,
     .fini = trace_gen_fini,
+    .uses_seed = true,
 };

@@ -43,12 +43,13 @@
 enum { P_THREADS, P_OPS, P_MIN, P_MAX, P_LIVE, P_COMPUTE, NR_P };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_THREADS] = {"threads", "threads allocating and freeing", 8, 1, 1024},
-    [P_OPS] = {"ops", "objects each thread allocates", 1000, 1, 1ull << 40},
-    [P_MIN] = {"min", "smallest object, bytes", 4096, 1, 1ull << 30},
-    [P_MAX] = {"max", "largest object, bytes", 64u << 10, 1, 1ull << 30},
-    [P_LIVE] = {"live", "objects each thread keeps before freeing the oldest", 16, 1, 4096},
-    [P_COMPUTE] = {"compute", "cycles of work per page of an object", 1000, 0, 1u << 30},
+    [P_THREADS] = {"threads", "threads allocating and freeing", 8, 1, 1024, "threads"},
+    [P_OPS] = {"ops", "objects each thread allocates", 1000, 1, 1ull << 40, "objects"},
+    [P_MIN] = {"min", "smallest object, bytes", 4096, 1, 1ull << 30, "bytes"},
+    [P_MAX] = {"max", "largest object, bytes", 64u << 10, 1, 1ull << 30, "bytes"},
+    [P_LIVE] = {"live", "objects each thread keeps before freeing the oldest", 16, 1, 4096,
+		"objects"},
+    [P_COMPUTE] = {"compute", "cycles of work per page of an object", 1000, 0, 1u << 30, "cycles"},
 };
 
 /* One live object: its offset in the arena and its size. */
@@ -235,4 +236,5 @@ const struct tlbsim_generator trace_gen_small_free = {
     .next = trace_gen_next,
     .fini = fini,
     .check = check,
+    .uses_seed = true,
 };

@@ -52,13 +52,16 @@
 enum { P_SHELLS, P_RUNS, P_SHELL_PAGES, P_SHELL_WRITES, P_CHILD_WRITES, P_COMPUTE, NR_P };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_SHELLS] = {"shells", "subshells running copies at once", 256, 1, 65536},
-    [P_RUNS] = {"runs", "copies each subshell runs in sequence", 32, 1, 1u << 20},
+    [P_SHELLS] = {"shells", "subshells running copies at once", 256, 1, 65536, "shells"},
+    [P_RUNS] = {"runs", "copies each subshell runs in sequence", 32, 1, 1u << 20, "copies"},
     [P_SHELL_PAGES] = {"shell_pages", "pages of private memory the shell has written", 256, 1,
-		       1u << 20},
-    [P_SHELL_WRITES] = {"shell_writes", "pages a shell writes after each fork", 16, 0, 1u << 20},
-    [P_CHILD_WRITES] = {"child_writes", "pages a child writes before its exec", 16, 0, 1u << 20},
-    [P_COMPUTE] = {"compute", "cycles of the shell's own work per copy", 10000, 0, 1ull << 32},
+		       1u << 20, "pages"},
+    [P_SHELL_WRITES] = {"shell_writes", "pages a shell writes after each fork", 16, 0, 1u << 20,
+			"pages"},
+    [P_CHILD_WRITES] = {"child_writes", "pages a child writes before its exec", 16, 0, 1u << 20,
+			"pages"},
+    [P_COMPUTE] = {"compute", "cycles of the shell's own work per copy", 10000, 0, 1ull << 32,
+		   "cycles"},
 };
 
 struct sw {

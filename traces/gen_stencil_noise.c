@@ -85,21 +85,26 @@ enum {
 };
 
 static const struct tlbsim_gen_param params[NR_P] = {
-    [P_NI] = {"ni", "interior grid points along i (Himeno M: 254)", 254, 1, 1u << 14},
-    [P_NJ] = {"nj", "interior grid points along j (Himeno M: 126)", 126, 1, 1u << 14},
-    [P_NK] = {"nk", "interior grid points along k (Himeno M: 126)", 126, 1, 1u << 14},
-    [P_ITERS] = {"iters", "timed Jacobi iterations", 20, 1, 1u << 24},
-    [P_POINT_CYCLES] = {"point_cycles", "cycles of the Jacobi loop per point", 16, 1, 1000},
-    [P_COPY_CYCLES] = {"copy_cycles", "cycles of the wrk2 -> p copy per point", 3, 0, 1000},
-    [P_CPU] = {"cpu", "the cpu Himeno's timed loop runs on", 1, 0, 4095},
-    [P_INIT_CPU] = {"init_cpu", "the cpu Himeno initialises its arrays on", 0, 0, 4095},
-    [P_NOISE] = {"noise", "1: the mprotect noise process runs beside Himeno", 1, 0, 1},
-    [P_NOISE_CPU] = {"noise_cpu", "first cpu the noise process may run on", 2, 0, 4095},
-    [P_NOISE_CPUS] = {"noise_cpus", "cpus the noise process may run on (taskset)", 1, 1, 4096},
-    [P_NOISE_SIZE] = {"noise_size", "bytes the noise toggles", 4ull << 20, 4096, 1ull << 30},
-    [P_NOISE_COMPUTE] = {"noise_compute", "cycles after each noise mprotect", 0, 0, 1ull << 32},
+    [P_NI] = {"ni", "interior grid points along i (Himeno M: 254)", 254, 1, 1u << 14, "points"},
+    [P_NJ] = {"nj", "interior grid points along j (Himeno M: 126)", 126, 1, 1u << 14, "points"},
+    [P_NK] = {"nk", "interior grid points along k (Himeno M: 126)", 126, 1, 1u << 14, "points"},
+    [P_ITERS] = {"iters", "timed Jacobi iterations", 20, 1, 1u << 24, "iterations"},
+    [P_POINT_CYCLES] = {"point_cycles", "cycles of the Jacobi loop per point", 16, 1, 1000,
+			"cycles"},
+    [P_COPY_CYCLES] = {"copy_cycles", "cycles of the wrk2 -> p copy per point", 3, 0, 1000,
+		       "cycles"},
+    [P_CPU] = {"cpu", "the cpu Himeno's timed loop runs on", 1, 0, 4095, "cpu"},
+    [P_INIT_CPU] = {"init_cpu", "the cpu Himeno initialises its arrays on", 0, 0, 4095, "cpu"},
+    [P_NOISE] = {"noise", "1: the mprotect noise process runs beside Himeno", 1, 0, 1, "0/1"},
+    [P_NOISE_CPU] = {"noise_cpu", "first cpu the noise process may run on", 2, 0, 4095, "cpu"},
+    [P_NOISE_CPUS] = {"noise_cpus", "cpus the noise process may run on (taskset)", 1, 1, 4096,
+		      "cpus"},
+    [P_NOISE_SIZE] = {"noise_size", "bytes the noise toggles", 4ull << 20, 4096, 1ull << 30,
+		      "bytes"},
+    [P_NOISE_COMPUTE] = {"noise_compute", "cycles after each noise mprotect", 0, 0, 1ull << 32,
+			 "cycles"},
     [P_NOISE_TAIL] = {"noise_tail", "noise toggles after Himeno's stream ends, % of those before",
-		      100, 0, 10000},
+		      100, 0, 10000, "%"},
 };
 
 /* Himeno's matrices and their components (himenoBMT's newMat() calls). */
@@ -119,12 +124,12 @@ struct sn {
 	uint64_t ni, nj, nk, iters, point_cycles, copy_cycles;
 	unsigned cpu, init_cpu, noise, noise_cpu, noise_cpus;
 	uint64_t noise_size, noise_compute, noise_tail;
-	uint64_t comp_len;	/* bytes of one component, page-rounded */
-	uint64_t plane;		/* bytes of one plane */
-	uint64_t plane_pages;	/* pages a plane's slab spans */
-	uint64_t pts_per_page;	/* interior points of a plane / plane_pages */
-	uint64_t mat[NR_MAT];	/* where each matrix starts */
-	bool himeno_done;	/* its timed loop is out (stream order) */
+	uint64_t comp_len;	 /* bytes of one component, page-rounded */
+	uint64_t plane;		 /* bytes of one plane */
+	uint64_t plane_pages;	 /* pages a plane's slab spans */
+	uint64_t pts_per_page;	 /* interior points of a plane / plane_pages */
+	uint64_t mat[NR_MAT];	 /* where each matrix starts */
+	bool himeno_done;	 /* its timed loop is out (stream order) */
 	uint64_t toggles_before; /* the noise's toggles by then */
 };
 
@@ -337,7 +342,8 @@ static int check(const uint64_t *v, char *msg, size_t size)
 			 (unsigned long long)v[P_CPU]);
 		return -TLBSIM_ERANGE;
 	}
-	if (v[P_NOISE] && v[P_CPU] >= v[P_NOISE_CPU] && v[P_CPU] < v[P_NOISE_CPU] + v[P_NOISE_CPUS]) {
+	if (v[P_NOISE] && v[P_CPU] >= v[P_NOISE_CPU] &&
+	    v[P_CPU] < v[P_NOISE_CPU] + v[P_NOISE_CPUS]) {
 		snprintf(msg, size,
 			 "cpu (%llu) is one of the noise's cpus (noise_cpu %llu, noise_cpus %llu): "
 			 "Himeno's cpu is not the noise's",

@@ -72,23 +72,55 @@ static int fill_plain(struct trace_in *in, struct tlbsim_error *err)
 	return 0;
 }
 
+/*
+ * Where a zstd error is: ZSTD_decompressStream() does not move its input
+ * position when it fails, so each call is given no more than the input
+ * its last answer asked for (the rest of the frame header, of a block and
+ * the next block's 3-byte header, or of the checksum).  A failing call
+ * has then read all it was given before deciding: the error is found at
+ * the end of that input, the end of the block, header or checksum (RFC
+ * 8878 3.1.1) that failed, and lies in the bytes read since the last call
+ * that was given all it asked for (@zd_unit on), or, for the checksum of
+ * the decompressed content, anywhere in the frame (@zd_frame on).  Blocks
+ * are at most 128 KiB, so the calls stay few.
+ */
+static int zstd_fail(struct trace_in *in, struct tlbsim_error *err, size_t ret, uint64_t found)
+{
+	if (ZSTD_getErrorCode(ret) == ZSTD_error_checksum_wrong)
+		return err_set(err, -TLBSIM_EPARSE, in->name, -1, -1, (long long)found, NULL,
+			       "corrupt zstd stream: the checksum of the frame at compressed bytes "
+			       "%llu..%llu does not match its content (the trace from byte %llu on)",
+			       (unsigned long long)in->zd_frame, (unsigned long long)found - 1,
+			       (unsigned long long)in->zd_frame_out);
+	return err_set(err, -TLBSIM_EPARSE, in->name, -1, -1, (long long)found, NULL,
+		       "corrupt zstd stream: %s in compressed bytes %llu..%llu",
+		       ZSTD_getErrorName(ret), (unsigned long long)in->zd_unit,
+		       (unsigned long long)found - 1);
+}
+
 static int fill_zstd(struct trace_in *in, struct tlbsim_error *err)
 {
 	ZSTD_inBuffer ib;
 	ZSTD_outBuffer ob = {in->buf, TRACE_IN_BUF_SIZE, in->len};
-	size_t ret;
+	size_t ret, give, asked = in->zd_want;
 	int rc;
 
 	if (in->raw_pos == in->raw_len && !in->raw_eof && (rc = read_raw(in, err)) < 0)
 		return rc;
-	ib = (ZSTD_inBuffer){in->raw, in->raw_len, in->raw_pos};
+	give = in->raw_len - in->raw_pos;
+	if (give > asked)
+		give = asked;
+	ib = (ZSTD_inBuffer){in->raw, in->raw_pos + give, in->raw_pos};
 	ret = ZSTD_decompressStream(in->zd, &ob, &ib);
 	if (ZSTD_isError(ret))
-		return in_fail(in, err, -TLBSIM_EPARSE, "corrupt zstd stream: %s",
-			       ZSTD_getErrorName(ret));
+		return zstd_fail(in, err, ret, in->raw_consumed + give);
 	if (ob.pos != in->len || ib.pos != in->raw_pos) {
 		in->zd_ret = ret;
-	} else if (in->raw_eof) {
+		/* 0 at a frame's end: the next one starts with its magic and
+		 * header, of which the first call asks for ZSTD_initDStream()'s
+		 * amount. */
+		in->zd_want = ret ? ret : in->zd_first;
+	} else if (in->raw_eof && ib.pos == in->raw_len) {
 		/*
 		 * No input left and no output made: the end.  Judge it by the
 		 * last call that made progress: with no input, zstd answers
@@ -100,8 +132,15 @@ static int fill_zstd(struct trace_in *in, struct tlbsim_error *err)
 		in->eof = 1;
 	}
 	in->raw_consumed += ib.pos - in->raw_pos;
+	/* What was asked for is read: the next error is in what follows. */
+	if (ib.pos - in->raw_pos == asked)
+		in->zd_unit = in->raw_consumed;
 	in->raw_pos = ib.pos;
 	in->len = ob.pos;
+	if (ret == 0) {
+		in->zd_frame = in->raw_consumed;
+		in->zd_frame_out = in->base + in->len;
+	}
 	return 0;
 }
 
@@ -205,8 +244,10 @@ static int start_codec(struct trace_in *in, struct tlbsim_error *err)
 		in->codec = TLBSIM_COMPRESS_ZSTD;
 		in->zd_ret = 1; /* no frame decoded yet */
 		in->zd = ZSTD_createDStream();
-		if (!in->zd || ZSTD_isError(ZSTD_initDStream(in->zd)))
+		in->zd_first = in->zd ? ZSTD_initDStream(in->zd) : 0;
+		if (!in->zd || ZSTD_isError(in->zd_first) || !in->zd_first)
 			return in_fail(in, err, -TLBSIM_ENOMEM, "cannot start zstd decompression");
+		in->zd_want = in->zd_first;
 	} else if (starts_with(in, xz_magic, sizeof(xz_magic))) {
 		in->codec = TLBSIM_COMPRESS_XZ;
 		in->xz = init;

@@ -15,6 +15,7 @@
 
 #include <lzma.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "tlbsim/error.h"
 #include "tlbsim/trace.h"
@@ -45,7 +46,11 @@ struct trace_in {
 
 	int codec;
 	ZSTD_DStream *zd;
-	size_t zd_ret; /* last ZSTD_decompressStream() hint: 0 at a frame's end */
+	size_t zd_ret;	 /* last ZSTD_decompressStream() hint: 0 at a frame's end */
+	size_t zd_want;	 /* compressed bytes the next call may be given, at most */
+	size_t zd_first; /* ZSTD_initDStream()'s first input size: a frame's start */
+	uint64_t zd_unit, zd_frame; /* compressed offsets: see fill_zstd() */
+	uint64_t zd_frame_out;	    /* trace offset where frame @zd_frame starts */
 	lzma_stream xz;
 	int xz_active;
 
@@ -119,11 +124,15 @@ struct trace_out {
 	size_t len;
 	uint8_t *zbuf;
 	uint64_t offset;
-	int direct; /* writing in place: a device, FIFO or socket (no temp file) */
+	int direct;   /* writing in place: a device, FIFO or socket (no temp file) */
+	int borrowed; /* @f is the caller's (trace_out_open_stream()): never closed */
 	struct tlbsim_error err;
 };
 
 int trace_out_open(struct trace_out *out, const char *path, int codec, struct tlbsim_error *err);
+/* Write in place onto @f (borrowed), @name in errors. */
+int trace_out_open_stream(struct trace_out *out, FILE *f, const char *name, int codec,
+			  struct tlbsim_error *err);
 
 /* Compress and write @buf[0, @len).  Returns 0 or -TLBSIM_EIO (in @err). */
 int trace_out_flush(struct trace_out *out);

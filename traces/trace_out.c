@@ -136,7 +136,9 @@ static int open_target(struct trace_out *out)
 	return 0;
 }
 
-int trace_out_open(struct trace_out *out, const char *path, int codec, struct tlbsim_error *err)
+/* @f non-NULL: write onto that borrowed stream, in place, under @path's name. */
+static int out_open(struct trace_out *out, const char *path, FILE *f, int codec,
+		    struct tlbsim_error *err)
 {
 	int rc;
 
@@ -147,10 +149,15 @@ int trace_out_open(struct trace_out *out, const char *path, int codec, struct tl
 	out->tmp = malloc(strlen(path) + 12);
 	out->buf = malloc(TRACE_OUT_BUF_SIZE);
 	out->zbuf = malloc(ZBUF_SIZE);
-	if (!out->path || !out->tmp || !out->buf || !out->zbuf)
+	if (!out->path || !out->tmp || !out->buf || !out->zbuf) {
 		rc = err_set(&out->err, -TLBSIM_ENOMEM, path, -1, -1, -1, NULL, "out of memory");
-	else if ((rc = open_target(out)) == 0)
+	} else if (f) {
+		out->f = f;
+		out->direct = out->borrowed = 1;
 		rc = start_codec(out);
+	} else if ((rc = open_target(out)) == 0) {
+		rc = start_codec(out);
+	}
 	if (rc < 0) {
 		err_set(err, rc, out->err.source, -1, -1, -1, NULL, "%s", out->err.text);
 		trace_out_abort(out);
@@ -158,11 +165,22 @@ int trace_out_open(struct trace_out *out, const char *path, int codec, struct tl
 	return rc;
 }
 
+int trace_out_open(struct trace_out *out, const char *path, int codec, struct tlbsim_error *err)
+{
+	return out_open(out, path, NULL, codec, err);
+}
+
+int trace_out_open_stream(struct trace_out *out, FILE *f, const char *name, int codec,
+			  struct tlbsim_error *err)
+{
+	return out_open(out, name, f, codec, err);
+}
+
 static int put_raw(struct trace_out *out, const void *p, size_t n)
 {
 	errno = 0;
 	if (n && fwrite(p, 1, n, out->f) != n)
-		return out_fail(out, -TLBSIM_EIO, "write error");
+		return out_fail(out, -TLBSIM_EIO, out->borrowed ? "cannot write" : "write error");
 	return 0;
 }
 
@@ -259,11 +277,11 @@ int trace_out_commit(struct trace_out *out, struct tlbsim_error *err)
 		rc = compress(out, NULL, 0, 1);
 	errno = 0;
 	if (rc == 0 && fflush(out->f) != 0)
-		rc = out_fail(out, -TLBSIM_EIO, "write error");
+		rc = out_fail(out, -TLBSIM_EIO, out->borrowed ? "cannot write" : "write error");
 	/* the data must be on disk before the name points at it */
 	if (rc == 0 && !out->direct && fsync(fileno(out->f)) != 0)
 		rc = out_fail(out, -TLBSIM_EIO, "fsync");
-	if (fclose(out->f) != 0 && rc == 0)
+	if (!out->borrowed && fclose(out->f) != 0 && rc == 0)
 		rc = out_fail(out, -TLBSIM_EIO, "close");
 	out->f = NULL;
 	if (rc == 0 && !out->direct && rename(out->tmp, out->path) != 0)
@@ -281,7 +299,8 @@ int trace_out_commit(struct trace_out *out, struct tlbsim_error *err)
 void trace_out_abort(struct trace_out *out)
 {
 	if (out->f) {
-		fclose(out->f);
+		if (!out->borrowed)
+			fclose(out->f);
 		if (!out->direct)
 			unlink(out->tmp);
 		out->f = NULL;

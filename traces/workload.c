@@ -232,6 +232,20 @@ void trace_ev_unuse_mm(struct tlbsim_event *ev, const struct trace_actor *a)
 	base(ev, TLBSIM_EV_KTHREAD_UNUSE_MM, a->tid);
 }
 
+void trace_ev_reclaim(struct tlbsim_event *ev, const struct trace_actor *a, uint32_t pid,
+		      uint64_t addr, uint64_t len)
+{
+	base(ev, TLBSIM_EV_RECLAIM, a->tid);
+	ev->reclaim.pid = pid;
+	ev->reclaim.addr = addr;
+	ev->reclaim.len = len;
+}
+
+void trace_ev_reclaim_flush(struct tlbsim_event *ev, const struct trace_actor *a)
+{
+	base(ev, TLBSIM_EV_RECLAIM_FLUSH, a->tid);
+}
+
 void trace_ev_sleep(struct tlbsim_event *ev, struct trace_actor *a)
 {
 	base(ev, TLBSIM_EV_SLEEP, a->tid);

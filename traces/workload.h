@@ -162,6 +162,10 @@ void trace_ev_kthread_spawn(struct trace_sched *s, struct tlbsim_event *ev,
 void trace_ev_use_mm(struct tlbsim_event *ev, const struct trace_actor *a, uint32_t pid,
 		     bool mmget);
 void trace_ev_unuse_mm(struct tlbsim_event *ev, const struct trace_actor *a);
+/* RECLAIM of [@addr, @addr + @len) of process @pid by @a, and its flush. */
+void trace_ev_reclaim(struct tlbsim_event *ev, const struct trace_actor *a, uint32_t pid,
+		      uint64_t addr, uint64_t len);
+void trace_ev_reclaim_flush(struct tlbsim_event *ev, const struct trace_actor *a);
 void trace_ev_sleep(struct tlbsim_event *ev, struct trace_actor *a);
 void trace_ev_wake(struct tlbsim_event *ev, const struct trace_actor *a,
 		   struct trace_actor *target);

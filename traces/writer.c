@@ -35,10 +35,11 @@ static int check_info(const char *path, const struct tlbsim_trace_info *info,
 	return 0;
 }
 
-int tlbsim_trace_writer_open(const char *path, enum tlbsim_trace_format format,
-			     enum tlbsim_trace_compression compression,
-			     const struct tlbsim_trace_info *info, tlbsim_trace_writer **out,
-			     struct tlbsim_error *err)
+/* @f non-NULL: onto that stream, @path naming it. */
+static int writer_open(const char *path, FILE *f, enum tlbsim_trace_format format,
+		       enum tlbsim_trace_compression compression,
+		       const struct tlbsim_trace_info *info, tlbsim_trace_writer **out,
+		       struct tlbsim_error *err)
 {
 	const struct trace_writer_ops *ops = find_writer(format);
 	tlbsim_trace_writer *w;
@@ -62,7 +63,8 @@ int tlbsim_trace_writer_open(const char *path, enum tlbsim_trace_format format,
 	w->info.version = TLBSIM_TRACE_VERSION;
 	w->info.format = format;
 	w->info.compression = compression;
-	rc = trace_out_open(&w->out, path, compression, err);
+	rc = f ? trace_out_open_stream(&w->out, f, path, compression, err)
+	       : trace_out_open(&w->out, path, compression, err);
 	if (rc < 0) {
 		free(w);
 		return rc;
@@ -74,6 +76,22 @@ int tlbsim_trace_writer_open(const char *path, enum tlbsim_trace_format format,
 	}
 	*out = w;
 	return 0;
+}
+
+int tlbsim_trace_writer_open(const char *path, enum tlbsim_trace_format format,
+			     enum tlbsim_trace_compression compression,
+			     const struct tlbsim_trace_info *info, tlbsim_trace_writer **out,
+			     struct tlbsim_error *err)
+{
+	return writer_open(path, NULL, format, compression, info, out, err);
+}
+
+int tlbsim_trace_writer_open_stream(FILE *f, const char *name, enum tlbsim_trace_format format,
+				    enum tlbsim_trace_compression compression,
+				    const struct tlbsim_trace_info *info, tlbsim_trace_writer **out,
+				    struct tlbsim_error *err)
+{
+	return writer_open(name ? name : "<stream>", f, format, compression, info, out, err);
 }
 
 int tlbsim_trace_writer_write(tlbsim_trace_writer *w, const struct tlbsim_event *ev,

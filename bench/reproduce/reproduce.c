@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "bench/reproduce/experiment.h"
+#include "report/progress.h"
 #include "tlbsim/tlbsim.h"
 
 #include "../bench.h"
@@ -208,11 +209,36 @@ static int load_all(const struct opts *o, char **files, unsigned n, struct repro
 	return failures;
 }
 
-/* One simulation: the run's statistics, or NULL with a message printed. */
+/* The generator's events, with the progress line (report/progress.h). */
+struct progress_src {
+	tlbsim_gen *g;
+	tlbsim_sim *sim;
+	struct rep_progress meter;
+	uint64_t events;
+};
+
+static int progress_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
+{
+	struct progress_src *p = arg;
+	int rc = tlbsim_gen_next(p->g, ev, err);
+
+	if (rc > 0 && (++p->events & 0xffff) == 0 && p->meter.on) {
+		struct tlbsim_stats st;
+
+		/* Read between events: the simulated cpus stand still. */
+		rep_progress_update(&p->meter, p->events, 0, -1,
+				    tlbsim_sim_stats(p->sim, &st, sizeof(st)) ? -1 : st.seconds);
+	}
+	return rc;
+}
+
+/* One simulation: the run's statistics, or NULL with a message printed;
+ * @what names it on the progress line (a terminal, not --quiet). */
 static json_t *simulate(const struct opts *o, const char *file, const struct tlbsim_machine *m,
 			const char *gen, const char *params, const char *tpl_path,
-			const char *policy, unsigned os_flags)
+			const char *policy, unsigned os_flags, const char *what)
 {
+	struct progress_src ps = {0};
 	struct tlbsim_sim_config cfg = {
 	    .machine = m, .policy = policy, .threads = o->threads, .os_flags = os_flags};
 	struct tlbsim_error err;
@@ -230,8 +256,15 @@ static json_t *simulate(const struct opts *o, const char *file, const struct tlb
 		rc = tlbsim_gen_create_with(gen, params, m->isa, &tpl, tpl ? 1 : 0, &g, &err);
 	if (!rc)
 		rc = tlbsim_sim_create(&cfg, &sim, &err);
-	if (!rc)
-		rc = tlbsim_sim_run(sim, tlbsim_gen_next, g, &err);
+	if (!rc) {
+		ps.g = g;
+		ps.sim = sim;
+		rep_progress_start(&ps.meter, what, o->quiet);
+		rc = tlbsim_sim_run(sim, progress_next, &ps, &err);
+		/* The line goes; the caller's own line is drawn again. */
+		if (rep_progress_end(&ps.meter))
+			fprintf(stderr, "%s...", what);
+	}
 	if (rc < 0) {
 		tlbsim_error_format(&err, buf, sizeof(buf));
 		fprintf(stderr, "reproduce: %s: %s under %s: %s\n", file, gen, policy, buf);
@@ -269,7 +302,6 @@ static json_t *num_or_null(double v)
 	return isnan(v) ? json_null() : json_real(v);
 }
 
-/* The sweep group of variant @v of @e: "ID", or "ID/LABEL" with variants. */
 /* The sweep group of @v under policy @p: ID or ID/VARIANT, and @N after it
  * when the experiment's policies carry OS options (a group per policy). */
 static void group_label(const struct repro_experiment *e, const struct repro_variant *v, unsigned p,
@@ -490,21 +522,21 @@ static int run_experiment(const struct opts *o, const struct repro_experiment *e
 		json_object_set_new(vj, "os", json_string(v->os));
 		for (unsigned p = 0; ok && p < e->nr_policies; p++) {
 			double t0 = bench_now(), wall;
+			unsigned os_flags = 0;
+			char what[1600], os[256];
 			json_t *st;
 
+			snprintf(what, sizeof(what), "[%s%s%s] %s on %s (%s) under %s", e->id,
+				 v->label[0] ? " " : "", v->label, v->generator, v->machine, params,
+				 e->policies[p]);
 			if (!o->quiet)
-				fprintf(stderr, "[%s%s%s] %s on %s (%s) under %s...", e->id,
-					v->label[0] ? " " : "", v->label, v->generator, v->machine,
-					params, e->policies[p]);
-			unsigned os_flags = 0;
-			char os[256];
-
+				fprintf(stderr, "%s...", what);
 			if (repro_run_os(e, v, p, os, sizeof(os), &os_flags))
 				st = NULL; /* checked at load */
 			else
 				st = o->from ? sweep_stats(o, e, v, p)
 					     : simulate(o, e->file, m, v->generator, params, v->tpl,
-							e->policy_name[p], os_flags);
+							e->policy_name[p], os_flags, what);
 			/* From a sweep: how long the run took is not known here. */
 			wall = o->from ? NAN : bench_now() - t0;
 			if (!o->quiet)

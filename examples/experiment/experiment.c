@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A small experiment linked against the installed libtlbsim: load a machine
- * description, map a buffer of 4 KiB pages into a fresh address space, walk
- * it with a stride twice, and print the MMU's counters as JSON.
+ * (a name such as milan-36, or a description's path), map a buffer of
+ * 4 KiB pages into a fresh address space, walk it with a stride twice, and
+ * print the MMU's counters as JSON.
  *
- *   experiment MACHINE.json [NR_PAGES] [STRIDE_PAGES]
- *   experiment --policy-demo MACHINE.json
+ *   experiment MACHINE [NR_PAGES] [STRIDE_PAGES]
+ *   experiment --policy-demo MACHINE
+ *   experiment --stats MACHINE [POLICY]
  *
  * With --policy-demo it registers a flush policy of its own (a struct of
  * hooks, tlbsim_policy_register()) and runs a short simulation with it:
  * two threads of one process share a buffer, one unmaps part of it, and
- * the simulation's statistics are printed as JSON.
+ * the simulation's statistics are printed as JSON.  With --stats it runs
+ * the same workload under POLICY (default: the ISA's stock policy) and
+ * prints the statistics read through tlbsim_sim_stats() and friends
+ * (tlbsim/stats.h), without parsing JSON.
  *
  * It uses only the public headers (include/tlbsim/), so it is also the
  * smallest example of the library's API.
@@ -121,23 +126,20 @@ static void demo_build(struct demo_events *d)
 	e->munmap.len = 8 << 12;
 }
 
-static int policy_demo(const struct tlbsim_machine *m)
+/* The demo's workload on @m under @policy: the simulation, or NULL after
+ * saying why. */
+static tlbsim_sim *demo_run(const struct tlbsim_machine *m, const char *policy)
 {
 	struct tlbsim_sim_config cfg = {0};
 	struct demo_events d = {0};
 	struct tlbsim_error err;
 	tlbsim_sim *sim = NULL;
 	char msg[1024];
-	char *json;
 	int rc;
 
-	if (tlbsim_policy_register(&demo_policy)) {
-		fprintf(stderr, "cannot register policy %s\n", demo_policy.name);
-		return 1;
-	}
 	demo_build(&d);
 	cfg.machine = m;
-	cfg.policy = demo_policy.name;
+	cfg.policy = policy;
 	cfg.threads = 1;
 	tlbsim_error_clear(&err);
 	rc = tlbsim_sim_create(&cfg, &sim, &err);
@@ -147,14 +149,96 @@ static int policy_demo(const struct tlbsim_machine *m)
 		tlbsim_error_format(&err, msg, sizeof(msg));
 		fprintf(stderr, "%s\n", msg);
 		tlbsim_sim_destroy(sim);
+		return NULL;
+	}
+	return sim;
+}
+
+static int policy_demo(const struct tlbsim_machine *m)
+{
+	tlbsim_sim *sim;
+	char *json;
+
+	if (tlbsim_policy_register(&demo_policy)) {
+		fprintf(stderr, "cannot register policy %s\n", demo_policy.name);
 		return 1;
 	}
+	sim = demo_run(m, demo_policy.name);
+	if (!sim)
+		return 1;
 	json = tlbsim_sim_stats_json(sim);
 	tlbsim_sim_destroy(sim);
 	if (!json)
 		return 1;
 	printf("{\"demo_policy_flushes\": %lu,\n \"sim\": %s}\n", demo_flushes, json);
 	free(json);
+	return 0;
+}
+
+/* ---- --stats: the statistics as C structs ------------------------------ */
+
+static int stats_demo(const struct tlbsim_machine *m, const char *policy)
+{
+	struct tlbsim_cpu_stats c;
+	struct tlbsim_line_stats l;
+	struct tlbsim_stats st;
+	tlbsim_sim *sim;
+	unsigned i;
+
+	if (!policy)
+		policy = m->isa == TLBSIM_ISA_X86_64 ? "x86-stock" : "arm64-stock";
+	sim = demo_run(m, policy);
+	if (!sim)
+		return 1;
+	if (tlbsim_sim_stats(sim, &st, sizeof(st))) {
+		tlbsim_sim_destroy(sim);
+		return 1;
+	}
+	/* @st's strings belong to @sim: print them before destroying it. */
+	printf("machine %s (%s, %u cpus at %.2f GHz), policy %s\n", st.machine,
+	       tlbsim_isa_name(st.isa), st.cpus, st.freq_ghz, st.policy);
+	printf("simulated %.9f s (%llu cycles), %llu events\n", st.seconds,
+	       (unsigned long long)st.cycles, (unsigned long long)st.events_read);
+	printf("%4s %10s %10s %8s %7s %11s %8s %6s\n", "cpu", "busy", "waiting", "stolen", "faults",
+	       "shootdowns", "ipis_in", "walks");
+	for (i = 0; i <= st.cpus; i++) {
+		unsigned cpu = i < st.cpus ? i : TLBSIM_STATS_TOTAL;
+
+		if (tlbsim_sim_cpu_stats(sim, cpu, &c, sizeof(c)))
+			break;
+		/* Only the cpus that did something, and the totals. */
+		if (cpu != TLBSIM_STATS_TOTAL && !c.busy_cycles && !c.stolen_cycles)
+			continue;
+		if (cpu == TLBSIM_STATS_TOTAL)
+			printf("%4s", "all");
+		else
+			printf("%4u", cpu);
+		printf(" %10llu %10llu %8llu %7llu %11llu %8llu %6llu\n",
+		       (unsigned long long)c.busy_cycles, (unsigned long long)c.waiting_cycles,
+		       (unsigned long long)c.stolen_cycles, (unsigned long long)c.faults,
+		       (unsigned long long)c.shootdowns, (unsigned long long)c.ipis_received,
+		       (unsigned long long)c.walks);
+	}
+	printf("TLB coherence: %llu cycles: IPI sends %llu, IPI handlers %llu, broadcasts "
+	       "received %llu, flush waits %llu, other flush work %llu, walks after flushes "
+	       "%llu, mmap_lock waits %llu\n",
+	       (unsigned long long)st.coherence.cycles,
+	       (unsigned long long)st.coherence.ipi_send_cycles,
+	       (unsigned long long)st.coherence.ipi_handler_cycles,
+	       (unsigned long long)st.coherence.broadcast_receive_cycles,
+	       (unsigned long long)st.coherence.flush_wait_cycles,
+	       (unsigned long long)st.coherence.other_flush_cycles,
+	       (unsigned long long)st.coherence.walk_cycles_after_flush,
+	       (unsigned long long)st.coherence.lock_wait_cycles);
+	printf("shared lines touched (accesses, transfers, cycles):");
+	for (i = 0; i < TLBSIM_LINE_NR_KINDS; i++)
+		if (!tlbsim_sim_line_stats(sim, TLBSIM_STATS_TOTAL, i, &l, sizeof(l)) && l.accesses)
+			printf(" %s %llu %llu %llu;", tlbsim_line_kind_name(i),
+			       (unsigned long long)l.accesses, (unsigned long long)l.transfers,
+			       (unsigned long long)(l.transfer_cycles + l.wait_cycles));
+	printf("\nframes: %llu data and %llu page-table frames at most\n",
+	       (unsigned long long)st.data_frames_peak, (unsigned long long)st.table_frames_peak);
+	tlbsim_sim_destroy(sim);
 	return 0;
 }
 
@@ -169,35 +253,40 @@ int main(int argc, char **argv)
 	tlbsim_mmu *mmu = NULL;
 	const char *prog = argv[0];
 	int demo = argc > 1 && !strcmp(argv[1], "--policy-demo");
+	int stats = argc > 1 && !strcmp(argv[1], "--stats");
 	unsigned long nr_pages, stride;
 	const uint64_t base = 0x10000000; /* 256 MiB, page-aligned */
 	unsigned long i, pass;
 	int rc = 1;
 	char *json;
 
-	if (demo) {
+	if (demo || stats) {
 		argv++;
 		argc--;
 	}
-	nr_pages = argc > 2 ? strtoul(argv[2], NULL, 0) : 4096;
+	nr_pages = argc > 2 && !stats ? strtoul(argv[2], NULL, 0) : 4096;
 	stride = argc > 3 ? strtoul(argv[3], NULL, 0) : 1;
-	if (argc < 2 || nr_pages == 0 || stride == 0 || (demo && argc > 2)) {
-		fprintf(stderr,
-			"usage: %s MACHINE.json [NR_PAGES] [STRIDE_PAGES]\n"
-			"       %s --policy-demo MACHINE.json\n",
-			prog, prog);
+	if (argc < 2 || nr_pages == 0 || stride == 0 || (demo && argc > 2) || (stats && argc > 3)) {
+		fprintf(
+		    stderr,
+		    "usage: %s MACHINE [NR_PAGES] [STRIDE_PAGES]\n"
+		    "       %s --policy-demo MACHINE\n"
+		    "       %s --stats MACHINE [POLICY]\n"
+		    "MACHINE: a name (milan-36, tlbsim list machines) or a description's path\n",
+		    prog, prog, prog);
 		return 2;
 	}
 	tlbsim_error_clear(&err);
-	if (tlbsim_machine_load_file(argv[1], &m, &err)) {
+	/* A name is looked up where tlbsim finds machines; a path is loaded. */
+	if (tlbsim_machine_find(argv[1], &m, &err)) {
 		char msg[1024];
 
 		tlbsim_error_format(&err, msg, sizeof(msg));
 		fprintf(stderr, "%s\n", msg);
 		return 2;
 	}
-	if (demo) {
-		rc = policy_demo(m);
+	if (demo || stats) {
+		rc = demo ? policy_demo(m) : stats_demo(m, argc > 2 ? argv[2] : NULL);
 		tlbsim_machine_free(m);
 		return rc;
 	}

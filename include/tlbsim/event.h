@@ -101,6 +101,10 @@ extern "C" {
 	X(KTHREAD_UNUSE_MM, 40, "kthread_unuse_mm")                                                \
 	X(EXEC, 41, "exec")                                                                        \
 	X(AFFINITY, 42, "affinity")                                                                \
+	X(RECLAIM, 43, "reclaim")                                                                  \
+	X(RECLAIM_FLUSH, 44, "reclaim_flush")                                                      \
+	X(MMAP_FILE, 45, "mmap_file")                                                              \
+	X(TRUNCATE, 46, "truncate")                                                                \
 	X(COMMIT, 48, "commit")                                                                    \
 	X(GUP_FAST, 49, "gup_fast")
 
@@ -297,6 +301,23 @@ enum tlbsim_dc_op {
  *     0: it took none, so the process's exit tears the mm down under it.
  * KTHREAD_UNUSE_MM - no payload: the performing kernel thread stops using
  *     the mm it borrowed (kthread_unuse_mm()), keeping it loaded lazily.
+ * RECLAIM - @reclaim: page reclaim on the performing thread's cpu (kswapd,
+ *     or a task in direct reclaim) unmaps the pages of process @pid (>= 1)
+ *     present in [@addr, @addr + @len) (@len >= 1), with the flush
+ *     deferred into the thread's batch (Linux mm/rmap.c try_to_unmap_one()
+ *     with TTU_BATCH_FLUSH); the pages are freed at the batch's flush.
+ * RECLAIM_FLUSH - no payload: the performing thread flushes its reclaim
+ *     batch and frees its pages (try_to_unmap_flush(), then
+ *     shrink_folio_list()'s free); a batch still pending is also flushed
+ *     before the thread's next event of another kind.
+ * MMAP_FILE - @mmap_file: [@addr, @addr + @len) (@len >= 1) maps file
+ *     @file (>= 1, an id) from its page @pgoff, MAP_SHARED, with @prot as
+ *     for MMAP: the pages are the file's page-cache pages, shared by every
+ *     mapping of the file.
+ * TRUNCATE - @truncate: ftruncate() of file @file (>= 1) to @size bytes:
+ *     every mapping of its pages from @size on (rounded up to a page) is
+ *     zapped, under the PTE locks only (Linux unmap_mapping_range()), then
+ *     the pages leave the page cache (truncate_inode_pages()).
  * GUP_FAST - @gup_fast: the performing thread, in the kernel (an
  *     O_DIRECT read, io_uring, a futex), pins the pages of [@va, @va +
  *     @len) (@len >= 1) of its address space with Linux's lockless
@@ -470,6 +491,22 @@ struct tlbsim_event {
 			uint16_t first;
 			uint16_t count;
 		} affinity;
+		struct {
+			uint64_t addr;
+			uint64_t len;
+			uint32_t pid;
+		} reclaim;
+		struct {
+			uint64_t addr;
+			uint64_t len;
+			uint64_t pgoff;
+			uint32_t file;
+			uint8_t prot;
+		} mmap_file;
+		struct {
+			uint64_t size;
+			uint32_t file;
+		} truncate;
 		struct {
 			uint64_t root_pfn;
 			uint64_t va;

@@ -10,6 +10,7 @@
 #ifndef TLBSIM_GEN_H
 #define TLBSIM_GEN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,11 +33,16 @@ extern "C" {
  * @help: one line, with the unit
  * @def: default value
  * @min/@max: accepted range, inclusive
+ * @unit: what the value counts: "bytes" (a size: 'tlbsim list generators'
+ *        shows it with a K/M/G suffix), "cycles", "pages", "cpu" (an
+ *        index), "0/1" (a switch), or the noun of a count ("threads",
+ *        "rounds")
  */
 struct tlbsim_gen_param {
 	const char *name;
 	const char *help;
 	uint64_t def, min, max;
+	const char *unit;
 };
 
 /**
@@ -57,13 +63,16 @@ struct tlbsim_gen_param {
  *         @msg (@size bytes, NUL-terminated) the parameters at fault with
  *         their values and what was expected, and return a negative
  *         TLBSIM_E*; else 0.  tlbsim_gen_create() calls it before @init and
- *         reports @msg; @init may rely on it having passed.
+ *         reports @msg; @init may rely on it having passed.  Added after
+ *         the others, so that their offsets stayed.
  * @nr_templates: process templates the generator runs (include/tlbsim/
  *         template.h), given to tlbsim_gen_create_with(); 0: none
  * @init_templates: with @nr_templates, called after @init with the
  *         templates (borrowed: they outlive the generator); returns 0 or a
- *         negative TLBSIM_E*.  The members after @init keep the offsets of
- *         those before them.
+ *         negative TLBSIM_E*.
+ * @uses_seed: whether the events depend on the seed (the generator draws
+ *             random numbers); every generator accepts "seed" anyway.  Last
+ *             member, for the same reason.
  */
 struct tlbsim_generator {
 	const char *name;
@@ -78,6 +87,7 @@ struct tlbsim_generator {
 	int (*check)(const uint64_t *values, char *msg, size_t size);
 	unsigned nr_templates;
 	int (*init_templates)(void *state, tlbsim_template *const *templates, unsigned n);
+	bool uses_seed;
 };
 
 typedef struct tlbsim_gen tlbsim_gen;

@@ -127,13 +127,34 @@ enum tlbsim_os_flags {
 	 * per-VMA locks: lock_vma_under_rcu(), vma_start_read()); syscalls
 	 * keep taking the mmap_lock. */
 	TLBSIM_OS_PER_VMA_LOCK = 1u << 4,
+	/*
+	 * Mutations: each brings back a historical kernel bug
+	 * (docs/scenarios.md names the commit that fixed it).
+	 * No flush_tlb_batched_pending() in mprotect, munmap, madvise and
+	 * mremap: they return without flushing PTEs that reclaim cleared
+	 * with the flush deferred (Linux before 3ea277194daa, 4.13).
+	 */
+	TLBSIM_OS_NO_BATCHED_PENDING = 1u << 5,
+	/* x86 with INVLPGB: reclaim's batched flush broadcasts only when the
+	 * batch's cpumask has cpus, missing the global ASIDs of mms that run
+	 * nowhere now (what commit 0b7eb55cb706, Linux 6.15, rules out). */
+	TLBSIM_OS_RECLAIM_CPUMASK_ONLY = 1u << 6,
+	/* mremap's move_ptes() flushes the old range after dropping the old
+	 * PTE lock (Linux before eb66ae030829, 4.18). */
+	TLBSIM_OS_MREMAP_LATE_FLUSH = 1u << 7,
+	/* tlb_finish_mmu()'s forced flush of a nested gather resets the range
+	 * to the gather's own and drops freed_tables (Linux 4.20-5.1, before
+	 * 7a30df49f63a). */
+	TLBSIM_OS_NESTED_RESET_RANGE = 1u << 8,
 };
 
 /**
  * tlbsim_os_options_parse() - OS-model options from text
  * @spec: "key=value,..." (commas or blanks between items): fault_lock=
  *        mm|split|lockless, lru_add_drain=0|1, per_vma_lock=0|1,
- *        no_nested_flush=0|1; a bare 0/1 key means =1 (borrowed)
+ *        no_nested_flush=0|1, and the mutations no_batched_pending=0|1,
+ *        reclaim_cpumask_only=0|1, mremap_late_flush=0|1,
+ *        nested_reset_range=0|1; a bare 0/1 key means =1 (borrowed)
  * @flags: receives the TLBSIM_OS_* bits (those of later items win)
  * @why: receives, on failure, what was expected and found; may be NULL
  * @size: bytes of @why
@@ -152,7 +173,7 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_os_options_parse(const char *spec, unsig
  * reads them
  * @flags: TLBSIM_OS_* bits
  * @buf: destination, always NUL-terminated when @size > 0
- * @size: bytes of @buf; 128 always suffice
+ * @size: bytes of @buf; 256 always suffice
  *
  * Every option is written, e.g. "fault_lock=split,lru_add_drain=0,
  * per_vma_lock=0,no_nested_flush=0" (no blanks).

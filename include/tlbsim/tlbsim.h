@@ -13,6 +13,7 @@
 #include "tlbsim/pgtable.h"
 #include "tlbsim/policy.h"
 #include "tlbsim/sim.h"
+#include "tlbsim/stats.h"
 #include "tlbsim/cpumask.h"
 #include "tlbsim/event.h"
 #include "tlbsim/gen.h"

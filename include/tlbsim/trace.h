@@ -434,6 +434,28 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_writer_open(
     const struct tlbsim_trace_info *info, tlbsim_trace_writer **out, struct tlbsim_error *err);
 
 /**
+ * tlbsim_trace_writer_open_stream() - start writing a trace onto an open
+ * stream (standard output, a pipe)
+ * @f: the stream (borrowed: tlbsim_trace_writer_close() flushes it and
+ *     leaves it open)
+ * @name: the stream's name in error reports (borrowed), e.g. "standard
+ *        output"; NULL: "<stream>"
+ * @format, @compression, @info, @out, @err: as tlbsim_trace_writer_open()
+ *
+ * The trace is written in place as it goes, with no temporary file: a
+ * write error or tlbsim_trace_writer_abort() leaves on @f what was written
+ * before it.  A write error (a full disk, a closed pipe) is -TLBSIM_EIO
+ * from the write, close or both, "cannot write" and strerror() in @err.
+ *
+ * Returns: as tlbsim_trace_writer_open(), without its -TLBSIM_EIO at open.
+ */
+TLBSIM_API TLBSIM_MUST_CHECK int
+tlbsim_trace_writer_open_stream(FILE *f, const char *name, enum tlbsim_trace_format format,
+				enum tlbsim_trace_compression compression,
+				const struct tlbsim_trace_info *info, tlbsim_trace_writer **out,
+				struct tlbsim_error *err);
+
+/**
  * tlbsim_trace_writer_write() - append one event
  * @w: the writer
  * @ev: the event (borrowed); must pass tlbsim_event_validate()
@@ -454,7 +476,8 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_trace_writer_write(tlbsim_trace_writer *
  * @err: error report, or NULL
  *
  * Writes the end record (binary), ends the compressed stream, flushes and
- * fsyncs the temporary file and renames it onto the final path.  On any
+ * fsyncs the temporary file and renames it onto the final path (a stream
+ * of tlbsim_trace_writer_open_stream() is flushed only).  On any
  * failure, or when an earlier write failed, the temporary file is removed
  * and the final path is left as it was.
  *

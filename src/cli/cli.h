@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "report/progress.h"
 #include "tlbsim/tlbsim.h"
 #include "tlbsim/trace.h"
 
@@ -59,7 +60,8 @@ int cli_check_output(const char *path);
 /* How far a run has got, read by another thread (compare's progress lines). */
 struct cli_progress {
 	_Atomic uint64_t events;
-	_Atomic uint64_t bytes; /* of the trace file read (compressed), 0 for a generator */
+	_Atomic uint64_t bytes;	 /* of the trace file read (compressed), 0 for a generator */
+	_Atomic uint64_t sim_ns; /* simulated time so far, nanoseconds */
 };
 
 /* The event source of a run: a trace file or a generator. */
@@ -69,12 +71,23 @@ struct cli_source {
 	tlbsim_template *tpl; /* the generator's process template, if any */
 	const char *what; /* for messages */
 	uint64_t events;
-	bool progress;	  /* print progress on stderr (a terminal, long run) */
 	uint64_t size;	  /* the trace file's bytes, 0 if unknown (a pipe, a generator) */
-	double started;
-	double last_print;
+	struct rep_progress meter;   /* the progress line (report/progress.h), off until asked */
+	const tlbsim_sim *sim;	     /* whose simulated time the line shows, or NULL */
 	struct cli_progress *report; /* updated every 65536 events, or NULL */
 };
+
+/*
+ * The progress line of @s's run on a terminal, unless @quiet: events, the
+ * fraction of a trace file read, the simulated time of @sim (may be NULL),
+ * the rate.  Updated as events are read (the serial phase: the cpus
+ * stand still).
+ */
+void cli_source_progress(struct cli_source *s, bool quiet, const tlbsim_sim *sim);
+/* The fraction of @s's trace file read (compressed bytes), or -1 if unknown. */
+double cli_source_fraction(const struct cli_source *s);
+/* The simulated seconds of @sim so far, or -1 without one. */
+double cli_sim_seconds(const tlbsim_sim *sim);
 
 /* Open the trace at @path with @opts (format, ISA, linear map); 0, or CLI_USAGE after printing why. */
 int cli_source_open_trace(struct cli_source *s, const char *path,
@@ -95,15 +108,35 @@ int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err
 int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct tlbsim_error *err);
 void cli_source_close(struct cli_source *s);
 
-/* The output format (option @opt: convert's and record's --to, gen's
- * --format; NULL: binary) and --compress (NULL: zstd for binary, none for
- * text) of the commands that write traces. */
-int cli_parse_output(const char *opt, const char *to, const char *compress,
+/*
+ * The format and compression of a trace to be written to @path ("-":
+ * standard output), for the commands that write traces: from @to, the
+ * value of option @opt (convert's and record's --to, gen's --format:
+ * "text" or "binary"), and @compress (--compress: zstd, xz, none), each
+ * NULL when not given; else from @path's name: a trailing .zst or .xz is
+ * the compression, a .txt before it (or alone: uncompressed) text; else
+ * binary, zstd-compressed, and on "-" text, uncompressed.  An option the
+ * name contradicts wins, with a warning on stderr; a .gz or .bz2 name is
+ * an error (tlbsim writes neither).  0, or CLI_USAGE after printing why.
+ */
+int cli_parse_output(const char *opt, const char *to, const char *compress, const char *path,
 		     enum tlbsim_trace_format *format, enum tlbsim_trace_compression *compression);
+/* "zstd", "xz" or "uncompressed". */
+const char *cli_compression_name(enum tlbsim_trace_compression c);
+/*
+ * tlbsim_trace_writer_open() of @path, or on "-" the stream writer on
+ * standard output (a binary or compressed trace refused on a terminal).
+ * 0, or CLI_USAGE after printing why.
+ */
+int cli_trace_writer_open(const char *path, enum tlbsim_trace_format format,
+			  enum tlbsim_trace_compression compression,
+			  const struct tlbsim_trace_info *info, tlbsim_trace_writer **w);
 
 /* Copying a trace's events into a writer (convert, record). */
 struct cli_copy {
 	const char *what;	/* for progress */
+	bool quiet;		/* no progress line (--quiet) */
+	uint64_t in_size;	/* the reader's file's bytes, 0 if unknown: the line's fraction */
 	bool stop_on_interrupt; /* stop at SIGINT (convert); record drains its pipe instead */
 	bool user_only;		/* refuse kernel-level events (convert --retarget) */
 	uint64_t events;

@@ -8,13 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 
 static const char convert_help[] =
     "usage: tlbsim convert IN OUT [--from|--format FORMAT] [--to text|binary]\n"
     "                      [--compress zstd|xz|none] [--isa x86-64|arm64] [--linear-map ADDR]\n"
-    "                      [--retarget x86-64|arm64]\n\n"
+    "                      [--retarget x86-64|arm64] [--quiet]\n\n"
     "Reads IN (\"-\" for standard input) and writes its events to OUT in tlbsim's\n"
     "binary format (default) or text format (traces/FORMAT.md).  IN's format and\n"
     "compression are recognised by their first bytes: text, binary, lackey\n"
@@ -23,10 +24,15 @@ static const char convert_help[] =
     "champsim, QEMU execlog output is recognised but needs --isa (Capstone decodes\n"
     "the instructions; --linear-map ADDR makes stores to kernel VA ADDR + PA\n"
     "phys_store events).\n"
-    "--compress: zstd (default for binary), xz, or none (default for text).\n"
+    "OUT's name says the format and compression unless --to and --compress say\n"
+    "otherwise (a warning if they contradict it): a trailing .zst or .xz the\n"
+    "compression, .txt (before it, or alone) text; else binary, zstd-compressed.\n"
+    "OUT \"-\" is standard output, text unless --to binary (then not a terminal).\n"
     "OUT is written to OUT.tmp.XXXXXX and renamed when complete: an error or\n"
     "Ctrl-C leaves OUT as it was.  Prints the events by kind, the input lines\n"
-    "skipped as unknown and the mmaps implied for memory the input never maps.\n"
+    "skipped as unknown and the mmaps implied for memory the input never maps\n"
+    "(on stderr when OUT is \"-\").  A terminal shows a progress line (events, how\n"
+    "far into IN, the rate) unless --quiet.\n"
     "--retarget ISA writes OUT as a trace of ISA: a user-level trace (a recording, a\n"
     "generator's: accesses, threads, processes, memory syscalls) means the same to\n"
     "the OS model on either ISA, which then flushes as ISA's policies do; so an\n"
@@ -51,6 +57,7 @@ int cmd_convert(int argc, char **argv)
 	    {"isa", required_argument, NULL, 'i'},
 	    {"linear-map", required_argument, NULL, 'l'},
 	    {"retarget", required_argument, NULL, 'r'},
+	    {"quiet", no_argument, NULL, 'q'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -64,6 +71,9 @@ int cmd_convert(int argc, char **argv)
 	struct cli_copy copy;
 	tlbsim_trace_reader *r = NULL;
 	tlbsim_trace_writer *w = NULL;
+	FILE *summary;
+	bool quiet = false;
+	struct stat sb;
 	int c, rc;
 
 	optind = 1;
@@ -93,6 +103,9 @@ int cmd_convert(int argc, char **argv)
 		case 'c':
 			compress = optarg;
 			break;
+		case 'q':
+			quiet = true;
+			break;
 		case 'h':
 			fputs(convert_help, stdout);
 			return CLI_OK;
@@ -105,8 +118,10 @@ int cmd_convert(int argc, char **argv)
 		return cli_fail("convert: IN and OUT expected (see --help)");
 	in = argv[optind];
 	out = argv[optind + 1];
-	if ((rc = cli_parse_output("--to", to_name, compress, &to, &compression)))
+	if ((rc = cli_parse_output("--to", to_name, compress, out, &to, &compression)))
 		return rc;
+	/* The trace on standard output: what is said of it goes to stderr. */
+	summary = strcmp(out, "-") ? stdout : stderr;
 
 	tlbsim_error_clear(&err);
 	rc = strcmp(in, "-") ? tlbsim_trace_open_opts(in, NULL, NULL, &topts, &r, &err)
@@ -116,13 +131,16 @@ int cmd_convert(int argc, char **argv)
 	info = *tlbsim_trace_info(r);
 	if (retarget)
 		info.isa = retarget;
-	if (tlbsim_trace_writer_open(out, to, compression, &info, &w, &err)) {
+	if (cli_trace_writer_open(out, to, compression, &info, &w)) {
 		tlbsim_trace_close(r);
-		return cli_fail_err(&err);
+		return CLI_USAGE;
 	}
 	cli_catch_sigint(NULL);
 	memset(&copy, 0, sizeof(copy));
 	copy.what = in;
+	copy.quiet = quiet;
+	if (strcmp(in, "-") && !stat(in, &sb) && S_ISREG(sb.st_mode))
+		copy.in_size = (uint64_t)sb.st_size;
 	copy.stop_on_interrupt = true;
 	copy.user_only = retarget != 0;
 	rc = cli_copy_events(r, w, &copy);
@@ -139,12 +157,9 @@ int cmd_convert(int argc, char **argv)
 		tlbsim_trace_close(r);
 		return cli_fail_err(&err);
 	}
-	printf("%s (%s) -> %s (%s, %s)\n", in, tlbsim_trace_format_name(info.format), out,
-	       tlbsim_trace_format_name(to),
-	       compression == TLBSIM_COMPRESS_ZSTD ? "zstd"
-	       : compression == TLBSIM_COMPRESS_XZ ? "xz"
-						   : "uncompressed");
-	cli_print_summary(stdout, &copy, r, out);
+	fprintf(summary, "%s (%s) -> %s (%s, %s)\n", in, tlbsim_trace_format_name(info.format), out,
+		tlbsim_trace_format_name(to), cli_compression_name(compression));
+	cli_print_summary(summary, &copy, r, out);
 	tlbsim_trace_close(r);
 	return CLI_OK;
 }

@@ -52,8 +52,10 @@ static const char record_help[] =
     "       tlbsim record -o FILE --merge DIR [--format ...] [--compress ...]\n\n"
     "Runs PROGRAM under valgrind and writes its memory accesses, threads, processes\n"
     "and memory syscalls (mmap, munmap, mprotect, madvise, mremap, brk, clone, fork,\n"
-    "exec, exit) as a trace: binary and zstd-compressed by default; FILE is written\n"
-    "to FILE.tmp.XXXXXX and renamed when complete.\n"
+    "exec, exit) as a trace: binary and zstd-compressed unless FILE's name (a\n"
+    "trailing .xz, .zst; .txt for text) or --format and --compress say otherwise (a\n"
+    "warning if they contradict the name); FILE is written to FILE.tmp.XXXXXX and\n"
+    "renamed when complete.\n"
     "--via tlbsim (default): tlbsim's valgrind tool writes the native format itself\n"
     "(millions of events a second) and follows every process (fork, and exec with\n"
     "--trace-children=yes): one trace holds them all, in the order valgrind ran\n"
@@ -70,7 +72,7 @@ static const char record_help[] =
     "Ctrl-C stops the program (SIGINT, then SIGTERM and SIGKILL 2 s apart) and\n"
     "keeps a valid trace of what was recorded.\n\n"
     "exit status: 0 recorded, 2 usage error or unreadable log, 130 interrupted\n\n"
-    "example: tlbsim record -o build.tlbt.xz --compress xz -- make -j2\n";
+    "example: tlbsim record -o build.tlbt.xz -- make -j2\n";
 
 static volatile sig_atomic_t child_pid;
 static volatile sig_atomic_t stage; /* stopping signals sent so far */
@@ -601,11 +603,14 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!o.out)
 		return cli_fail("record: -o FILE is required (see --help)");
+	if (!strcmp(o.out, "-"))
+		return cli_fail("record: -o - is not possible: the program's own output goes to "
+				"standard output");
 	if (merge) {
 		if (optind < argc)
 			return cli_fail("record: --merge DIR runs no program, found '%s'",
 					argv[optind]);
-		if ((rc = cli_parse_output("--to", to_name, compress, &o.to, &o.compression)) ||
+		if ((rc = cli_parse_output("--format", to_name, compress, o.out, &o.to, &o.compression)) ||
 		    (rc = cli_check_output(o.out)))
 			return rc;
 		return merge_parts(&o, merge, 0);
@@ -619,7 +624,7 @@ int cmd_record(int argc, char **argv)
 	if (!strcmp(via, "lackey") && (!o.fetches || o.switches || o.keep_parts))
 		return cli_fail(
 		    "record: --fetches, --switches and --keep-parts go with --via tlbsim");
-	if ((rc = cli_parse_output("--to", to_name, compress, &o.to, &o.compression)) ||
+	if ((rc = cli_parse_output("--format", to_name, compress, o.out, &o.to, &o.compression)) ||
 	    (rc = cli_check_output(o.out)))
 		return rc;
 	o.argv = argv + optind;

@@ -57,6 +57,14 @@ static const char run_help[] =
     "  per_vma_lock=0|1              faults take their VMA's lock, not mmap_lock\n"
     "                                (Linux 6.4)\n"
     "  no_nested_flush=0|1           no mm_tlb_flush_nested() (Linux < 4.15)\n"
+    "Mutations (historical bugs, docs/scenarios.md):\n"
+    "  no_batched_pending=0|1        no flush_tlb_batched_pending() (< 4.13)\n"
+    "  reclaim_cpumask_only=0|1      INVLPGB reclaim flush only with a non-empty\n"
+    "                                batch cpumask (ruled out by 0b7eb55cb706)\n"
+    "  mremap_late_flush=0|1         mremap flushes after dropping the PTE lock\n"
+    "                                (< 4.19, eb66ae030829)\n"
+    "  nested_reset_range=0|1        the nested gather's forced flush resets its\n"
+    "                                range and drops freed_tables (< 5.2)\n"
     "The table after the per-cpu one says where the shared kernel lines (locks,\n"
     "mm_cpumask, tlb_gen, ...) cost transfers and waiting.\n"
     "--threads runs the cores on N host threads; results do not depend on N (on a\n"
@@ -349,10 +357,8 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		      : cli_source_open_gen(&src, o->gen, o->params, m->isa, o->tpl);
 	if (rc)
 		return rc;
-	if (report) {
-		src.report = report;
-		src.progress = false;
-	}
+	/* compare draws its own lines from @report */
+	src.report = report;
 	if (o->trace) {
 		const struct tlbsim_trace_info *info = tlbsim_trace_info(src.trace);
 
@@ -380,6 +386,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 			    o->trace);
 		}
 		tlbsim_error_clear(&err);
+		cli_source_progress(&src, o->quiet || report, NULL);
 		rc = tlbsim_replay_run(&rcfg, cli_source_next, &src, &text, &err);
 		if (!rc)
 			add_trace_stats(&src, &text);
@@ -403,6 +410,7 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		return cli_fail_err(&err);
 	}
 	cli_sigint_add(sim);
+	cli_source_progress(&src, o->quiet || report, sim);
 	rc = tlbsim_sim_run_batch(sim, cli_source_next_batch, &src, &err);
 	cli_sigint_remove(sim);
 	cli_source_close(&src);

@@ -90,12 +90,20 @@ static void draw(const struct pool *p, uint64_t size, bool again)
 		case JOB_WAITING:
 			fprintf(stderr, "waiting\n");
 			break;
-		case JOB_RUNNING:
-			if (size && by)
-				fprintf(stderr, "%3.0f%%  ", 100.0 * (double)by / (double)size);
-			fprintf(stderr, "%.1f M events, %.0f s\n", (double)ev / 1e6,
-				cli_now() - j->started);
+		case JOB_RUNNING: {
+			struct rep_progress_state st = {
+			    .events = ev,
+			    .fraction = size && by ? (double)by / (double)size : -1,
+			    .sim_seconds = (double)atomic_load_explicit(&j->prog.sim_ns,
+									memory_order_relaxed) /
+					   1e9,
+			    .elapsed = cli_now() - j->started};
+			char text[256];
+
+			rep_progress_format(text, sizeof(text), &st);
+			fprintf(stderr, "%s\n", text);
 			break;
+		}
 		case JOB_DONE:
 			fprintf(stderr, "%s in %.1f s\n", j->rc ? "failed" : "done", j->seconds);
 			break;

@@ -63,10 +63,7 @@ size_t cli_appendf(char *buf, size_t len, size_t used, const char *fmt, ...)
 
 double cli_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return rep_now();
 }
 
 /* Write all of @data to @fd; 0 or an errno value. */
@@ -260,8 +257,6 @@ int cli_source_open_trace(struct cli_source *s, const char *path,
 			       : tlbsim_trace_open_opts(path, NULL, NULL, opts, &s->trace, &err))
 		return cli_fail_err(&err);
 	s->what = path;
-	s->started = cli_now();
-	s->progress = isatty(2);
 	{
 		struct stat st;
 
@@ -285,29 +280,27 @@ int cli_source_open_gen(struct cli_source *s, const char *name, const char *para
 		return cli_fail_err(&err);
 	}
 	s->what = name;
-	s->started = cli_now();
-	s->progress = isatty(2);
 	return 0;
 }
 
-static void progress(struct cli_source *s)
+void cli_source_progress(struct cli_source *s, bool quiet, const tlbsim_sim *sim)
 {
-	double now = cli_now(), el = now - s->started;
+	rep_progress_start(&s->meter, s->what, quiet);
+	s->sim = sim;
+}
 
-	/* Only for runs longer than a second, twice a second. */
-	if (el < 1.0 || now - s->last_print < 0.5)
-		return;
-	s->last_print = now;
-	fprintf(stderr, "\r%s: %llu events, %.2f M events/s, %.0f s", s->what,
-		(unsigned long long)s->events, s->events / el / 1e6, el);
-	if (s->trace && s->size) {
-		/* How far into the file, compressed bytes: the time left at
-		 * the rate so far. */
-		double f = (double)tlbsim_trace_bytes_read(s->trace) / (double)s->size;
+double cli_source_fraction(const struct cli_source *s)
+{
+	if (!s->trace || !s->size)
+		return -1;
+	return (double)tlbsim_trace_bytes_read(s->trace) / (double)s->size;
+}
 
-		if (f > 0.01 && f <= 1.0)
-			fprintf(stderr, ", %.0f%%, about %.0f s left   ", 100.0 * f, el * (1.0 - f) / f);
-	}
+double cli_sim_seconds(const tlbsim_sim *sim)
+{
+	struct tlbsim_stats st;
+
+	return sim && !tlbsim_sim_stats(sim, &st, sizeof(st)) ? st.seconds : -1;
 }
 
 int cli_source_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *err)
@@ -335,15 +328,22 @@ int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct
 	if (rc > 0) {
 		/* Progress each time the count passes a multiple of 65536. */
 		if (((s->events + (uint64_t)rc) >> 16) != (s->events >> 16)) {
-			if (s->progress)
-				progress(s);
+			uint64_t n = s->events + (uint64_t)rc;
+
+			if (s->meter.on)
+				rep_progress_update(&s->meter, n, 0, cli_source_fraction(s),
+						    cli_sim_seconds(s->sim));
 			if (s->report) {
-				atomic_store_explicit(&s->report->events, s->events + (uint64_t)rc,
-						      memory_order_relaxed);
+				atomic_store_explicit(&s->report->events, n, memory_order_relaxed);
 				if (s->trace)
 					atomic_store_explicit(&s->report->bytes,
 							      tlbsim_trace_bytes_read(s->trace),
 							      memory_order_relaxed);
+				if (s->sim)
+					atomic_store_explicit(
+					    &s->report->sim_ns,
+					    (uint64_t)(cli_sim_seconds(s->sim) * 1e9),
+					    memory_order_relaxed);
 			}
 		}
 		s->events += (uint64_t)rc;
@@ -353,8 +353,7 @@ int cli_source_next_batch(void *arg, struct tlbsim_event *ev, size_t max, struct
 
 void cli_source_close(struct cli_source *s)
 {
-	if (s->progress && s->last_print > 0)
-		fputc('\n', stderr);
+	rep_progress_end(&s->meter);
 	tlbsim_trace_close(s->trace);
 	tlbsim_gen_destroy(s->gen);
 	tlbsim_template_destroy(s->tpl);
@@ -375,6 +374,91 @@ static void print_machine(void *arg, const char *name, const char *path)
 	printf("  %-18s %-7s %4u cpus %5.2f GHz  %s\n", name, tlbsim_isa_name(m->isa), m->nr_cpus,
 	       m->freq_ghz, path);
 	tlbsim_machine_free(m);
+}
+
+/*
+ * A generator parameter's value as it may be typed back: sizes in bytes
+ * with the largest K, M or G suffix (x 2^10, 2^20, 2^30) that divides
+ * them, other values from 1M on too (1 << 40 loops is 1024G).
+ */
+static void gen_value(uint64_t v, const char *unit, char *buf, size_t len)
+{
+	static const char suffix[] = "GMK";
+	uint64_t from = !strcmp(unit, "bytes") ? 1024 : 1u << 20;
+
+	for (int s = 0; s < 3; s++) {
+		unsigned shift = 30 - 10 * (unsigned)s;
+
+		if (v >= from && v >= (UINT64_C(1) << shift) &&
+		    !(v & ((UINT64_C(1) << shift) - 1))) {
+			snprintf(buf, len, "%llu%c", (unsigned long long)(v >> shift), suffix[s]);
+			return;
+		}
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+/* One parameter row; @w: the widths of the name, default, range and unit. */
+static void gen_param_row(const struct tlbsim_gen_param *p, const int *w)
+{
+	char def[32], min[32], max[32], range[72];
+
+	gen_value(p->def, p->unit, def, sizeof(def));
+	gen_value(p->min, p->unit, min, sizeof(min));
+	gen_value(p->max, p->unit, max, sizeof(max));
+	snprintf(range, sizeof(range), "%s..%s", min, max);
+	printf("      %-*s  %-*s  %-*s  %-*s  %s\n", w[0], p->name, w[1], def, w[2], range, w[3],
+	       p->unit, p->help);
+}
+
+/*
+ * Every generator, its parameters in aligned columns (name, default,
+ * range, unit, meaning) and the seed every generator takes, with the
+ * syntax of values.
+ */
+static void print_generators(void)
+{
+	/* The header and the seed's row count for the widths too. */
+	static const char *const head[4] = {"param", "default", "range", "unit"};
+	static const char seed_range[] = "0..2^64-1";
+	const struct tlbsim_generator *g;
+	int w[4];
+	unsigned i, k;
+
+	for (k = 0; k < 4; k++)
+		w[k] = (int)strlen(head[k]);
+	w[2] = (int)sizeof(seed_range) - 1 > w[2] ? (int)sizeof(seed_range) - 1 : w[2];
+	/* Widths over every generator, so that all the tables line up. */
+	for (i = 0; (g = tlbsim_generator_at(i)); i++)
+		for (k = 0; k < g->nr_params; k++) {
+			const struct tlbsim_gen_param *p = &g->params[k];
+			char v[3][32];
+			int n[4];
+
+			gen_value(p->def, p->unit, v[0], sizeof(v[0]));
+			gen_value(p->min, p->unit, v[1], sizeof(v[1]));
+			gen_value(p->max, p->unit, v[2], sizeof(v[2]));
+			n[0] = (int)strlen(p->name);
+			n[1] = (int)strlen(v[0]);
+			n[2] = (int)(strlen(v[1]) + 2 + strlen(v[2]));
+			n[3] = (int)strlen(p->unit);
+			for (int c = 0; c < 4; c++)
+				w[c] = n[c] > w[c] ? n[c] : w[c];
+		}
+	printf("Generators and their parameters, given as --param key=value,...: values in\n"
+	       "decimal or 0x-hex, with an optional K, M or G suffix (x 2^10, 2^20, 2^30;\n"
+	       "64K, 4M, 1G), within the range shown.  Every generator takes seed too.\n");
+	for (i = 0; (g = tlbsim_generator_at(i)); i++) {
+		printf("\n  %s: %s\n    (%s)\n", g->name, g->summary, g->models);
+		printf("      %-*s  %-*s  %-*s  %-*s  %s\n", w[0], head[0], w[1], head[1], w[2],
+		       head[2], w[3], head[3], "meaning");
+		for (k = 0; k < g->nr_params; k++)
+			gen_param_row(&g->params[k], w);
+		printf("      %-*s  %-*s  %-*s  %-*s  %s\n", w[0], "seed", w[1], "1", w[2],
+		       seed_range, w[3], "",
+		       g->uses_seed ? "of its random numbers: another seed, other events"
+				    : "accepted; no random numbers drawn: the same events");
+	}
 }
 
 static int cmd_list(int argc, char **argv)
@@ -406,16 +490,7 @@ static int cmd_list(int argc, char **argv)
 										 : "arm64",
 			       p->summary);
 	} else if (!strcmp(what, "generators")) {
-		const struct tlbsim_generator *g;
-
-		for (i = 0; (g = tlbsim_generator_at(i)); i++) {
-			unsigned k;
-
-			printf("  %-16s %s\n", g->name, g->summary);
-			for (k = 0; k < g->nr_params; k++)
-				printf("      %-12s default %-10llu %s\n", g->params[k].name,
-				       (unsigned long long)g->params[k].def, g->params[k].help);
-		}
+		print_generators();
 	} else {
 		return cli_fail("list: unknown list '%s' (machines, policies, generators)", what);
 	}
@@ -463,11 +538,13 @@ const struct cli_cmd cli_cmds[] = {
  * What a command printed (tables, summaries, a trace on "-") reached
  * standard output, or the command fails: a full disk or /dev/full makes
  * exit status 2, as a failed -o FILE does, never 0 with the output cut.
+ * A command that failed has said why (a trace writer on "-" that could
+ * not write among others): it is not said twice.
  */
 static int stdout_flushed(int rc)
 {
 	errno = 0;
-	if (fflush(stdout) != EOF && !ferror(stdout))
+	if ((fflush(stdout) != EOF && !ferror(stdout)) || rc == CLI_USAGE)
 		return rc;
 	cli_fail("standard output: cannot write: %s", errno ? strerror(errno) : "a write failed");
 	return rc == CLI_INTERRUPTED ? rc : CLI_USAGE;

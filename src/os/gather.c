@@ -16,7 +16,7 @@
 #include "os/os.h"
 #include "tlbsim/error.h"
 
-static int pfns_push(struct os_pfns *p, uint64_t pfn)
+int os_pfns_push(struct os_pfns *p, uint64_t pfn)
 {
 	if (p->n == p->cap) {
 		unsigned cap = p->cap ? 2 * p->cap : 64;
@@ -45,6 +45,7 @@ void os_gather_init(struct os_gather *g, struct os_mm *mm, bool fullmm)
 	g->stride_shift = 30;
 	g->freed_tables = false;
 	g->fullmm = fullmm;
+	g->call_start = g->call_end = 0;
 	g->pages.n = 0;
 	g->lru_pages = 0;
 	g->tables.n = 0;
@@ -73,7 +74,7 @@ void os_gather_add_range(struct os_gather *g, uint64_t start, uint64_t end, unsi
 
 int os_gather_add_page(struct os_gather *g, uint64_t pfn)
 {
-	return pfns_push(&g->pages, pfn);
+	return os_pfns_push(&g->pages, pfn);
 }
 
 void os_gather_table_cb(void *arg, uint64_t pfn, unsigned level, uint64_t va)
@@ -85,7 +86,7 @@ void os_gather_table_cb(void *arg, uint64_t pfn, unsigned level, uint64_t va)
 	g->freed_tables = true;
 	/* Out of host memory here would leak one simulated frame; the run
 	 * goes on (the frame just stays allocated). */
-	(void)pfns_push(&g->tables, pfn);
+	(void)os_pfns_push(&g->tables, pfn);
 }
 
 /* After the flush has completed everywhere: free what the gather holds. */
@@ -115,6 +116,8 @@ static void gather_free(struct os *os, struct hw_cpu *cpu)
 	g->lru_pages = 0;
 	g->tables.n = 0;
 	g->end = 0;
+	/* The PTE locks held across the flush (an mremap's) are dropped. */
+	oc->ptl_held.n = 0;
 	g->mm->tlb_flush_pending--;
 	if (then)
 		then(os, cpu);
@@ -133,11 +136,29 @@ void os_gather_finish(struct os *os, struct hw_cpu *cpu, os_cont_fn then)
 		 * (MADV_DONTNEED) of one range): flush the whole mm before
 		 * returning (mm_tlb_flush_nested(), Linux 4.15, commit
 		 * 99baac21e458 "mm: fix MADV_[FREE|DONTNEED] TLB flush miss
-		 * problem"). */
-		g->start = 0;
-		g->end = TLBSIM_FLUSH_ALL;
-		g->stride_shift = 12;
-		g->freed_tables = true;
+		 * problem"); since 7a30df49f63a "mm: mmu_gather: remove
+		 * __tlb_reset_range() for force flush" (Linux 5.2) a fullmm
+		 * flush with freed_tables. */
+		if (os->nested_reset_range) {
+			/* Mutation nested_reset_range (Linux 4.20-5.1):
+			 * __tlb_reset_range() then __tlb_adjust_range(start,
+			 * end): the range this gather was finished for, at
+			 * the smallest stride, and freed_tables dropped, so
+			 * arm64 invalidates the last level only although
+			 * munmap (under the read lock since 4.20) may have
+			 * freed page tables. */
+			if (g->call_end) {
+				g->start = g->call_start;
+				g->end = g->call_end;
+			}
+			g->stride_shift = 12;
+			g->freed_tables = false;
+		} else {
+			g->start = 0;
+			g->end = TLBSIM_FLUSH_ALL;
+			g->stride_shift = 12;
+			g->freed_tables = true;
+		}
 	}
 	if (g->end || g->fullmm) {
 		uint64_t start = g->fullmm ? 0 : g->start;

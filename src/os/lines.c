@@ -106,7 +106,7 @@ void os_mm_lines_fini(struct os_mm *mm)
 void os_line(struct os *os, struct hw_cpu *cpu, enum tlbsim_line_kind kind, struct fab_line *l,
 	     enum fab_op op, uint64_t hold)
 {
-	struct os_line_stats *st = &os_cpu_of(cpu)->st.line[kind];
+	struct tlbsim_line_stats *st = &os_cpu_of(cpu)->st.line[kind];
 	uint64_t busy = op == FAB_RMW ? os->m->costs.atomic_rmw + hold : 0;
 	uint64_t now = cpu->core->now;
 	struct fab_cost c;
@@ -243,4 +243,16 @@ void os_fault_install(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint6
 	if (l)
 		os_line(os, cpu, TLBSIM_LINE_PTE, l, FAB_RMW, 0);
 	hw_charge(cpu, os->m->costs.pte_update);
+}
+
+bool os_ptl_held_elsewhere(const struct os *os, const struct hw_cpu *cpu, uint64_t table_pfn)
+{
+	for (unsigned c = 0; c < os->m->nr_cpus; c++) {
+		const struct os_pfns *h = &os->cpu[c].ptl_held;
+
+		for (unsigned i = 0; c != cpu->id && i < h->n; i++)
+			if (h->pfn[i] == table_pfn)
+				return true;
+	}
+	return false;
 }

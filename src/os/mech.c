@@ -103,11 +103,25 @@ static void m_leave_mm(struct tlbsim_pctx *ctx)
 	ctx->cpu->is_lazy = false;
 }
 
-/* Runs on each IPI target: the policy's handler, as that cpu. */
-static void ipi_trampoline(void *info, struct hw_smp *smp, struct hw_cpu *cpu)
+/* A request for the whole of the mm @cpu has loaded (flush_tlb_func()
+ * with f->mm == NULL): false when nothing is loaded. */
+static bool loaded_mm_info(struct hw_cpu *cpu, unsigned initiator, struct tlbsim_flush_info *fi)
 {
-	struct os *os = container_of_smp(smp);
-	const struct tlbsim_flush_info *fi = info;
+	struct tlbsim_mm *mm = os_cpu_of(cpu)->pub.loaded_mm;
+
+	if (!mm)
+		return false;
+	*fi = (struct tlbsim_flush_info){.mm = mm,
+					 .start = 0,
+					 .end = TLBSIM_FLUSH_ALL,
+					 .stride_shift = 12,
+					 .new_tlb_gen = mm->tlb_gen,
+					 .initiator = initiator};
+	return true;
+}
+
+static void run_ipi_handler(struct os *os, struct hw_cpu *cpu, const struct tlbsim_flush_info *fi)
+{
 	struct tlbsim_pctx ctx;
 
 	os_pctx(os, cpu, &os->pol.ipi_handler, &ctx);
@@ -115,6 +129,44 @@ static void ipi_trampoline(void *info, struct hw_smp *smp, struct hw_cpu *cpu)
 		os->pol.ipi_handler.p->ipi_handler(&ctx, fi);
 	else
 		m_local_flush(&ctx, fi);
+}
+
+/* Runs on each IPI target: the policy's handler, as that cpu. */
+static void ipi_trampoline(void *info, struct hw_smp *smp, struct hw_cpu *cpu)
+{
+	run_ipi_handler(container_of_smp(smp), cpu, info);
+}
+
+/* Runs on each target of os_flush_loaded_mms(); @info holds the
+ * initiator's id. */
+static void loaded_mm_trampoline(void *info, struct hw_smp *smp, struct hw_cpu *cpu)
+{
+	struct os *os = container_of_smp(smp);
+	struct tlbsim_flush_info fi;
+
+	if (loaded_mm_info(cpu, *(const unsigned *)info, &fi))
+		run_ipi_handler(os, cpu, &fi);
+}
+
+void os_flush_loaded_mms(struct os *os, struct hw_cpu *cpu, const struct tlbsim_cpumask *targets)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct tlbsim_cpumask t = *targets;
+
+	tlbsim_cpumask_clear(&t, cpu->id);
+	if (!tlbsim_cpumask_weight(&t))
+		return;
+	oc->ipi_info = (struct tlbsim_flush_info){.initiator = cpu->id};
+	oc->flush_kind |= OS_FK_IPI;
+	hw_smp_ipi_many(&os->smp, cpu, &t, loaded_mm_trampoline, &oc->ipi_info.initiator);
+}
+
+void os_flush_loaded_mm_local(struct os *os, struct hw_cpu *cpu)
+{
+	struct tlbsim_flush_info fi;
+
+	if (loaded_mm_info(cpu, cpu->id, &fi))
+		run_ipi_handler(os, cpu, &fi);
 }
 
 static void m_send_ipi(struct tlbsim_pctx *ctx, const struct tlbsim_cpumask *targets,

@@ -98,6 +98,11 @@ int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot,
 	return vma_insert_at(mm, vma_index(mm, start), &v);
 }
 
+int os_vma_insert_copy(struct os_mm *mm, const struct os_vma *v)
+{
+	return vma_insert_at(mm, vma_index(mm, v->start), v);
+}
+
 /* Make @va a VMA boundary, splitting the VMA that straddles it. */
 static int vma_split_at(struct os_mm *mm, uint64_t va)
 {
@@ -108,6 +113,8 @@ static int vma_split_at(struct os_mm *mm, uint64_t va)
 		return 0;
 	right = mm->vma[i];
 	right.start = va;
+	if (right.flags & OS_VMA_FILE)
+		right.pgoff += (va - mm->vma[i].start) >> TLBSIM_PAGE_SHIFT;
 	mm->vma[i].end = va;
 	return vma_insert_at(mm, i + 1, &right);
 }
@@ -195,8 +202,8 @@ static void unref_page(struct os *os, struct os_gather *g, uint64_t pfn, unsigne
  * huge page); the caller continues from that address + the page size.
  * Returns false when none is left.  Empty tables are skipped whole.
  */
-static bool next_leaf(tlbsim_pgtable *pgt, uint64_t *va, uint64_t end, struct tlbsim_mapping *cur,
-		      uint64_t *pstart)
+bool os_next_leaf(tlbsim_pgtable *pgt, uint64_t *va, uint64_t end, struct tlbsim_mapping *cur,
+		  uint64_t *pstart)
 {
 	while (*va < end) {
 		uint64_t next = hw_pgtable_next_candidate(pgt, *va);
@@ -230,7 +237,7 @@ static uint64_t zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, s
 	struct tlbsim_mapping old;
 	uint64_t va = start, pstart, zapped = 0;
 
-	while (next_leaf(mm->pgt, &va, end, &old, &pstart)) {
+	while (os_next_leaf(mm->pgt, &va, end, &old, &pstart)) {
 		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, NULL) != 0, "a found leaf can be unmapped");
 		os_ptl_add(os, cpu, mm, old.table_pfn);
 		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
@@ -276,6 +283,8 @@ static void unmap_region(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 		return;
 	if (os->lru_add_drain)
 		os_lru_drain(os, cpu);
+	/* zap_pte_range(): flush_tlb_batched_pending() first. */
+	os_flush_batched_pending(os, g);
 	zapped = zap_range(os, cpu, mm, g, start, end);
 	(void)zapped;
 	if (last > first) {
@@ -372,6 +381,8 @@ static void sys_munmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint
 	uint64_t start = addr & ~(PAGE_SIZE - 1), end = page_align_up(addr + len, PAGE_SIZE);
 
 	os_gather_init(&os_cpu_of(cpu)->gather, mm, false);
+	os_cpu_of(cpu)->gather.call_start = start;
+	os_cpu_of(cpu)->gather.call_end = end;
 	unmap_region(os, cpu, mm, start, end, true);
 	mmap_write_downgrade(os, cpu, mm);
 	os_gather_finish(os, cpu, NULL);
@@ -413,6 +424,8 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 	if (vma_range(mm, start, end, &first, &last))
 		return;
 	os_gather_init(g, mm, false);
+	/* change_pte_range(): flush_tlb_batched_pending() first. */
+	os_flush_batched_pending(os, g);
 	for (i = first; i < last; i++) {
 		struct os_vma *v = &mm->vma[i];
 		uint64_t va = v->start;
@@ -421,7 +434,7 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 		uint64_t pstart;
 
 		v->prot = prot;
-		while (next_leaf(mm->pgt, &va, v->end, &cur, &pstart)) {
+		while (os_next_leaf(mm->pgt, &va, v->end, &cur, &pstart)) {
 			unsigned newprot = prot | TLBSIM_PROT_USER;
 
 			/* A page still shared copy-on-write stays read-only. */
@@ -451,10 +464,15 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 	uint64_t va = start, n = 0;
 
 	os_gather_init(g, mm, false);
+	g->call_start = start;
+	g->call_end = end;
 	/* madvise_dontneed_free(): lru_add_drain() first, in the kernels
 	 * that still had it (os->lru_add_drain). */
 	if (os->lru_add_drain)
 		os_lru_drain(os, cpu);
+	/* zap_pte_range() and madvise_free_pte_range():
+	 * flush_tlb_batched_pending() first. */
+	os_flush_batched_pending(os, g);
 	if (advice == TLBSIM_MADV_DONTNEED) {
 		n = zap_range(os, cpu, mm, g, start, end);
 	} else {
@@ -464,7 +482,7 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 		struct tlbsim_mapping cur;
 		uint64_t pstart;
 
-		while (next_leaf(mm->pgt, &va, end, &cur, &pstart)) {
+		while (os_next_leaf(mm->pgt, &va, end, &cur, &pstart)) {
 			BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, cur.prot), "rewrite a leaf");
 			os_ptl_add(os, cpu, mm, cur.table_pfn);
 			os_gather_add_range(g, pstart, page_end(pstart, &cur), cur.size_shift);
@@ -477,6 +495,76 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 	os_gather_finish(os, cpu, NULL);
 }
 
+/*
+ * move_ptes() of one extent, the old range's PTEs of one page-table page
+ * (mm/mremap.c move_page_tables(): extents end at the old PMD boundary):
+ * the old PTE lock, then the new one (spin_lock_nested()), each PTE
+ * cleared at the old address and set at the new one with the same frame.
+ * Linux since eb66ae030829 ("mremap: properly flush TLB before releasing
+ * the page", 4.19) flushes the old range before dropping the locks, so
+ * that nothing holding only the PTE lock (truncate's zap, reclaim) can
+ * free the page while another cpu still translates the old address:
+ * here both locks stay held (os_cpu.ptl_held) until the flush of the
+ * gather has completed everywhere.  With mremap_late_flush (Linux before
+ * it) they are dropped after each extent and the flush comes after the
+ * whole move.
+ */
+static void move_extent(struct os *os, struct hw_cpu *cpu)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct os_mremap *r = &oc->mremap;
+	struct os_gather *g = &oc->gather;
+	struct os_mm *mm = r->mm;
+	uint64_t ext_end = (r->va | ((1ull << 21) - 1)) + 1, pstart;
+	struct tlbsim_mapping old, moved;
+
+	if (ext_end > r->end)
+		ext_end = r->end;
+	while (os_next_leaf(mm->pgt, &r->va, ext_end, &old, &pstart)) {
+		uint64_t to = r->new_start + (pstart - r->old_start);
+
+		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, pstart, NULL), "a found leaf can be unmapped");
+		os_ptl_add(os, cpu, mm, old.table_pfn);
+		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
+		if (tlbsim_pgtable_map(mm->pgt, to, old.pfn, old.size_shift, old.prot))
+			unref_page(os, g, old.pfn, old.size_shift);
+		else if (!os->mremap_late_flush &&
+			 !tlbsim_pgtable_lookup(mm->pgt, to, &moved)) {
+			(void)os_pfns_push(&oc->ptl_held, old.table_pfn);
+			(void)os_pfns_push(&oc->ptl_held, moved.table_pfn);
+		}
+		r->va = page_end(pstart, &old);
+	}
+	os_ptl_flush(os, cpu);
+	if (r->va < ext_end)
+		r->va = ext_end;
+}
+
+/* The move, extent by extent; then the old range's VMA and tables go, the
+ * new VMA comes, and the gather flushes the old range. */
+static void mremap_move(struct os *os, struct hw_cpu *cpu)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct os_mremap *r = &oc->mremap;
+
+	while (r->va < r->end) {
+		move_extent(os, cpu);
+		if (os->mremap_late_flush && r->va < r->end) {
+			/* The extent's locks are dropped: other cpus' work
+			 * that is due before this cpu's clock runs first
+			 * (the serial phase goes in time order), as it runs
+			 * meanwhile on a real machine. */
+			BUG_ON(oc->cont, "one continuation at a time per cpu");
+			oc->cont = mremap_move;
+			eng_block(cpu->core, cpu->core->now);
+			return;
+		}
+	}
+	unmap_region(os, cpu, r->mm, r->old_start, r->old_start + r->old_len, true);
+	r->mm = NULL;
+	os_gather_finish(os, cpu, NULL);
+}
+
 static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 		       const struct tlbsim_event *ev)
 {
@@ -484,17 +572,18 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 	uint64_t old_len = page_align_up(ev->mremap.old_len, PAGE_SIZE);
 	uint64_t new_len = page_align_up(ev->mremap.new_len, PAGE_SIZE);
 	uint64_t new_start = ev->mremap.new_addr & ~(PAGE_SIZE - 1);
-	struct os_gather *g = &os_cpu_of(cpu)->gather;
+	struct os_cpu *oc = os_cpu_of(cpu);
+	struct os_gather *g = &oc->gather;
 	struct os_vma *v = os_vma_find(mm, old_start);
-	struct tlbsim_mapping old;
 	struct os_vma keep;
-	uint64_t va, pstart, moved = 0;
 
 	if (!v) {
-		os_cpu_of(cpu)->st.segv++;
+		oc->st.segv++;
 		return;
 	}
 	keep = *v;
+	if (keep.flags & OS_VMA_FILE)
+		keep.pgoff += (old_start - v->start) >> TLBSIM_PAGE_SHIFT;
 	if (new_start == old_start) {
 		if (new_len < old_len) {
 			sys_munmap(os, cpu, mm, old_start + new_len, old_len - new_len);
@@ -509,27 +598,21 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 		return;
 	}
 	/* Move: a new VMA, every present PTE relinked to the new address
-	 * with the same frame, the old range unmapped and flushed. */
+	 * with the same frame, the old range flushed and unmapped. */
 	os_gather_init(g, mm, false);
+	os_flush_batched_pending(os, g);
 	if (os_vma_find(mm, new_start))
 		unmap_region(os, cpu, mm, new_start, new_start + new_len, false);
-	va = old_start;
-	while (next_leaf(mm->pgt, &va, old_start + (old_len < new_len ? old_len : new_len), &old,
-			 &pstart)) {
-		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, NULL), "a found leaf can be unmapped");
-		os_ptl_add(os, cpu, mm, old.table_pfn);
-		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
-		if (tlbsim_pgtable_map(mm->pgt, new_start + (pstart - old_start), old.pfn,
-				       old.size_shift, old.prot))
-			unref_page(os, g, old.pfn, old.size_shift);
-		va = page_end(pstart, &old);
-		moved++;
-	}
-	(void)moved;
-	os_ptl_flush(os, cpu);
-	unmap_region(os, cpu, mm, old_start, old_start + old_len, true);
-	(void)os_vma_insert(mm, new_start, new_start + new_len, keep.prot, keep.flags);
-	os_gather_finish(os, cpu, NULL);
+	/* copy_vma() first: the new VMA is there (for the rmap walks of
+	 * reclaim and truncate) while the PTEs move. */
+	keep.start = new_start;
+	keep.end = new_start + new_len;
+	(void)os_vma_insert_copy(mm, &keep);
+	oc->mremap = (struct os_mremap){.mm = mm, .va = old_start,
+					.end = old_start + (old_len < new_len ? old_len : new_len),
+					.old_start = old_start, .old_len = old_len,
+					.new_start = new_start, .new_len = new_len, .keep = keep};
+	mremap_move(os, cpu);
 }
 
 static void sys_brk(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t end)
@@ -768,6 +851,81 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
 	os_kernel_exit(os, cpu);
 }
 
+/* ---- shared file mappings ------------------------------------------------ */
+
+/* The page cache's key of page @pgoff of @file (files and pages below
+ * 2^20 and 2^43; never 0). */
+static uint64_t pagecache_key(uint32_t file, uint64_t pgoff)
+{
+	return (uint64_t)file << 43 | (pgoff & ((1ull << 43) - 1));
+}
+
+int os_pagecache_get(struct os *os, const struct os_vma *v, uint64_t va, uint64_t *pfn)
+{
+	uint64_t pgoff = v->pgoff + ((va - v->start) >> TLBSIM_PAGE_SHIFT), pages;
+
+	if (chk_map_get(&os->pagecache, pagecache_key(v->file, pgoff), pfn))
+		return 0;
+	if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, pfn))
+		return -TLBSIM_ENOMEM;
+	if ((*pfn >= os->mapcount_cap && mapcount_grow(os, *pfn + 1)) ||
+	    chk_map_put(&os->pagecache, pagecache_key(v->file, pgoff), *pfn)) {
+		BUG_ON(tlbsim_physmem_free(os->pm, *pfn), "free an unused frame");
+		return -TLBSIM_ENOMEM;
+	}
+	/* The page cache's own reference: munmap and exit never free it. */
+	os->mapcount[*pfn]++;
+	if (!chk_map_get(&os->file_pages, v->file, &pages) || pages <= pgoff)
+		(void)chk_map_put(&os->file_pages, v->file, pgoff + 1);
+	return 0;
+}
+
+bool os_pagecache_drop(struct os *os, uint32_t file, uint64_t pgoff, uint64_t *pfn)
+{
+	uint64_t key = pagecache_key(file, pgoff);
+
+	if (!chk_map_get(&os->pagecache, key, pfn))
+		return false;
+	chk_map_del(&os->pagecache, key);
+	BUG_ON(!os->mapcount[*pfn], "a cached page holds the cache's reference");
+	return --os->mapcount[*pfn] == 0;
+}
+
+/* mmap(MAP_SHARED) of a file: a VMA only, as sys_mmap(); anything there
+ * is replaced. */
+void os_mmap_file(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
+		  const struct tlbsim_event *ev)
+{
+	uint64_t start = ev->mmap_file.addr & ~(PAGE_SIZE - 1);
+	uint64_t end = page_align_up(ev->mmap_file.addr + ev->mmap_file.len, PAGE_SIZE);
+	struct os_vma v = {.start = start,
+			   .end = end,
+			   .prot = ev->mmap_file.prot,
+			   .flags = OS_VMA_SHARED | OS_VMA_FILE,
+			   .file = ev->mmap_file.file,
+			   .pgoff = ev->mmap_file.pgoff};
+
+	charge(cpu, os->m->costs.syscall);
+	os_cpu_of(cpu)->st.syscalls++;
+	if (!user_range(os, start, end - start)) {
+		os_cpu_of(cpu)->st.bad_syscalls++;
+		os_kernel_exit(os, cpu);
+		return;
+	}
+	if (os->oracle)
+		os_cpu_of(cpu)->ret = (struct os_ret){
+		    .n = 1, .root = tlbsim_pgtable_root(mm->pgt), .start = {start}, .end = {end}};
+	if (os_vma_find(mm, start) || vma_index(mm, start) != vma_index(mm, end)) {
+		os_gather_init(&os_cpu_of(cpu)->gather, mm, false);
+		unmap_region(os, cpu, mm, start, end, true);
+		(void)os_vma_insert_copy(mm, &v);
+		os_gather_finish(os, cpu, NULL);
+	} else {
+		(void)os_vma_insert_copy(mm, &v);
+	}
+	os_kernel_exit(os, cpu);
+}
+
 /* ---- faults -------------------------------------------------------------- */
 
 static unsigned access_prot(enum tlbsim_access access)
@@ -785,6 +943,19 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 	unsigned shift = 12;
 	uint64_t pfn, tables;
 	int err;
+
+	if (v->flags & OS_VMA_FILE) {
+		/* filemap_fault(): the page-cache page, mapped shared. */
+		if (os_pagecache_get(os, v, va, &pfn)) {
+			os_out_of_memory(os, "a page fault's page-cache page", va);
+			return -TLBSIM_ENOMEM;
+		}
+		tables = tlbsim_pgtable_nr_tables(mm->pgt);
+		if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot)))
+			return err;
+		os_fault_install(os, cpu, mm, va, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
+		return 0;
+	}
 
 	if (v->flags & (OS_VMA_HUGE_2M | OS_VMA_HUGE_1G)) {
 		unsigned s = (v->flags & OS_VMA_HUGE_1G) ? 30 : 21;
@@ -807,6 +978,18 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 			for (uint64_t i = 0; i < (1ull << (s - 12)); i++)
 				BUG_ON(tlbsim_physmem_free(os->pm, pfn + i), "free an unused block");
 		}
+	}
+	if (os_swapcache_take(os, mm, va & ~(PAGE_SIZE - 1), &pfn)) {
+		/* do_swap_page(): the folio reclaim unmapped is still in the
+		 * swap cache; it is mapped again, as it is (no zeroing). */
+		tables = tlbsim_pgtable_nr_tables(mm->pgt);
+		if (!map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot)) {
+			os_fault_install(os, cpu, mm, va,
+					 tlbsim_pgtable_nr_tables(mm->pgt) - tables);
+			return 0;
+		}
+		BUG_ON(tlbsim_physmem_free(os->pm, pfn), "free a swap-cache page that cannot map");
+		return -TLBSIM_ENOMEM;
 	}
 	if (tlbsim_physmem_alloc(os->pm, TLBSIM_FRAME_DATA, &pfn)) {
 		os_out_of_memory(os, "a page fault", va);
@@ -861,7 +1044,7 @@ static int zero_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struc
 	uint64_t pfn, tables;
 
 	if ((v->flags & (OS_VMA_SHARED | OS_VMA_HUGE_2M | OS_VMA_HUGE_1G)) ||
-	    !(v->flags & OS_VMA_ANON))
+	    !(v->flags & OS_VMA_ANON) || os_swapcache_has(os, mm, va & ~(PAGE_SIZE - 1)))
 		return -1;
 	if (!zero_page(os, &pfn)) {
 		os_out_of_memory(os, "a page fault (the zero page)", va);
@@ -1014,8 +1197,8 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 		struct tlbsim_mapping cur;
 		uint64_t va = v->start, pstart;
 
-		(void)os_vma_insert(child, v->start, v->end, v->prot, v->flags);
-		while (next_leaf(parent->pgt, &va, v->end, &cur, &pstart)) {
+		(void)os_vma_insert_copy(child, v);
+		while (os_next_leaf(parent->pgt, &va, v->end, &cur, &pstart)) {
 			unsigned prot = cur.prot & ~TLBSIM_PROT_GLOBAL;
 
 			/* copy_present_pte(): private writable pages become
@@ -1142,4 +1325,9 @@ void os_mm_destroy(struct os *os, struct os_mm *mm)
 		free(mm->pub.priv[s]);
 	free(mm->vma);
 	free(mm);
+}
+
+void os_zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t start, uint64_t end)
+{
+	(void)zap_range(os, cpu, mm, &os_cpu_of(cpu)->gather, start, end);
 }

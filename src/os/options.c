@@ -20,7 +20,15 @@ static const struct {
     {"lru_add_drain", TLBSIM_OS_LRU_ADD_DRAIN},
     {"per_vma_lock", TLBSIM_OS_PER_VMA_LOCK},
     {"no_nested_flush", TLBSIM_OS_NO_NESTED_FLUSH},
+    /* mutations: historical bugs (docs/scenarios.md) */
+    {"no_batched_pending", TLBSIM_OS_NO_BATCHED_PENDING},
+    {"reclaim_cpumask_only", TLBSIM_OS_RECLAIM_CPUMASK_ONLY},
+    {"mremap_late_flush", TLBSIM_OS_MREMAP_LATE_FLUSH},
+    {"nested_reset_range", TLBSIM_OS_NESTED_RESET_RANGE},
 };
+
+/* The first mutation's index in bool_opts: those are formatted only when set. */
+#define FIRST_MUTATION 3
 
 static const struct {
 	const char *name;
@@ -79,7 +87,9 @@ static int parse_item(const char *item, int len, unsigned *flags, char *why, siz
 	}
 	return bad(why, size, at, off,
 		   "an OS option expected (fault_lock=mm|split|lockless, lru_add_drain=0|1, "
-		   "per_vma_lock=0|1, no_nested_flush=0|1), found '%.*s'",
+		   "per_vma_lock=0|1, no_nested_flush=0|1, no_batched_pending=0|1, "
+		   "reclaim_cpumask_only=0|1, mremap_late_flush=0|1, nested_reset_range=0|1), "
+		   "found '%.*s'",
 		   item, len);
 }
 
@@ -112,8 +122,16 @@ int tlbsim_os_options_format(unsigned flags, char *buf, size_t size)
 			   : flags & TLBSIM_OS_FAULT_LOCKLESS ? "lockless"
 							      : "split";
 
-	return snprintf(buf, size,
-			"fault_lock=%s,lru_add_drain=%d,per_vma_lock=%d,no_nested_flush=%d", lock,
-			!!(flags & TLBSIM_OS_LRU_ADD_DRAIN), !!(flags & TLBSIM_OS_PER_VMA_LOCK),
-			!!(flags & TLBSIM_OS_NO_NESTED_FLUSH));
+	int n =
+	    snprintf(buf, size, "fault_lock=%s,lru_add_drain=%d,per_vma_lock=%d,no_nested_flush=%d",
+		     lock, !!(flags & TLBSIM_OS_LRU_ADD_DRAIN), !!(flags & TLBSIM_OS_PER_VMA_LOCK),
+		     !!(flags & TLBSIM_OS_NO_NESTED_FLUSH));
+	size_t i;
+
+	for (i = FIRST_MUTATION; i < N(bool_opts) && n >= 0; i++)
+		if (flags & bool_opts[i].bit)
+			n += snprintf(buf + ((size_t)n < size ? (size_t)n : size),
+				      (size_t)n < size ? size - (size_t)n : 0, ",%s=1",
+				      bool_opts[i].key);
+	return n;
 }

@@ -35,6 +35,7 @@
 #include "tlbsim/pgtable.h"
 #include "tlbsim/policy.h"
 #include "tlbsim/sim.h"
+#include "tlbsim/stats.h"
 
 struct os;
 struct chk_oracle;
@@ -47,17 +48,21 @@ enum os_vma_flags {
 	OS_VMA_HUGE_2M = 1u << 2, /* hugetlbfs 2 MiB, or THP where aligned */
 	OS_VMA_HUGE_1G = 1u << 3,
 	OS_VMA_HEAP = 1u << 4, /* the brk area */
+	OS_VMA_FILE = 1u << 5, /* MAP_SHARED of a file's page cache (MMAP_FILE) */
 };
 
 /* Bits of mm_cpumask in one 64-byte cache line, and lines per mask. */
 #define OS_CPUMASK_LINE_BITS 512
 #define OS_CPUMASK_LINES (TLBSIM_NR_CPUS / OS_CPUMASK_LINE_BITS)
 
-/* A virtual memory area: [start, end), page-aligned, prot TLBSIM_PROT_*. */
+/* A virtual memory area: [start, end), page-aligned, prot TLBSIM_PROT_*;
+ * OS_VMA_FILE: it maps file @file from its page @pgoff (vm_pgoff). */
 struct os_vma {
 	uint64_t start, end;
 	unsigned prot;
 	unsigned flags;
+	uint32_t file;
+	uint64_t pgoff;
 };
 
 /**
@@ -94,6 +99,9 @@ struct os_mm_stats {
  *        mm->page_table_lock; the mmap_lock's count
  * @vma_line_index: VMA start (>> 12, + 1) -> the index of its per-VMA
  *        lock's line in os->line_chunk (os/lines.c)
+ * @tlb_flush_batched: reclaim has cleared PTEs of this mm with their flush
+ *        deferred into a batch that may not have run yet (Linux
+ *        mm->tlb_flush_batched; flush_tlb_batched_pending(), reclaim.c)
  * @st: counters
  */
 struct os_mm {
@@ -108,6 +116,7 @@ struct os_mm {
 	unsigned lock_writer;
 	unsigned lock_readers;
 	unsigned tlb_flush_pending;
+	bool tlb_flush_batched;
 	struct fab_line cpumask_line[OS_CPUMASK_LINES];
 	struct fab_line nr_active_line, tlb_gen_line, ptl_line, mmap_line;
 	struct chk_map vma_line_index;
@@ -223,6 +232,32 @@ struct os_spill {
 	char dir[256];
 };
 
+/* Page frames an mmu_gather frees after its flush. */
+struct os_pfns {
+	uint64_t *pfn;
+	unsigned n, cap;
+};
+
+/**
+ * struct os_tlbbatch - a thread's deferred reclaim flush (Linux struct
+ * tlbflush_unmap_batch, current->tlb_ubc; src/os/reclaim.c)
+ * @flush_required: PTEs were cleared with their flush deferred
+ * @cpumask: x86 arch_tlbflush_unmap_batch.cpumask: the union of the
+ *        mm_cpumasks of the mms unmapped from
+ * @unmapped_pages: x86 with INVLPGB: pages were unmapped from some mm,
+ *        whether or not its mm_cpumask had cpus (commit 0b7eb55cb706)
+ * @pages: the frames unmapped, freed once the batch is flushed
+ *        (shrink_folio_list() frees after try_to_unmap_flush()), unless a
+ *        fault mapped one again from the swap cache meanwhile; @keys: each
+ *        one's key in os->swapcache (os_swapcache_key())
+ */
+struct os_tlbbatch {
+	bool flush_required;
+	struct tlbsim_cpumask cpumask;
+	bool unmapped_pages;
+	struct os_pfns pages, keys;
+};
+
 /* A memory syscall read and not yet returned (src/os/hb.c): [@start,
  * @end), of the event at trace index @idx >> 1; bit 0 of @idx: it takes
  * mmap_lock for writing (every memory syscall but madvise). */
@@ -251,6 +286,7 @@ struct os_hb_rec {
  *        (kthread_use_mm()) or NULL
  * @mmget: the borrowed @mm was taken with an mm_users reference
  *        (mmget_not_zero() before kthread_use_mm(), mmput() after)
+ * @ubc: its reclaim batch (struct os_tlbbatch)
  * @hb: its memory syscalls read and not yet returned, oldest first, a
  *        ring of @hb_cap from @hb_head, @hb_n of them (src/os/hb.c);
  *        @hb_lo/@hb_hi bound their ranges; @hb_slot: its place in
@@ -275,6 +311,7 @@ struct os_thread {
 	uint64_t events_done;
 	unsigned fault_retries;
 	bool kthread, mmget;
+	struct os_tlbbatch ubc;
 	struct os_hb_rec *hb;
 	uint32_t hb_head, hb_n, hb_cap, hb_slot;
 	uint64_t hb_lo, hb_hi, hb_clear;
@@ -300,12 +337,6 @@ enum os_park {
 /* Work to finish after the cpu's wait ends (serial phase). */
 typedef void (*os_cont_fn)(struct os *os, struct hw_cpu *cpu);
 
-/* Page frames an mmu_gather frees after its flush. */
-struct os_pfns {
-	uint64_t *pfn;
-	unsigned n, cap;
-};
-
 /**
  * struct os_gather - Linux struct mmu_gather: what a syscall changed, to
  * flush once and free after the flush (mm/mmu_gather.c)
@@ -314,6 +345,9 @@ struct os_pfns {
  * @stride_shift: smallest page size changed (log2)
  * @freed_tables: page-table pages were unlinked
  * @fullmm: the whole address space goes (exit_mmap)
+ * @call_start/@call_end: the range the syscall asked for (the start and
+ *        end tlb_finish_mmu() took before Linux 5.13), set by munmap and
+ *        madvise; 0, 0: none
  * @pages: data frames to free after the flush
  * @lru_pages: pages (folios: a huge page is one) among @pages, each taken
  *        off the LRU under the lru_lock when they are freed
@@ -325,23 +359,10 @@ struct os_gather {
 	unsigned stride_shift;
 	bool freed_tables;
 	bool fullmm;
+	uint64_t call_start, call_end;
 	struct os_pfns pages;
 	unsigned lru_pages;
 	struct os_pfns tables;
-};
-
-/**
- * struct os_line_stats - what one kind of shared line cost a cpu
- * @accesses: reads, writes and atomics (a lock taken is one)
- * @transfers: of them, those that had to fetch the line from another cpu
- * @transfer_cycles: cycles those transfers took
- * @wait_cycles: cycles spent waiting for another cpu's atomic or hold
- *        (a lock's waiters): waiting time, or stolen in an IPI handler
- * @hold_cycles: cycles a lock of this kind was held (the work done under
- *        it, part of the busy cycles)
- */
-struct os_line_stats {
-	uint64_t accesses, transfers, transfer_cycles, wait_cycles, hold_cycles;
 };
 
 /**
@@ -385,7 +406,7 @@ struct os_cpu_stats {
 	uint64_t full_flushes, syscalls, faults, segv, events, ignored, bad_syscalls;
 	uint64_t flush_cycles;
 	uint64_t lru_wait_cycles;
-	struct os_line_stats line[TLBSIM_LINE_NR_KINDS];
+	struct tlbsim_line_stats line[TLBSIM_LINE_NR_KINDS];
 	uint64_t mmap_lock_wait_cycles;
 	uint64_t flush_lock_wait_cycles;
 	uint64_t switch_line_cycles;
@@ -402,6 +423,15 @@ struct os_ret {
 	unsigned n;
 	uint64_t root;
 	uint64_t start[2], end[2];
+};
+
+/* An mremap moving PTEs (mm/mremap.c move_page_tables()): the old range
+ * [@old_start, +@old_len) moves to [@new_start, +@new_len), the PTEs
+ * below @end; done up to @va; @keep is the old VMA. */
+struct os_mremap {
+	struct os_mm *mm;
+	uint64_t va, end, old_start, old_len, new_start, new_len;
+	struct os_vma keep;
 };
 
 /* A copy-on-write fault waiting for its flush before the new page is
@@ -441,6 +471,16 @@ struct os_cow {
  *        (it read the lock's count once), or NULL
  * @ptl: the page-table lock of the PTE changes being gathered: the lock's
  *        line and kind, and PTEs changed under it so far (os_ptl_add())
+ * @mremap: an mremap's move in progress (mm.c)
+ * @ptl_held: page-table pages whose PTE locks this cpu holds across the
+ *        flush in progress (an mremap's old and new tables, Linux since
+ *        eb66ae030829); released when the gather's frees are done
+ * @trunc_file/@trunc_pgoff/@trunc_mm/@trunc_va: a TRUNCATE in progress:
+ *        the file, its first page to go, the index in os->mms of the
+ *        address space being zapped and the address its next VMA to zap
+ *        ends above (src/os/truncate.c)
+ * @reclaim_mm/@reclaim_va/@reclaim_end: a RECLAIM in progress whose
+ *        immediate flush made the cpu wait: it goes on from @reclaim_va
  * @hb_thread/@hb_idx: the thread and trace index of the memory syscall in
  *        progress (src/os/hb.c; NULL: none)
  * @switch_from/@switch_until: x86: the last switch_mm to another mm ran
@@ -479,6 +519,12 @@ struct os_cpu {
 		enum tlbsim_line_kind kind;
 		uint64_t n;
 	} ptl;
+	struct os_mremap mremap;
+	uint32_t trunc_file, trunc_mm;
+	uint64_t trunc_pgoff, trunc_va;
+	struct os_pfns ptl_held;
+	struct os_mm *reclaim_mm;
+	uint64_t reclaim_va, reclaim_end;
 	struct os_thread *hb_thread;
 	uint64_t hb_idx;
 	uint64_t evq_popped; /* events this cpu popped off queues, ever */
@@ -541,6 +587,9 @@ enum os_fault_lock {
  * @rcu_batches/@rcu_tables_freed: RCU table free
  * @switches_folded: SWITCH events naming a cpu the machine lacks, folded
  *        onto cpu % nr_cpus
+ * @reclaimed/@reclaim_refaults: pages page reclaim unmapped (RECLAIM) and,
+ *        of them, those a fault mapped again from the swap cache before the
+ *        batch's flush freed them
  * @syscall_order_waits: memory syscalls that waited for an earlier one
  *        (trace order) of another thread on an overlapping range to return
  *        (src/os/hb.c)
@@ -549,6 +598,7 @@ struct os_stats {
 	uint64_t events_read, unknown_thread_events, asid_rollovers, global_asid_resets;
 	uint64_t switches_folded, syscall_order_waits;
 	uint64_t rcu_batches, rcu_tables_freed;
+	uint64_t reclaimed, reclaim_refaults;
 };
 
 struct os {
@@ -608,6 +658,15 @@ struct os {
 	/* RCU */
 	struct os_rcu_batch *rcu_head;
 
+	/* pages reclaim unmapped and has not freed yet, by
+	 * os_swapcache_key(): a fault finds them there and maps them again
+	 * (do_swap_page() finding the folio in the swap cache) */
+	struct chk_map swapcache;
+	/* the page cache of the files MMAP_FILE maps: os_pagecache_key()
+	 * -> frame (which holds one map count for the cache), and per file
+	 * one past its highest page cached (file -> pages) */
+	struct chk_map pagecache, file_pages;
+
 	/* the lruvec locks, one per NUMA node (src/os/lru.c) */
 	struct fab_line *lru;
 	unsigned nr_lru;
@@ -628,6 +687,8 @@ struct os {
 	enum os_fault_lock fault_lock;
 	bool lru_add_drain;
 	bool per_vma_lock;
+	/* mutations that bring back historical kernel bugs (TLBSIM_OS_*) */
+	bool no_batched_pending, reclaim_cpumask_only, mremap_late_flush, nested_reset_range;
 
 	/* the event source: tlbsim_sim_run()'s one at a time, or
 	 * tlbsim_sim_run_batch()'s into @batch (@batch_pos of @batch_n used) */
@@ -693,6 +754,8 @@ unsigned os_syscall_ranges(const struct tlbsim_event *ev, uint64_t brk_end, uint
 struct os_mm *os_mm_create(struct os *os, uint32_t pid);
 void os_mm_destroy(struct os *os, struct os_mm *mm);
 int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot, unsigned flags);
+/* Insert a copy of @v (its file and page offset too). */
+int os_vma_insert_copy(struct os_mm *mm, const struct os_vma *v);
 struct os_vma *os_vma_find(struct os_mm *mm, uint64_t va);
 void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
 /* May @cpu's syscall @ev (or a fault, @ev NULL) take @mm's mmap_lock now?
@@ -712,6 +775,11 @@ void os_kernel_exit(struct os *os, struct hw_cpu *cpu);
 bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	      enum tlbsim_access access);
 struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent, uint32_t pid);
+/* The next present leaf of @pgt at or after *@va and below @end: fills
+ * @cur and *@pstart (the page's first address); false when none is left. */
+bool os_next_leaf(tlbsim_pgtable *pgt, uint64_t *va, uint64_t end, struct tlbsim_mapping *cur,
+		  uint64_t *pstart);
+
 /* exit_mmap() then destroy_context() (the policy's exit_mm hook), then
  * @then, once the flush's wait is over. */
 void os_exit_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, os_cont_fn then);
@@ -725,8 +793,55 @@ void os_gather_table_cb(void *arg, uint64_t pfn, unsigned level, uint64_t va);
  * then @then (may be NULL) runs. */
 void os_gather_finish(struct os *os, struct hw_cpu *cpu, os_cont_fn then);
 void os_pfns_free(struct os_pfns *p);
+int os_pfns_push(struct os_pfns *p, uint64_t pfn);
+/* flush_tlb_batched_pending(): called by mprotect, munmap, madvise and
+ * mremap on @mm before they change its PTEs; if reclaim left a deferred
+ * flush of @mm pending, @g's flush becomes one of the whole mm
+ * (reclaim.c). */
+void os_flush_batched_pending(struct os *os, struct os_gather *g);
+
+/* truncate.c: shared file mappings and their truncation */
+void os_mmap_file(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
+		  const struct tlbsim_event *ev);
+/* The frame of @v's page at @va, from the page cache (allocated and
+ * cached at the first fault): 0, or -TLBSIM_ENOMEM. */
+int os_pagecache_get(struct os *os, const struct os_vma *v, uint64_t va, uint64_t *pfn);
+/* Page @pgoff of @file leaves the page cache: true if that dropped its
+ * frame's last reference (*@pfn is then to be freed); false if it was not
+ * cached or is still mapped. */
+bool os_pagecache_drop(struct os *os, uint32_t file, uint64_t pgoff, uint64_t *pfn);
+/* Must TRUNCATE @ev wait for a PTE lock another cpu holds? */
+bool os_truncate_must_wait(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
+void os_truncate(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
+/* zap_page_range_single() of [start, end) of @mm into @cpu's gather. */
+void os_zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t start,
+		  uint64_t end);
+
+/* reclaim.c: page reclaim with a deferred, batched flush */
+/* @cpu's thread @t serves RECLAIM @ev: unmaps the pages, defers flushes. */
+void os_reclaim(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
+		const struct tlbsim_event *ev);
+/* Must RECLAIM @ev wait: a page of it is in a page-table page whose PTE
+ * lock another cpu holds across its flush? */
+bool os_reclaim_must_wait(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
+/* try_to_unmap_flush() of @t's batch, then its pages are freed (now or
+ * after the wait); nothing when the batch is empty. */
+void os_reclaim_flush(struct os *os, struct hw_cpu *cpu, struct os_thread *t);
+/* A fault of @mm at @va finds the page reclaim unmapped there and has
+ * not freed yet: its frame, taken out of the swap cache; false if none. */
+bool os_swapcache_take(struct os *os, struct os_mm *mm, uint64_t va, uint64_t *pfn);
+/* Whether the page at @va of @mm is in the swap cache (its PTE, in Linux,
+ * a swap entry: a fault there is do_swap_page(), not the zero page). */
+bool os_swapcache_has(const struct os *os, struct os_mm *mm, uint64_t va);
+static inline bool os_reclaim_pending(const struct os_thread *t)
+{
+	return t->ubc.flush_required || t->ubc.pages.n;
+}
 
 /* sched.c: threads and scheduling */
+/* The live (not torn down) address space of process @pid, the newest if
+ * the pid was reused; NULL if none. */
+struct os_mm *os_mm_of_pid(struct os *os, uint32_t pid);
 struct os_thread *os_thread_get_slow(struct os *os, uint32_t tid, bool create);
 /* The thread of @tid (made, as OS_T_NEW, if @create and none exists), or
  * NULL; the one found last is checked first (@last_thread). */
@@ -833,6 +948,13 @@ void os_switch_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *next);
 void os_enter_lazy(struct os *os, struct hw_cpu *cpu, bool to_idle);
 
 /* mech.c: the policy ops, and the flush entry point */
+/* flush_tlb_multi() with a request that names no mm (Linux info->mm ==
+ * NULL, arch_tlbbatch_flush()): each cpu of @targets but @cpu flushes the
+ * whole of the mm it has loaded, through the policy's IPI handler; waits
+ * for the acknowledgements. */
+void os_flush_loaded_mms(struct os *os, struct hw_cpu *cpu, const struct tlbsim_cpumask *targets);
+/* The same on @cpu itself, at once. */
+void os_flush_loaded_mm_local(struct os *os, struct hw_cpu *cpu);
 void os_ops_init(struct tlbsim_policy_ops *ops);
 void os_pctx(struct os *os, struct hw_cpu *cpu, const struct os_hook *h, struct tlbsim_pctx *ctx);
 void os_flush_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t start,
@@ -891,6 +1013,9 @@ struct fab_line *os_mm_line(struct os_mm *mm, enum tlbsim_line_kind kind, unsign
  * zap_pte_range(), change_pte_range()). */
 void os_ptl_add(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t table_pfn);
 void os_ptl_flush(struct os *os, struct hw_cpu *cpu);
+/* Does a cpu other than @cpu hold the PTE lock of table @table_pfn across
+ * its flush (os_cpu.ptl_held)?  Then a path that needs it waits. */
+bool os_ptl_held_elsewhere(const struct os *os, const struct hw_cpu *cpu, uint64_t table_pfn);
 /* The lock of the VMA starting at @start of @mm (Linux 6.4 per-VMA locks),
  * or NULL when out of memory. */
 struct fab_line *os_vma_line(struct os *os, struct os_mm *mm, uint64_t start);
@@ -925,5 +1050,10 @@ struct os *os_of_sim(tlbsim_sim *sim);
 
 /* stats.c */
 char *os_stats_json(const struct os *os);
+/* The values of the JSON (stats.c), for tlbsim_sim_stats() and _cpu_stats(). */
+void os_run_stats(const struct os *os, struct tlbsim_stats *st);
+/* @cpu: a cpu, or TLBSIM_STATS_TOTAL for the totals. */
+void os_cpu_stats(const struct os *os, unsigned cpu, struct tlbsim_cpu_stats *st);
+void os_line_stats(const struct os *os, unsigned cpu, unsigned kind, struct tlbsim_line_stats *st);
 
 #endif /* TLBSIM_OS_H */

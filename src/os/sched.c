@@ -354,9 +354,7 @@ static void after_exit(struct os *os, struct hw_cpu *cpu)
 	os_schedule(os, cpu);
 }
 
-/* The live (not torn down) address space of process @pid, the newest if
- * the pid was reused; NULL if none. */
-static struct os_mm *mm_of_pid(struct os *os, uint32_t pid)
+struct os_mm *os_mm_of_pid(struct os *os, uint32_t pid)
 {
 	for (uint32_t i = os->nr_mms; i-- > 0;)
 		if (os->mms[i]->pid == pid && !os->mms[i]->dead)
@@ -460,7 +458,7 @@ void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event
 			os_thread_start(os, cpu, t);
 		break;
 	case TLBSIM_EV_KTHREAD_USE_MM: {
-		struct os_mm *mm = mm_of_pid(os, ev->kthread_use_mm.pid);
+		struct os_mm *mm = os_mm_of_pid(os, ev->kthread_use_mm.pid);
 
 		/* Only a kernel thread borrows, one mm at a time, of a live
 		 * process (mmget_not_zero() fails on an exited one). */

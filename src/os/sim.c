@@ -862,6 +862,14 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	struct os_cpu *oc = os_cpu_of(cpu);
 	struct tlbsim_event ev = *os_evq_head(t);
 
+	if (os_reclaim_pending(t) && !plain_kind(ev.kind) && ev.kind != TLBSIM_EV_RECLAIM &&
+	    ev.kind != TLBSIM_EV_RECLAIM_FLUSH) {
+		/* shrink_folio_list() ends with try_to_unmap_flush(): a batch
+		 * never outlives the reclaim that made it.  The event waits
+		 * at the head for the flush. */
+		os_reclaim_flush(os, cpu, t);
+		return;
+	}
 	switch (ev.kind) {
 	case TLBSIM_EV_LOAD:
 	case TLBSIM_EV_STORE:
@@ -969,6 +977,47 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		}
 		hw_charge(cpu, os->m->costs.syscall);
 		(void)hw_sw_walk(&os->smp, cpu, t->mm->pgt, ev.gup_fast.va, ev.gup_fast.len);
+		return;
+	case TLBSIM_EV_RECLAIM:
+		if (os_reclaim_must_wait(os, cpu, &ev)) {
+			stall(os, cpu, true, NULL);
+			return;
+		}
+		os_evq_pop(oc, t);
+		oc->st.events++;
+		os_reclaim(os, cpu, t, &ev);
+		return;
+	case TLBSIM_EV_MMAP_FILE:
+		if (!t->mm) {
+			os_evq_pop(oc, t);
+			oc->st.events++;
+			oc->st.syscalls++;
+			oc->st.bad_syscalls++;
+			return;
+		}
+		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
+			stall(os, cpu, true, t->mm);
+			return;
+		}
+		os_evq_pop(oc, t);
+		oc->st.events++;
+		os_mmap_file(os, cpu, t->mm, &ev);
+		return;
+	case TLBSIM_EV_TRUNCATE:
+		/* No mmap_lock: the i_mmap lock and the PTE locks only. */
+		if (os_truncate_must_wait(os, cpu, &ev)) {
+			stall(os, cpu, true, NULL);
+			return;
+		}
+		os_evq_pop(oc, t);
+		oc->st.events++;
+		os_truncate(os, cpu, &ev);
+		os_kernel_exit(os, cpu);
+		return;
+	case TLBSIM_EV_RECLAIM_FLUSH:
+		os_evq_pop(oc, t);
+		oc->st.events++;
+		os_reclaim_flush(os, cpu, t);
 		return;
 	case TLBSIM_EV_PROC_CREATE:
 	case TLBSIM_EV_THREAD_CREATE:
@@ -1219,6 +1268,10 @@ static int os_init(struct os *os, const struct tlbsim_sim_config *cfg, struct tl
 	os->no_nested_flush = cfg->os_flags & TLBSIM_OS_NO_NESTED_FLUSH;
 	os->lru_add_drain = cfg->os_flags & TLBSIM_OS_LRU_ADD_DRAIN;
 	os->per_vma_lock = cfg->os_flags & TLBSIM_OS_PER_VMA_LOCK;
+	os->no_batched_pending = cfg->os_flags & TLBSIM_OS_NO_BATCHED_PENDING;
+	os->reclaim_cpumask_only = cfg->os_flags & TLBSIM_OS_RECLAIM_CPUMASK_ONLY;
+	os->mremap_late_flush = cfg->os_flags & TLBSIM_OS_MREMAP_LATE_FLUSH;
+	os->nested_reset_range = cfg->os_flags & TLBSIM_OS_NESTED_RESET_RANGE;
 	os->fault_lock = cfg->os_flags & TLBSIM_OS_FAULT_LOCK_MM    ? OS_FAULT_LOCK_MM
 			 : cfg->os_flags & TLBSIM_OS_FAULT_LOCKLESS ? OS_FAULT_LOCKLESS
 								    : OS_FAULT_LOCK_SPLIT;
@@ -1274,12 +1327,16 @@ static void os_fini(struct os *os)
 		if (os->threads && os->threads[i]) {
 			os_evq_free(&os->threads[i]->q);
 			free(os->threads[i]->hb);
+			os_pfns_free(&os->threads[i]->ubc.pages);
+			os_pfns_free(&os->threads[i]->ubc.keys);
 			free(os->threads[i]);
 		}
 	free(os->threads);
 	for (i = 0; i < os->nr_retired; i++) {
 		os_evq_free(&os->retired[i]->q);
 		free(os->retired[i]->hb);
+		os_pfns_free(&os->retired[i]->ubc.pages);
+		os_pfns_free(&os->retired[i]->ubc.keys);
 		free(os->retired[i]);
 	}
 	os_hb_fini(os);
@@ -1287,6 +1344,9 @@ static void os_fini(struct os *os)
 	os_spill_fini(&os->spill);
 	free(os->batch);
 	chk_map_fini(&os->pid_live);
+	chk_map_fini(&os->swapcache);
+	chk_map_fini(&os->pagecache);
+	chk_map_fini(&os->file_pages);
 	for (i = 0; i < os->nr_mms; i++)
 		os_mm_destroy(os, os->mms[i]);
 	free(os->mms);
@@ -1294,6 +1354,7 @@ static void os_fini(struct os *os)
 		for (i = 0; i < os->m->nr_cpus; i++) {
 			os_pfns_free(&os->cpu[i].gather.pages);
 			os_pfns_free(&os->cpu[i].gather.tables);
+			os_pfns_free(&os->cpu[i].ptl_held);
 			for (s = 0; s < TLBSIM_POLICY_SLOTS; s++)
 				free(os->cpu[i].pub.priv[s]);
 		}
@@ -1414,6 +1475,52 @@ void tlbsim_sim_stop(tlbsim_sim *sim)
 char *tlbsim_sim_stats_json(const tlbsim_sim *sim)
 {
 	return os_stats_json(&sim->os);
+}
+
+/* Copy what the caller's @size and ours both hold; zero what only it knows. */
+static void copy_sized(void *dst, size_t size, const void *src, size_t ours)
+{
+	memcpy(dst, src, size < ours ? size : ours);
+	if (size > ours)
+		memset((char *)dst + ours, 0, size - ours);
+}
+
+int tlbsim_sim_stats(const tlbsim_sim *sim, struct tlbsim_stats *st, size_t size)
+{
+	struct tlbsim_stats s;
+
+	if (!sim || !st || !size)
+		return -TLBSIM_EINVAL;
+	os_run_stats(&sim->os, &s);
+	copy_sized(st, size, &s, sizeof(s));
+	return 0;
+}
+
+int tlbsim_sim_cpu_stats(const tlbsim_sim *sim, unsigned cpu, struct tlbsim_cpu_stats *st,
+			 size_t size)
+{
+	const struct os *os = sim ? &sim->os : NULL;
+	struct tlbsim_cpu_stats s;
+
+	if (!os || !st || !size || (cpu >= os->m->nr_cpus && cpu != TLBSIM_STATS_TOTAL))
+		return -TLBSIM_EINVAL;
+	os_cpu_stats(os, cpu, &s);
+	copy_sized(st, size, &s, sizeof(s));
+	return 0;
+}
+
+int tlbsim_sim_line_stats(const tlbsim_sim *sim, unsigned cpu, unsigned kind,
+			  struct tlbsim_line_stats *st, size_t size)
+{
+	const struct os *os = sim ? &sim->os : NULL;
+	struct tlbsim_line_stats s;
+
+	if (!os || !st || !size || kind >= TLBSIM_LINE_NR_KINDS ||
+	    (cpu >= os->m->nr_cpus && cpu != TLBSIM_STATS_TOTAL))
+		return -TLBSIM_EINVAL;
+	os_line_stats(os, cpu, kind, &s);
+	copy_sized(st, size, &s, sizeof(s));
+	return 0;
 }
 
 void tlbsim_sim_destroy(tlbsim_sim *sim)

@@ -25,6 +25,14 @@ out=$(LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/exp/experiment" --policy-demo "$ma
 grep -q '"policy": "demo-ipi-mask"' <<<"$out" && grep -q '"demo_policy_flushes": 2' <<<"$out" ||
   { echo "unexpected output (--policy-demo):"; echo "$out"; exit 1; }
 
+# --stats reads the statistics through tlbsim_sim_stats() and friends, the
+# machine given by name (found by the installed library): the demo's 16
+# stores fault, and its munmap and exit_mmap are one shootdown each.
+out=$(LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/exp/experiment" --stats generic-x86-64)
+grep -q '^machine generic-x86-64 (x86-64, 4 cpus at 3.00 GHz), policy x86-stock$' <<<"$out" &&
+  awk '$1 == "all" && $5 == 16 && $6 == 2 { ok = 1 } END { exit !ok }' <<<"$out" ||
+  { echo "unexpected output (--stats):"; echo "$out"; exit 1; }
+
 libdir=$(ls -d "$tmp"/prefix/lib*/pkgconfig | head -n 1)
 cc -std=c11 -o "$tmp/exp-pc" "$src/examples/experiment/experiment.c" \
   $(PKG_CONFIG_PATH="$libdir" pkg-config --define-variable=prefix="$tmp/prefix" --cflags --libs tlbsim)

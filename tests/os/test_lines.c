@@ -76,7 +76,7 @@ static void cpu6_ran_both(struct lab *b, const char *policy, struct os_mm **a, s
 	os_hw(b->os, 0)->core->now = 2 * T0;
 }
 
-static struct os_line_stats cpumask_of(struct lab *b, unsigned cpu)
+static struct tlbsim_line_stats cpumask_of(struct lab *b, unsigned cpu)
 {
 	return b->os->cpu[cpu].st.line[TLBSIM_LINE_MM_CPUMASK];
 }
@@ -95,7 +95,7 @@ static void x86_stock_switch_costs_two_cross_ccx_cpumask_transfers(void **state)
 {
 	struct lab b;
 	struct os_mm *a, *mb;
-	struct os_line_stats before, after;
+	struct tlbsim_line_stats before, after;
 	uint64_t t, sw;
 
 	(void)state;
@@ -134,7 +134,7 @@ static void lazy_cpumask_switch_back_to_a_set_bit_writes_nothing(void **state)
 {
 	struct lab b;
 	struct os_mm *a, *mb;
-	struct os_line_stats before, after;
+	struct tlbsim_line_stats before, after;
 	uint64_t t, sw;
 
 	(void)state;

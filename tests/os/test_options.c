@@ -64,8 +64,13 @@ static void format_writes_what_parse_reads(void **state)
 {
 	const unsigned all[] = {0, TLBSIM_OS_FAULT_LOCK_MM | TLBSIM_OS_NO_NESTED_FLUSH,
 				TLBSIM_OS_FAULT_LOCKLESS | TLBSIM_OS_LRU_ADD_DRAIN |
-				    TLBSIM_OS_PER_VMA_LOCK};
-	char buf[128];
+				    TLBSIM_OS_PER_VMA_LOCK,
+				/* every mutation with every option: the longest */
+				TLBSIM_OS_FAULT_LOCKLESS | TLBSIM_OS_LRU_ADD_DRAIN |
+				    TLBSIM_OS_PER_VMA_LOCK | TLBSIM_OS_NO_NESTED_FLUSH |
+				    TLBSIM_OS_NO_BATCHED_PENDING | TLBSIM_OS_RECLAIM_CPUMASK_ONLY |
+				    TLBSIM_OS_MREMAP_LATE_FLUSH | TLBSIM_OS_NESTED_RESET_RANGE};
+	char buf[256];
 	unsigned f;
 	int n;
 
@@ -74,8 +79,13 @@ static void format_writes_what_parse_reads(void **state)
 	assert_int_equal(n, (int)strlen(buf));
 	assert_string_equal(buf,
 			    "fault_lock=split,lru_add_drain=0,per_vma_lock=0,no_nested_flush=0");
-	for (unsigned i = 0; i < 3; i++) {
-		(void)tlbsim_os_options_format(all[i], buf, sizeof(buf));
+	/* A mutation is written only when set, after the four options. */
+	(void)tlbsim_os_options_format(TLBSIM_OS_MREMAP_LATE_FLUSH, buf, sizeof(buf));
+	assert_string_equal(buf, "fault_lock=split,lru_add_drain=0,per_vma_lock=0,"
+				 "no_nested_flush=0,mremap_late_flush=1");
+	for (unsigned i = 0; i < 4; i++) {
+		n = tlbsim_os_options_format(all[i], buf, sizeof(buf));
+		assert_true(n < (int)sizeof(buf));
 		assert_int_equal(tlbsim_os_options_parse(buf, &f, NULL, 0, NULL), 0);
 		assert_int_equal(f, all[i]);
 	}

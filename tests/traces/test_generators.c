@@ -48,6 +48,7 @@ static void check_event(const struct tlbsim_event *ev)
 	assert_true(
 	    (ev->kind >= TLBSIM_EV_LOAD && ev->kind <= TLBSIM_EV_BRK) ||
 	    (ev->kind >= TLBSIM_EV_KTHREAD_CREATE && ev->kind <= TLBSIM_EV_KTHREAD_UNUSE_MM) ||
+	    ev->kind == TLBSIM_EV_RECLAIM || ev->kind == TLBSIM_EV_RECLAIM_FLUSH ||
 	    ev->kind == TLBSIM_EV_EXEC || ev->kind == TLBSIM_EV_AFFINITY);
 	if (ev->kind == TLBSIM_EV_PROC_CREATE) {
 		assert_int_equal(ev->tid, TLBSIM_TID_NONE);
@@ -385,12 +386,16 @@ static void ctx_switch_counts_by_kind(void **unused)
 
 /*
  * groups=1 senders=2 receivers=2 loops=3 compute=10, processes: tasks =
- * 4, messages m = 1*2*2*3 = 12, buffer 2*2*128 = 512 bytes (1 page).
- * PROC_CREATE 1, MMAP 1 (shared), STORE 1 + 2m = 25, LOAD 2m = 24,
- * COMPUTE 2m = 24, FORK 4, SLEEP 4 + 12 = 16, WAKE 12 + 4 = 16, EXIT 5:
- * 116.  Threads, groups=2 senders=1 receivers=1 loops=2 compute=0: tasks
- * 4, m = 4, buffer 256 bytes: PROC_CREATE 1, MMAP 1, STORE 1 + 8, LOAD 8,
- * THREAD_CREATE 4, SLEEP 4 + 4, WAKE 4 + 4, EXIT 5: 44.
+ * 4, messages m = 1*2*2*3 = 12; a socket holds 277 messages, 138 rounds
+ * of 2 senders, more than the 3 loops: no sender waits for space (w = 0).
+ * PROC_CREATE 1, MMAP 1 (the 4 tasks' buffers), STORE 4 + 2m = 28, LOAD
+ * 2m = 24, COMPUTE 2m = 24, FORK 4, SLEEP 4 + 12 = 16, WAKE 12 + 4 = 16,
+ * EXIT 5: 119.  With queue=2 (compute=0): 1 round in flight, so w =
+ * 1*2*2*(3 - 1) = 8 waits for space, a SLEEP of the sender and a WAKE of
+ * the receiver each: SLEEP and WAKE 24, total 1 + 1 + 28 + 24 + 4 + 24 +
+ * 24 + 5 = 111.  Threads, groups=2 senders=1 receivers=1 loops=2
+ * compute=0: tasks 4, m = 4: PROC_CREATE 1, MMAP 1, STORE 4 + 8, LOAD 8,
+ * THREAD_CREATE 4, SLEEP 4 + 4, WAKE 4 + 4, EXIT 5: 47.
  */
 static void hackbench_counts_by_kind(void **unused)
 {
@@ -400,50 +405,84 @@ static void hackbench_counts_by_kind(void **unused)
 	run_gen("hackbench", "groups=1,senders=2,receivers=2,loops=3,compute=10", &c);
 	assert_int_equal(N(PROC_CREATE), 1);
 	assert_int_equal(N(MMAP), 1);
-	assert_int_equal(N(STORE), 25);
+	assert_int_equal(N(STORE), 28);
 	assert_int_equal(N(LOAD), 24);
 	assert_int_equal(N(COMPUTE), 24);
 	assert_int_equal(N(FORK), 4);
 	assert_int_equal(N(SLEEP), 16);
 	assert_int_equal(N(WAKE), 16);
 	assert_int_equal(N(EXIT), 5);
-	assert_int_equal(c.total, 116);
+	assert_int_equal(c.total, 119);
+	run_gen("hackbench", "groups=1,senders=2,receivers=2,loops=3,compute=0,queue=2", &c);
+	assert_int_equal(N(SLEEP), 24);
+	assert_int_equal(N(WAKE), 24);
+	assert_int_equal(N(COMPUTE), 0);
+	assert_int_equal(c.total, 111);
+	/* A pipe holds 640: still no wait at 3 loops. */
+	run_gen("hackbench", "groups=1,senders=2,receivers=2,loops=3,compute=0,pipe=1", &c);
+	assert_int_equal(N(SLEEP), 16);
 	run_gen("hackbench", "groups=2,senders=1,receivers=1,loops=2,threads=1,compute=0", &c);
-	assert_int_equal(N(STORE), 9);
+	assert_int_equal(N(STORE), 12);
 	assert_int_equal(N(LOAD), 8);
 	assert_int_equal(N(THREAD_CREATE), 4);
 	assert_int_equal(N(FORK), 0);
 	assert_int_equal(N(SLEEP), 8);
 	assert_int_equal(N(WAKE), 8);
 	assert_int_equal(N(EXIT), 5);
-	assert_int_equal(c.total, 44);
+	assert_int_equal(c.total, 47);
 }
 
 /*
- * Sender 0 of group 0 (task 2 with receivers first: tid 4) of groups=1
- * senders=2 receivers=2 loops=1 compute=0 in process mode: slot (g 0, r,
- * s 0) = base + (r*2 + 0) * 128: STORE base 64, STORE base+64 36, WAKE
- * tid 2 (receiver 0), STORE base+256, STORE base+320, WAKE tid 3, WAKE 1,
- * EXIT: 8.
+ * groups=1 senders=2 receivers=2 loops=2 compute=0 queue=2 in process
+ * mode: one round in flight.  Sender 0 (task 2, receivers first: tid 4)
+ * reads its buffer, base + 2 pages, into each message: round 0 LOAD buf
+ * 64, LOAD buf+64 36, WAKE tid 2 (receiver 0), the same for tid 3; round
+ * 1 first SLEEPs twice (space in both sockets), then as round 0; WAKE 1,
+ * EXIT: 16.  Receiver 0 (tid 2, buffer at base) takes s0's and s1's
+ * messages in turn: SLEEP, STORE buf 64, STORE buf+64 36, and for round
+ * 0 a WAKE of that sender (tid 4, then 5) for the space it waits for in
+ * round 1; round 1's messages free space no one waits for: 4 + 4 + 3 + 3,
+ * WAKE 1, EXIT: 16.
  */
-static void hackbench_sender_sequence(void **unused)
+static void hackbench_sender_and_receiver_sequences(void **unused)
 {
-	struct tlbsim_event ev[16];
+	const char *p = "groups=1,senders=2,receivers=2,loops=2,compute=0,queue=2";
+	struct tlbsim_event ev[32];
+	unsigned i;
 
 	(void)unused;
-	assert_int_equal(
-	    events_of("hackbench", "groups=1,senders=2,receivers=2,loops=1,compute=0", 4, ev, 16),
-	    8);
-	assert_int_equal(ev[0].kind, TLBSIM_EV_STORE);
-	assert_int_equal(ev[0].access.va, TRACE_VA_BASE);
+	assert_int_equal(events_of("hackbench", p, 4, ev, 32), 16);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_LOAD);
+	assert_int_equal(ev[0].access.va, TRACE_VA_BASE + 2 * TRACE_PAGE);
 	assert_int_equal(ev[0].access.size, 64);
-	assert_int_equal(ev[1].access.va, TRACE_VA_BASE + 64);
+	assert_int_equal(ev[1].access.va, TRACE_VA_BASE + 2 * TRACE_PAGE + 64);
 	assert_int_equal(ev[1].access.size, 36);
 	assert_int_equal(ev[2].wake.tid, 2);
-	assert_int_equal(ev[3].access.va, TRACE_VA_BASE + 256);
+	assert_int_equal(ev[3].access.va, TRACE_VA_BASE + 2 * TRACE_PAGE);
 	assert_int_equal(ev[5].wake.tid, 3);
-	assert_int_equal(ev[6].wake.tid, 1);
-	assert_int_equal(ev[7].kind, TLBSIM_EV_EXIT);
+	assert_int_equal(ev[6].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[7].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[8].kind, TLBSIM_EV_LOAD);
+	assert_int_equal(ev[10].wake.tid, 2);
+	assert_int_equal(ev[13].wake.tid, 3);
+	assert_int_equal(ev[14].wake.tid, 1);
+	assert_int_equal(ev[15].kind, TLBSIM_EV_EXIT);
+
+	assert_int_equal(events_of("hackbench", p, 2, ev, 32), 16);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(ev[4 * i].kind, TLBSIM_EV_SLEEP);
+		assert_int_equal(ev[4 * i + 1].kind, TLBSIM_EV_STORE);
+		assert_int_equal(ev[4 * i + 1].access.va, TRACE_VA_BASE);
+		assert_int_equal(ev[4 * i + 2].access.va, TRACE_VA_BASE + 64);
+		assert_int_equal(ev[4 * i + 3].kind, TLBSIM_EV_WAKE);
+		assert_int_equal(ev[4 * i + 3].wake.tid, 4 + i);
+	}
+	assert_int_equal(ev[8].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[10].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[11].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[13].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[14].wake.tid, 1);
+	assert_int_equal(ev[15].kind, TLBSIM_EV_EXIT);
 }
 
 /*
@@ -712,6 +751,50 @@ static void kthread_mm_counts_by_kind(void **unused)
 	assert_int_equal(ev[2].kthread_use_mm.mmget, 1);
 }
 
+/*
+ * reclaim, threads 2, pages 2, loops 2, rounds 2 (the file comment's
+ * totals, worked by hand): 1 PROC_CREATE, 1 MMAP, 1 KTHREAD_CREATE,
+ * 2 THREAD_CREATE, 2 SLEEP, 2 WAKE, 2 + 2 EXIT, 2*2*2 = 8 STORE,
+ * 2*2*2 = 8 MPROTECT, 2 each of COMPUTE, RECLAIM, RECLAIM_FLUSH: 35.
+ */
+static void reclaim_counts_by_kind(void **unused)
+{
+	const char *p = "threads=2,pages=2,loops=2,rounds=2,interval=10";
+	struct tlbsim_event ev[64];
+	struct counts c;
+	size_t n, i;
+
+	(void)unused;
+	run_gen("reclaim", p, &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(MMAP), 1);
+	assert_int_equal(N(KTHREAD_CREATE), 1);
+	assert_int_equal(N(THREAD_CREATE), 2);
+	assert_int_equal(N(SLEEP), 2);
+	assert_int_equal(N(WAKE), 2);
+	assert_int_equal(N(EXIT), 4);
+	assert_int_equal(N(STORE), 8);
+	assert_int_equal(N(MPROTECT), 8);
+	assert_int_equal(N(COMPUTE), 2);
+	assert_int_equal(N(RECLAIM), 2);
+	assert_int_equal(N(RECLAIM_FLUSH), 2);
+	assert_int_equal(c.total, 35);
+	/* Every reclaim names the whole buffer of process 1: 2 threads x 2
+	 * pages from TRACE_VA_BASE (0x100000000000). */
+	/* kswapd (tid threads + 2 = 4): 2 x (COMPUTE, RECLAIM, RECLAIM_FLUSH), EXIT */
+	n = events_of("reclaim", p, 4, ev, 64);
+	assert_int_equal(n, 7);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_COMPUTE);
+	assert_int_equal(ev[0].compute.count, 10);
+	assert_int_equal(ev[2].kind, TLBSIM_EV_RECLAIM_FLUSH);
+	for (i = 0; i < n; i++)
+		if (ev[i].kind == TLBSIM_EV_RECLAIM) {
+			assert_int_equal(ev[i].reclaim.pid, 1);
+			assert_int_equal(ev[i].reclaim.addr, 0x100000000000ull);
+			assert_int_equal(ev[i].reclaim.len, 4 * 4096);
+		}
+}
+
 static void small_free_counts_by_kind(void **unused)
 {
 	const char *p = "threads=2,ops=5,min=8K,max=8K,live=2,compute=100";
@@ -768,6 +851,7 @@ static const struct {
     {"ctx-switch", "loops=50,pages=2", false},
     {"hackbench", "groups=2,senders=3,receivers=3,loops=5", false},
     {"hackbench", "groups=2,senders=3,receivers=3,loops=5,threads=1", false},
+    {"hackbench", "groups=2,senders=3,receivers=3,loops=5,pipe=1,queue=4", false},
     {"short-procs", "loops=3,procs=4,accesses=200,heap=32K", true},
     {"page-faults", "threads=4,size=256K,loops=2", true},
     {"stencil-noise", "ni=30,nj=30,nk=30,iters=2,noise_cpu=7", true},
@@ -775,6 +859,7 @@ static const struct {
     {"small-free", "threads=4,ops=50,live=4,max=32K", true},
     {"kthread-mm", "pages=4,loops=5,compute=100", true},
     {"kthread-mm", "pages=2,loops=3,mmget=0,cpu=3", true},
+    {"reclaim", "threads=3,pages=2,loops=3,rounds=4,interval=0", true},
 };
 
 /* Generators that draw random numbers from the seed. */
@@ -785,26 +870,29 @@ static bool is_random(const char *name)
 
 static void every_generator_is_listed_with_sane_parameters(void **unused)
 {
-	const char *names[] = {
-	    "mprotect-toggle", "madvise-threads", "munmap-churn",  "ctx-switch", "hackbench",
-	    "short-procs",     "page-faults",	  "stencil-noise", "small-free", "spawn",
-	    "kthread-mm"};
+	const char *names[] = {"mprotect-toggle", "madvise-threads", "munmap-churn",
+			       "ctx-switch",	  "hackbench",	     "short-procs",
+			       "page-faults",	  "stencil-noise",   "small-free",
+			       "spawn",		  "kthread-mm",	     "reclaim"};
 	const struct tlbsim_generator *g;
 	unsigned i, j;
 
 	(void)unused;
 	for (i = 0; (g = tlbsim_generator_at(i)); i++) {
-		assert_true(i < 11);
+		assert_true(i < 12);
 		assert_string_equal(g->name, names[i]);
 		assert_true(g->summary && g->summary[0] && g->models && g->models[0]);
 		assert_true(g->nr_params <= TLBSIM_GEN_MAX_PARAMS);
+		/* what 'tlbsim list generators' says of the seed (GENERATORS.md) */
+		assert_int_equal(g->uses_seed, is_random(g->name));
 		for (j = 0; j < g->nr_params; j++) {
 			assert_true(g->params[j].help && g->params[j].help[0]);
+			assert_true(g->params[j].unit && g->params[j].unit[0]);
 			assert_true(g->params[j].min <= g->params[j].def);
 			assert_true(g->params[j].def <= g->params[j].max);
 		}
 	}
-	assert_int_equal(i, 11);
+	assert_int_equal(i, 12);
 }
 
 /* With all defaults each generator starts (only the first events are
@@ -1107,7 +1195,7 @@ int main(void)
 	    cmocka_unit_test(munmap_churn_counts_by_kind),
 	    cmocka_unit_test(ctx_switch_counts_by_kind),
 	    cmocka_unit_test(hackbench_counts_by_kind),
-	    cmocka_unit_test(hackbench_sender_sequence),
+	    cmocka_unit_test(hackbench_sender_and_receiver_sequences),
 	    cmocka_unit_test(short_procs_counts_by_kind),
 	    cmocka_unit_test(short_procs_child_sequence),
 	    cmocka_unit_test(page_faults_counts_by_kind),
@@ -1116,6 +1204,7 @@ int main(void)
 	    cmocka_unit_test(stencil_noise_toggler_and_sleeper),
 	    cmocka_unit_test(small_free_counts_by_kind),
 	    cmocka_unit_test(kthread_mm_counts_by_kind),
+	    cmocka_unit_test(reclaim_counts_by_kind),
 	    cmocka_unit_test(every_generator_is_listed_with_sane_parameters),
 	    cmocka_unit_test(every_generator_starts_with_its_defaults),
 	    cmocka_unit_test(same_seed_same_stream_another_seed_another),

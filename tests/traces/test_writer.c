@@ -216,35 +216,45 @@ static void binary_writer_emits_the_documented_bytes(void **state)
 }
 
 /*
+ * 100000 loads at random addresses (a 64-bit LCG, Knuth's MMIX constants)
+ * into @path, compressed with @comp.
+ */
+static void write_random_loads(const char *path, enum tlbsim_trace_compression comp)
+{
+	tlbsim_trace_writer *w;
+	struct tlbsim_event ev;
+	uint64_t x = 1;
+
+	assert_int_equal(
+	    tlbsim_trace_writer_open(path, TLBSIM_TRACE_BINARY, comp, &x86_info, &w, NULL), 0);
+	for (int i = 0; i < 100000; i++) {
+		x = x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+		ev = load(1, (x >> 20) & ~UINT64_C(7));
+		assert_int_equal(tlbsim_trace_writer_write(w, &ev, NULL), 0);
+	}
+	assert_int_equal(tlbsim_trace_writer_close(w, NULL), 0);
+}
+
+/*
  * A trace bigger than the reader's windows, cut in half: whatever the
  * compression, the reader returns events and then an error, never a clean
- * end.  Addresses from a 64-bit LCG (Knuth MMIX constants) so that the
- * compressed stream is long too.
+ * end.  Random addresses, so that the compressed stream is long too.
  */
 static void cut_traces_end_in_an_error_not_a_short_run(void **state)
 {
 	static const enum tlbsim_trace_compression comps[] = {
 	    TLBSIM_COMPRESS_NONE, TLBSIM_COMPRESS_ZSTD, TLBSIM_COMPRESS_XZ};
 	char *dir = make_tmpdir(), path[600], *bytes;
-	uint64_t x = 1, n;
+	uint64_t n;
 	size_t size;
 
 	for (int c = 0; c < 3; c++) {
-		tlbsim_trace_writer *w;
 		tlbsim_trace_reader *r;
 		struct tlbsim_event ev;
 		int rc;
 
 		snprintf(path, sizeof(path), "%s/t%d", dir, c);
-		assert_int_equal(tlbsim_trace_writer_open(path, TLBSIM_TRACE_BINARY, comps[c],
-							  &x86_info, &w, NULL),
-				 0);
-		for (int i = 0; i < 100000; i++) {
-			x = x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
-			ev = load(1, (x >> 20) & ~UINT64_C(7));
-			assert_int_equal(tlbsim_trace_writer_write(w, &ev, NULL), 0);
-		}
-		assert_int_equal(tlbsim_trace_writer_close(w, NULL), 0);
+		write_random_loads(path, comps[c]);
 		bytes = read_all(path, &size);
 		/* 100000 random 44-bit addresses cost more than 2 bytes each */
 		assert_true(size > 200000);
@@ -261,6 +271,129 @@ static void cut_traces_end_in_an_error_not_a_short_run(void **state)
 	rm_tree(dir);
 }
 
+/* The error ending a read of @bytes[0, @size). */
+static struct tlbsim_error read_error(const char *bytes, size_t size)
+{
+	tlbsim_trace_reader *r;
+	struct tlbsim_event ev;
+	struct tlbsim_error err;
+	int rc;
+
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_trace_open_mem(bytes, size, "t.zst", TLBSIM_TRACE_AUTO, &r, &err), 0);
+	while ((rc = tlbsim_trace_next(r, &ev, &err)) == 1)
+		;
+	assert_int_equal(rc, -TLBSIM_EPARSE);
+	tlbsim_trace_close(r);
+	return err;
+}
+
+/*
+ * Issue 30: a corrupt zstd stream is reported where it is found, not at
+ * @0.  The frame is walked by hand (RFC 8878 3.1.1): 4 magic bytes, the
+ * Frame_Header_Descriptor (bits 7-6 Frame_Content_Size_flag, bit 5
+ * Single_Segment_flag, bits 1-0 Dictionary_ID_flag), a Window_Descriptor
+ * byte unless single-segment, the dictionary id and content size fields,
+ * then blocks, each a 3-byte little-endian header (bit 0 Last_Block, bits
+ * 2-1 Block_Type, bits 23-3 Block_Size; an RLE block's content is 1 byte)
+ * and its content, then the 4-byte checksum.  Block 2's type made 3
+ * (Reserved) is corruption found on reading its header: the reader gives
+ * zstd what it asked for, block 1's content and the next header, so the
+ * error is at the end of that header, H2 + 3, in the bytes from block 1's
+ * content (H1 + 3) on.  A flipped checksum byte is found at the frame's
+ * end, the file's size, and the message names the whole frame.  Before,
+ * both were reported at @0: the compressed bytes consumed before the
+ * failing call, which had been given the file's first 64 KiB at once.
+ */
+static void issue_30_zstd_corruption_is_reported_where_it_is_found(void **state)
+{
+	static const unsigned fcs_size[4] = {0, 2, 4, 8}, did_size[4] = {0, 1, 2, 4};
+	char *dir = make_tmpdir(), path[600], want[160], *bytes, saved;
+	size_t size, h1, h2;
+	struct tlbsim_error err;
+	uint8_t fhd;
+
+	snprintf(path, sizeof(path), "%s/t.zst", dir);
+	write_random_loads(path, TLBSIM_COMPRESS_ZSTD);
+	bytes = read_all(path, &size);
+	fhd = (uint8_t)bytes[4];
+	h1 = 5 + !(fhd & 0x20) + did_size[fhd & 3] +
+	     (fcs_size[fhd >> 6] ? fcs_size[fhd >> 6] : (fhd & 0x20) != 0);
+	{
+		const uint8_t *b = (const uint8_t *)bytes + h1;
+		uint32_t hdr = b[0] | b[1] << 8 | (uint32_t)b[2] << 16;
+
+		/* 100000 random loads are more than one 128 KiB block */
+		assert_false(hdr & 1);
+		h2 = h1 + 3 + (((hdr >> 1) & 3) == 1 ? 1 : hdr >> 3);
+	}
+	assert_true(h2 + 3 < size);
+	saved = bytes[h2];
+	bytes[h2] |= 6;
+	err = read_error(bytes, size);
+	assert_int_equal(err.offset, (long long)h2 + 3);
+	snprintf(want, sizeof(want), "in compressed bytes %zu..%zu", h1 + 3, h2 + 2);
+	assert_non_null(strstr(err.text, want));
+	bytes[h2] = saved;
+	bytes[size - 2] ^= 0xff;
+	err = read_error(bytes, size);
+	assert_int_equal(err.offset, (long long)size);
+	snprintf(want, sizeof(want),
+		 "the checksum of the frame at compressed bytes 0..%zu does not match its content "
+		 "(the trace from byte 0 on)",
+		 size - 1);
+	assert_non_null(strstr(err.text, want));
+	free(bytes);
+	rm_tree(dir);
+}
+
+/*
+ * A trace onto an open stream (tlbsim convert IN -, gen -o -): written in
+ * place, the stream flushed and left open; onto /dev/full, whose writes
+ * fail with ENOSPC (Linux null(4)), -TLBSIM_EIO saying so.
+ */
+static void a_stream_writer_writes_in_place_and_reports_a_full_device(void **state)
+{
+	struct tlbsim_event ev = load(1, 0x1000);
+	tlbsim_trace_writer *w;
+	struct tlbsim_error err;
+	char line[256];
+	FILE *f = tmpfile();
+	int rc;
+
+	assert_non_null(f);
+	assert_int_equal(tlbsim_trace_writer_open_stream(f, "the stream", TLBSIM_TRACE_TEXT,
+							 TLBSIM_COMPRESS_NONE, &x86_info, &w, NULL),
+			 0);
+	assert_int_equal(tlbsim_trace_writer_write(w, &ev, NULL), 0);
+	assert_int_equal(tlbsim_trace_writer_close(w, NULL), 0);
+	/* still open: the caller's */
+	rewind(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_memory_equal(line, "tlbsim-trace 1 isa=x86-64", 25);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_string_equal(line, "T1 load 0x1000 8\n");
+	fclose(f);
+
+	f = fopen("/dev/full", "w");
+	assert_non_null(f);
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_trace_writer_open_stream(f, "the stream", TLBSIM_TRACE_BINARY,
+							 TLBSIM_COMPRESS_ZSTD, &x86_info, &w, &err),
+			 0);
+	rc = 0;
+	for (int i = 0; i < 100000 && !rc; i++)
+		rc = tlbsim_trace_writer_write(w, &ev, &err);
+	if (!rc)
+		rc = tlbsim_trace_writer_close(w, &err);
+	else
+		tlbsim_trace_writer_abort(w);
+	assert_int_equal(rc, -TLBSIM_EIO);
+	assert_string_equal(err.source, "the stream");
+	assert_string_equal(err.text, "cannot write: No space left on device");
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +405,8 @@ int main(void)
 	    cmocka_unit_test(an_unwritable_directory_is_an_io_error_naming_the_path),
 	    cmocka_unit_test(binary_writer_emits_the_documented_bytes),
 	    cmocka_unit_test(cut_traces_end_in_an_error_not_a_short_run),
+	    cmocka_unit_test(issue_30_zstd_corruption_is_reported_where_it_is_found),
+	    cmocka_unit_test(a_stream_writer_writes_in_place_and_reports_a_full_device),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
