@@ -95,6 +95,7 @@ int cmd_gen(int argc, char **argv)
 	if (cli_source_open_gen(&src, argv[optind], params, isa, tpl))
 		return CLI_USAGE;
 	g = src.gen;
+	tlbsim_error_clear(&err);
 	memset(&info, 0, sizeof(info));
 	info.isa = isa;
 	info.page_shift = 12;
