@@ -31,6 +31,7 @@ struct run_opts {
 	uint64_t max_events, max_cycles;
 	uint64_t memory_frames; /* --memory, in 4 KiB frames (0: the default) */
 	unsigned os_flags;	/* --os, TLBSIM_OS_* */
+	const char *os_text;	/* --os as given, NULL: not given */
 	bool quiet;
 	bool check;
 	bool kernel;
@@ -262,6 +263,11 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 		case OPT_OS: {
 			char why[256];
 
+			if (o->os_text)
+				return cli_fail("%s: --os given twice ('%s', then '%s'): one list, "
+						"K=V,K=V,...",
+						argv[0], o->os_text, optarg);
+			o->os_text = optarg;
 			if (tlbsim_os_options_parse(optarg, &o->os_flags, why, sizeof(why), NULL))
 				return cli_fail("%s: --os: %s", argv[0], why);
 			break;

@@ -176,6 +176,10 @@ check "misleading: 17 policies exit 2" bash -c "test $rc = 2 && grep -q 'at most
 check "friction: --machine twice exits 2" bash -c "test $rc = 2 && grep -q -- '--machine given twice' '$tmp/err'"
 "$bin" compare --machine x86-16 --policies x86-stock --policies flush-all --gen ctx-switch 2>"$tmp/err"; rc=$?
 check "friction: --policies twice exits 2" bash -c "test $rc = 2 && grep -q -- '--policies given twice' '$tmp/err'"
+# --os twice: the second list replaced the first without a word (a
+# tester's finding); one list.
+"$bin" run --machine x86-16 --os lru_add_drain=1 --os fault_lock=mm --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "friction: --os twice exits 2" bash -c "test $rc = 2 && grep -q -- '--os given twice' '$tmp/err'"
 "$bin" compare --machine x86-16 --policies x86-stock "$tmp/nosuch.tlbt" 2>"$tmp/err"; rc=$?
 check "friction: compare checks the trace before running" \
   bash -c "test $rc = 2 && ! grep -q running '$tmp/err' && grep -q 'nosuch.tlbt: cannot read' '$tmp/err'"
