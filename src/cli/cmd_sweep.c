@@ -823,8 +823,24 @@ static int run_slurm(const struct sweep_opts *o, const char *exe, json_t *manife
 
 /* ---- the directory ---------------------------------------------------------------- */
 
+/* @path and the directories above it that are missing (mkdir -p: the
+ * README's "-o out/study" on a fresh tree). */
 static int make_dir(const char *path)
 {
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return cli_fail("%s: the directory's name is too long", path);
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return cli_fail("%s: cannot create the directory: %s", buf, strerror(errno));
+		*p = '/';
+	}
 	if (!mkdir(path, 0777) || errno == EEXIST)
 		return 0;
 	return cli_fail("%s: cannot create the directory: %s", path, strerror(errno));

@@ -23,6 +23,14 @@ check "merge --help has an example" bash -c "'$bin' merge --help | grep -q examp
 "$bin" sweep "$src/tests/sweep/policies.json" 2>"$tmp/err"
 check "sweep without -o exits 2" test $? -eq 2
 check "... and asks for it" grep -q -- "-o DIR is required" "$tmp/err"
+# -o under directories that do not exist yet (the README's out/study on a
+# fresh tree: a tester's finding) makes them; one under a file cannot.
+"$bin" sweep "$src/tests/sweep/policies.json" -o "$tmp/new/out/study" --local -j 2 >/dev/null 2>&1
+check "sweep -o makes the missing directories above DIR" test -f "$tmp/new/out/study/manifest.json"
+: >"$tmp/afile"
+"$bin" sweep "$src/tests/sweep/policies.json" -o "$tmp/afile/study" --local 2>"$tmp/err"
+check "sweep -o under a file exits 2" test $? -eq 2
+check "... naming it" grep -q "afile/study" "$tmp/err"
 
 # ---- errors in a spec: file:line:col, exit 2, nothing written -------------
 mkdir "$tmp/spec"
