@@ -10,8 +10,17 @@
  * on cpu i mod cpus, 0: cpu i); each thread's mapping has its own fixed
  * place, side by side.  No COMPUTE: the loop does nothing else.
  *
- * Parameters: threads, size (bytes per mapping, rounded up to 4 KiB),
- * loops (mmap..munmap rounds per thread), cpus.
+ * shared=1 is Christoph Lameter's pft (WORKLOADS.md 9) instead: the main
+ * thread maps one region of @size bytes, the workers fault in a share each
+ * (worker w the pages [w*n/threads, (w+1)*n/threads): contiguous shares,
+ * sizes differing by at most one page), the main thread waits for all of
+ * them, unmaps the region, and maps a fresh one for the next repetition.
+ * Every fault is in the one VMA of the one region, so the mm-wide locks a
+ * fault takes are the same for all threads.
+ *
+ * Parameters: threads, size (bytes per mapping, rounded up to 4 KiB; with
+ * shared=1 the whole region), loops (mmap..munmap rounds: per thread, or
+ * with shared=1 repetitions of the region), cpus, shared (0 or 1).
  *
  * Events (n = size / 4 KiB; worker w is tid w + 2,
  * R_w = TRACE_VA_BASE + w * size):
@@ -21,18 +30,30 @@
  *            WAKE main, EXIT
  * Totals: 1 PROC_CREATE, threads x (THREAD_CREATE, SWITCH, SLEEP, WAKE),
  * threads + 1 EXIT, threads * loops x (MMAP, MUNMAP, n STORE).
+ *
+ * shared=1 (R = TRACE_VA_BASE, s_w = R + (w*n/threads)*4K, e_w its end):
+ *   main:    PROC_CREATE, THREAD_CREATE x threads,
+ *            loops x { MMAP R size rw, WAKE worker x threads,
+ *                      SLEEP x threads, MUNMAP R size }, EXIT
+ *   worker:  SWITCH cpu, loops x { SLEEP, STORE s_w + k*4K for s_w + k*4K
+ *              < e_w, WAKE main }, EXIT
+ * Totals: 1 PROC_CREATE, threads THREAD_CREATE and SWITCH, threads + 1
+ * EXIT, loops x (MMAP, MUNMAP, n STORE, 2 x threads SLEEP and WAKE).
  */
 #include "traces/generators.h"
 #include "traces/workload.h"
 
-enum { P_THREADS, P_SIZE, P_LOOPS, P_CPUS, NR_P };
+enum { P_THREADS, P_SIZE, P_LOOPS, P_CPUS, P_SHARED, NR_P };
 
 static const struct tlbsim_gen_param params[NR_P] = {
     [P_THREADS] = {"threads", "worker threads of the one process", 4, 1, 1024, "threads"},
-    [P_SIZE] = {"size", "bytes each thread maps and faults in per round", 128ull << 20, 1,
-		1ull << 32, "bytes"},
-    [P_LOOPS] = {"loops", "mmap..munmap rounds per thread", 4, 1, 1ull << 40, "rounds"},
+    [P_SIZE] = {"size", "bytes each thread maps and faults in per round (shared=1: the region)",
+		128ull << 20, 1, 1ull << 32, "bytes"},
+    [P_LOOPS] = {"loops", "mmap..munmap rounds per thread (shared=1: of the region)", 4, 1,
+		 1ull << 40, "rounds"},
     [P_CPUS] = {"cpus", "pin thread i to cpu i mod cpus (0: cpu i)", 0, 0, 4096, "cpus"},
+    [P_SHARED] = {"shared", "1: pft, the main thread maps one region, each thread faults a share",
+		  0, 0, 1, "flag"},
 };
 
 struct pf {
@@ -74,6 +95,93 @@ static void worker(void *g, struct trace_actor *a, struct tlbsim_event *ev)
 	}
 }
 
+/* shared=1: worker @w's share of the region, pages [*first, *end). */
+static void share(const struct pf *m, unsigned w, uint64_t *first, uint64_t *end)
+{
+	*first = w * m->npages / m->threads;
+	*end = (w + 1) * m->npages / m->threads;
+}
+
+enum { S_PIN, S_WAIT, S_TOUCH, S_DONE, S_EXIT };
+
+static void shared_worker(struct pf *m, struct trace_actor *a, struct tlbsim_event *ev)
+{
+	unsigned w = (unsigned)(a - m->s.a) - 1;
+	uint64_t first, end;
+
+	share(m, w, &first, &end);
+	switch (a->phase) {
+	case S_PIN:
+		trace_ev_pin(ev, a, m->cpus ? w % m->cpus : w);
+		a->phase = S_WAIT;
+		break;
+	case S_WAIT: /* until the main thread has mapped the region */
+		trace_ev_sleep(ev, a);
+		a->j = first;
+		a->phase = first < end ? S_TOUCH : S_DONE;
+		break;
+	case S_TOUCH:
+		trace_ev_access(ev, a, TLBSIM_EV_STORE, TRACE_VA_BASE + a->j * TRACE_PAGE, 1);
+		if (++a->j == end)
+			a->phase = S_DONE;
+		break;
+	case S_DONE:
+		trace_ev_wake(ev, a, &m->s.a[0]);
+		a->phase = ++a->i == m->loops ? S_EXIT : S_WAIT;
+		break;
+	default:
+		trace_ev_exit(&m->s, ev, a);
+		break;
+	}
+}
+
+enum { M_START, M_SPAWN, M_MMAP, M_GO, M_JOIN, M_MUNMAP, M_EXIT };
+
+static void shared_step(void *g, struct trace_actor *a, struct tlbsim_event *ev)
+{
+	struct pf *m = g;
+
+	if (a != m->s.a) {
+		shared_worker(m, a, ev);
+		return;
+	}
+	switch (a->phase) {
+	case M_START:
+		trace_ev_proc_create(ev, a);
+		a->phase = M_SPAWN;
+		break;
+	case M_SPAWN:
+		trace_ev_spawn(&m->s, ev, a, &m->s.a[1 + a->j], false);
+		if (++a->j == m->threads)
+			a->phase = M_MMAP;
+		break;
+	case M_MMAP:
+		trace_ev_mmap(ev, a, TRACE_VA_BASE, m->size, TRACE_RW, TRACE_ANON);
+		a->j = 0;
+		a->phase = M_GO;
+		break;
+	case M_GO:
+		trace_ev_wake(ev, a, &m->s.a[1 + a->j]);
+		if (++a->j == m->threads) {
+			a->j = 0;
+			a->phase = M_JOIN;
+		}
+		break;
+	case M_JOIN:
+		trace_ev_sleep(ev, a);
+		if (++a->j == m->threads)
+			a->phase = M_MUNMAP;
+		break;
+	case M_MUNMAP:
+		trace_ev_munmap(ev, a, TRACE_VA_BASE, m->size);
+		a->phase = ++a->i == m->loops ? M_EXIT : M_MMAP;
+		break;
+	default:
+		trace_ev_exit(&m->s, ev, a);
+		break;
+	}
+}
+
 static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa isa)
 {
 	struct pf *m = state;
@@ -85,13 +193,20 @@ static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa i
 	m->size = trace_align_up(v[P_SIZE], TRACE_PAGE);
 	m->npages = m->size / TRACE_PAGE;
 	m->loops = v[P_LOOPS];
+	if (v[P_SHARED]) {
+		int rc = trace_sched_init(&m->s, m->threads + 1, shared_step, m);
+
+		if (!rc)
+			trace_harness_ids(&m->s);
+		return rc;
+	}
 	return trace_harness_init(&m->s, m->threads, worker, m);
 }
 
 const struct tlbsim_generator trace_gen_page_faults = {
     .name = "page-faults",
     .summary = "threads faulting in fresh anonymous memory, then unmapping it",
-    .models = "will-it-scale page_fault1_threads",
+    .models = "will-it-scale page_fault1_threads; shared=1: Lameter's pft",
     .params = params,
     .nr_params = NR_P,
     .state_size = sizeof(struct pf),

@@ -568,6 +568,85 @@ static void page_faults_counts_by_kind(void **unused)
 }
 
 /*
+ * pft (shared=1) threads=3 size=12K (3 pages, one a worker) loops=2:
+ * main: PROC_CREATE, 3 THREAD_CREATE, per repetition MMAP, 3 WAKE,
+ * 3 SLEEP, MUNMAP (x2), EXIT; each worker: SWITCH, per repetition SLEEP,
+ * STORE, WAKE (x2), EXIT.  PROC_CREATE 1, THREAD_CREATE 3, SWITCH 3,
+ * SLEEP 6 + 6, WAKE 6 + 6, EXIT 4, MMAP 2, STORE 6, MUNMAP 2: 45.
+ * threads=4 size=8K loops=1: shares [0,0) [0,1)
+ * [1,1) [1,2): two workers fault one page each, two none: STORE 2;
+ * main 1 + 4 + 1 + 4 + 4 + 1 + 1 = 16, workers 4 x (SWITCH, SLEEP,
+ * WAKE, EXIT) + 2 STORE = 18: 34.
+ */
+static void page_faults_shared_counts_by_kind(void **unused)
+{
+	struct counts c;
+
+	(void)unused;
+	run_gen("page-faults", "threads=3,size=12K,loops=2,shared=1", &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(THREAD_CREATE), 3);
+	assert_int_equal(N(SWITCH), 3);
+	assert_int_equal(N(SLEEP), 12);
+	assert_int_equal(N(WAKE), 12);
+	assert_int_equal(N(EXIT), 4);
+	assert_int_equal(N(MMAP), 2);
+	assert_int_equal(N(STORE), 6);
+	assert_int_equal(N(MUNMAP), 2);
+	assert_int_equal(c.total, 45);
+	run_gen("page-faults", "threads=4,size=8K,loops=1,shared=1", &c);
+	assert_int_equal(N(STORE), 2);
+	assert_int_equal(N(MMAP), 1);
+	assert_int_equal(N(MUNMAP), 1);
+	assert_int_equal(N(SLEEP), 8);
+	assert_int_equal(N(WAKE), 8);
+	assert_int_equal(c.total, 34);
+}
+
+/*
+ * pft threads=3 size=20K (5 pages) loops=1: worker w faults pages
+ * [w*5/3, (w+1)*5/3): [0,1), [1,3), [3,5) of the one region at
+ * TRACE_VA_BASE that the main thread (tid 1) maps and unmaps.
+ * Worker 1 (tid 3): SWITCH cpu 1, SLEEP, STORE +4K, STORE +8K, WAKE 1,
+ * EXIT.  Main: PROC_CREATE, THREAD_CREATE x 3, MMAP base 20K, WAKE 2, 3,
+ * 4, SLEEP x 3, MUNMAP base 20K, EXIT (13).
+ */
+static void page_faults_shared_splits_one_region(void **unused)
+{
+	const char *p = "threads=3,size=20K,loops=1,shared=1";
+	struct tlbsim_event ev[16];
+
+	(void)unused;
+	assert_int_equal(events_of("page-faults", p, 3, ev, 16), 6);
+	assert_int_equal(ev[0].kind, TLBSIM_EV_SWITCH);
+	assert_int_equal(ev[0].cpu, 1);
+	assert_int_equal(ev[1].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[2].kind, TLBSIM_EV_STORE);
+	assert_int_equal(ev[2].access.va, TRACE_VA_BASE + 4 * KB);
+	assert_int_equal(ev[3].access.va, TRACE_VA_BASE + 8 * KB);
+	assert_int_equal(ev[4].kind, TLBSIM_EV_WAKE);
+	assert_int_equal(ev[4].wake.tid, 1);
+	assert_int_equal(ev[5].kind, TLBSIM_EV_EXIT);
+	assert_int_equal(events_of("page-faults", p, 4, ev, 16), 6);
+	assert_int_equal(ev[2].access.va, TRACE_VA_BASE + 12 * KB);
+	assert_int_equal(ev[3].access.va, TRACE_VA_BASE + 16 * KB);
+	assert_int_equal(events_of("page-faults", p, 2, ev, 16), 5);
+	assert_int_equal(ev[2].access.va, TRACE_VA_BASE);
+	assert_int_equal(events_of("page-faults", p, 1, ev, 16), 13);
+	assert_int_equal(ev[4].kind, TLBSIM_EV_MMAP);
+	assert_int_equal(ev[4].mmap.addr, TRACE_VA_BASE);
+	assert_int_equal(ev[4].mmap.len, 20 * KB);
+	assert_int_equal(ev[5].kind, TLBSIM_EV_WAKE);
+	assert_int_equal(ev[5].wake.tid, 2);
+	assert_int_equal(ev[7].wake.tid, 4);
+	assert_int_equal(ev[8].kind, TLBSIM_EV_SLEEP);
+	assert_int_equal(ev[11].kind, TLBSIM_EV_MUNMAP);
+	assert_int_equal(ev[11].munmap.addr, TRACE_VA_BASE);
+	assert_int_equal(ev[11].munmap.len, 20 * KB);
+	assert_int_equal(ev[12].kind, TLBSIM_EV_EXIT);
+}
+
+/*
  * Himeno ni=nj=nk=2 iters=2 point_cycles=5 copy_cycles=2, no noise: arrays
  * of 5 x 5 x 5 points, a plane 5 x 5 x 4 = 100 bytes, a component 500
  * bytes rounded up to one page: p, bnd, wrk1, wrk2 one page each, a 4, b
@@ -854,6 +933,7 @@ static const struct {
     {"hackbench", "groups=2,senders=3,receivers=3,loops=5,pipe=1,queue=4", false},
     {"short-procs", "loops=3,procs=4,accesses=200,heap=32K", true},
     {"page-faults", "threads=4,size=256K,loops=2", true},
+    {"page-faults", "threads=4,size=256K,loops=2,shared=1", true},
     {"stencil-noise", "ni=30,nj=30,nk=30,iters=2,noise_cpu=7", true},
     {"stencil-noise", "ni=16,nj=16,nk=16,iters=2,noise_cpus=3,noise_size=64K", true},
     {"small-free", "threads=4,ops=50,live=4,max=32K", true},
@@ -1199,6 +1279,8 @@ int main(void)
 	    cmocka_unit_test(short_procs_counts_by_kind),
 	    cmocka_unit_test(short_procs_child_sequence),
 	    cmocka_unit_test(page_faults_counts_by_kind),
+	    cmocka_unit_test(page_faults_shared_counts_by_kind),
+	    cmocka_unit_test(page_faults_shared_splits_one_region),
 	    cmocka_unit_test(stencil_noise_himeno_alone),
 	    cmocka_unit_test(stencil_noise_plane_of_pages),
 	    cmocka_unit_test(stencil_noise_toggler_and_sleeper),
