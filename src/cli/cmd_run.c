@@ -47,7 +47,9 @@ static const char run_help[] =
     "events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
     "flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
     "default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
-    "writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
+    "writes every statistic as JSON to OUT (schema: docs/stats-schema.md).  With\n"
+    "--json -, the JSON goes to standard output and the tables to standard error:\n"
+    "standard output holds only the JSON (tlbsim run ... --json - | jq .cycles).\n"
     "--os sets OS-model options, as older or newer kernels behave:\n"
     "  fault_lock=split|mm|lockless  how faults and PTE changes lock: a lock per\n"
     "                                PTE-table page (default), the mm-wide\n"
@@ -110,7 +112,8 @@ static const char compare_help[] =
     "many times as many each other spends, where each spends them and\n"
     "the run times; then those cycles by kind, and the key figures side by side with\n"
     "the ratio of each to the first policy's.  --json writes every run's statistics\n"
-    "as one JSON array (idle time included); --plot draws the coherence cycles by kind\n"
+    "as one JSON array (idle time included; --json -: to standard output, the tables\n"
+    "then to standard error); --plot draws the coherence cycles by kind\n"
     "per policy and the run times with gnuplot.  Without --policies, every policy of\n"
     "the machine's ISA is run (x86-invlpgb only on a machine with INVLPGB); at most\n"
     "16.  The runs are independent simulations: --jobs N runs N at once on host\n"
@@ -438,6 +441,20 @@ parse:
 
 /* ---- tables ---------------------------------------------------------------------- */
 
+/*
+ * Where run's and compare's tables go: standard output, or standard error
+ * when --json - writes the JSON there (so that stdout holds only the JSON,
+ * for jq and the like).  Set by cmd_run() and cmd_compare() before they
+ * print; the tables are printed by the main thread only.
+ */
+static FILE *out;
+
+/* The stream of the tables for @o (see above). */
+static FILE *table_stream(const struct run_opts *o)
+{
+	return o->json && !strcmp(o->json, "-") ? stderr : stdout;
+}
+
 static uint64_t u(json_t *o, const char *key)
 {
 	return (uint64_t)json_integer_value(json_object_get(o, key));
@@ -501,18 +518,18 @@ static bool total_cell(json_t *st, const char *key, uint64_t *v)
 static void print_count(int w, bool have, uint64_t v)
 {
 	if (have)
-		printf(" %*llu", w, (unsigned long long)v);
+		fprintf(out, " %*llu", w, (unsigned long long)v);
 	else
-		printf(" %*s", w, "-");
+		fprintf(out, " %*s", w, "-");
 }
 
 /* A hit rate, percent, or "-" when nothing was looked up (or not counted). */
 static void print_rate(bool have, uint64_t hits, uint64_t misses)
 {
 	if (have && hits + misses)
-		printf(" %6.2f", 100.0 * (double)hits / (double)(hits + misses));
+		fprintf(out, " %6.2f", 100.0 * (double)hits / (double)(hits + misses));
 	else
-		printf(" %6s", "-");
+		fprintf(out, " %6s", "-");
 }
 
 /* A table column: a counter (@key), or one of the composite cells. */
@@ -599,7 +616,7 @@ static void row(const struct col *cols, json_t *c, json_t *st, const char *label
 	uint64_t v, h1, h2, m1, m2;
 	bool have;
 
-	printf("%-5s", label);
+	fprintf(out, "%-5s", label);
 	for (; cols->head; cols++) {
 		switch (cols->kind) {
 		case COL_COUNT:
@@ -636,12 +653,12 @@ static void row(const struct col *cols, json_t *c, json_t *st, const char *label
 				else
 					n += (size_t)snprintf(buf + n, sizeof(buf) - n, "-");
 			}
-			printf(" %*s", cols->width, buf);
+			fprintf(out, " %*s", cols->width, buf);
 			break;
 		}
 		}
 	}
-	printf(" %3s\n", haz);
+	fprintf(out, " %3s\n", haz);
 }
 
 /* Hazards found, or -1 when the run was not checked. */
@@ -665,28 +682,28 @@ static void print_hazards(json_t *st, const char *json)
 
 	if (hazards(st) < 0)
 		return;
-	printf("hazards: %lld", hazards(st));
+	fprintf(out, "hazards: %lld", hazards(st));
 	json_object_foreach(json_object_get(h, "by_kind"), k, v)
 		if (json_integer_value(v))
-			printf(", %s %lld", k, (long long)json_integer_value(v));
-	printf("\n");
+			fprintf(out, ", %s %lld", k, (long long)json_integer_value(v));
+	fprintf(out, "\n");
 	json_array_foreach(json_object_get(h, "reports"), i, r) {
 		if (i == 10) {
 			size_t more = json_array_size(json_object_get(h, "reports")) - 10;
 
 			if (json)
-				printf("  ... %zu more%s in %s (\"hazards\".\"reports\")\n", more,
+				fprintf(out, "  ... %zu more%s in %s (\"hazards\".\"reports\")\n", more,
 				       json_is_true(json_object_get(h, "reports_truncated"))
 					   ? " (the first 1000 kept)"
 					   : "",
-				       json);
+				       strcmp(json, "-") ? json : "the JSON on standard output");
 			else
-				printf("  ... %zu more not shown (--json OUT keeps them, up to "
+				fprintf(out, "  ... %zu more not shown (--json OUT keeps them, up to "
 				       "1000)\n",
 				       more);
 			break;
 		}
-		printf("  %s: event %lld, cpu %lld, cycle %lld, mm %lld asid %lld, va %s, frame %s: %s\n",
+		fprintf(out, "  %s: event %lld, cpu %lld, cycle %lld, mm %lld asid %lld, va %s, frame %s: %s\n",
 		       json_string_value(json_object_get(r, "kind")),
 		       json_is_null(json_object_get(r, "event"))
 			       ? -1LL
@@ -752,11 +769,11 @@ static void print_lines(json_t *st)
 		if (!u(l, "accesses"))
 			continue;
 		if (!any)
-			printf("%-16s %12s %12s %16s %16s %16s %6s\n", "shared line", "accesses",
+			fprintf(out, "%-16s %12s %12s %16s %16s %16s %6s\n", "shared line", "accesses",
 			       "transfers", "transfer cycles", "wait cycles", "held cycles",
 			       "wait%");
 		any = true;
-		printf("%-16s %12llu %12llu %16llu %16llu %16llu %6.2f\n", kind,
+		fprintf(out, "%-16s %12llu %12llu %16llu %16llu %16llu %6.2f\n", kind,
 		       (unsigned long long)u(l, "accesses"), (unsigned long long)u(l, "transfers"),
 		       (unsigned long long)u(l, "transfer_cycles"),
 		       (unsigned long long)u(l, "wait_cycles"),
@@ -773,15 +790,15 @@ static void print_run_table(json_t *st)
 	size_t i;
 	char label[24];
 
-	printf("%s on %s (%s, %llu cpus), policy %s%s\n", "tlbsim run",
+	fprintf(out, "%s on %s (%s, %llu cpus), policy %s%s\n", "tlbsim run",
 	       json_string_value(json_object_get(st, "machine")),
 	       json_string_value(json_object_get(st, "isa")), (unsigned long long)u(st, "cpus"),
 	       json_string_value(json_object_get(st, "policy")),
 	       json_is_true(json_object_get(st, "partial")) ? " [partial]" : "");
-	printf("%-5s", "cpu");
+	fprintf(out, "%-5s", "cpu");
 	for (k = cols; k->head; k++)
-		printf(" %*s", k->width, k->head);
-	printf(" %3s\n", "haz");
+		fprintf(out, " %*s", k->width, k->head);
+	fprintf(out, " %3s\n", "haz");
 	json_array_foreach(json_object_get(st, "per_cpu"), i, c)
 	{
 		snprintf(label, sizeof(label), "%zu", i);
@@ -793,16 +810,16 @@ static void print_run_table(json_t *st)
 		snprintf(label, sizeof(label), "-");
 	row(cols, NULL, st, "total", label);
 	/* Events run, not those read ahead (a capped run reads past them). */
-	printf("simulated time %.6f s (%llu cycles at %.2f GHz), %llu events run",
+	fprintf(out, "simulated time %.6f s (%llu cycles at %.2f GHz), %llu events run",
 	       json_real_value(json_object_get(st, "seconds")), (unsigned long long)u(st, "cycles"),
 	       json_real_value(json_object_get(st, "freq_ghz")),
 	       (unsigned long long)u(json_object_get(st, "totals"), "events"));
 	if (u(st, "events_read") != u(json_object_get(st, "totals"), "events"))
-		printf(" (%llu read)", (unsigned long long)u(st, "events_read"));
-	printf("\n");
+		fprintf(out, " (%llu read)", (unsigned long long)u(st, "events_read"));
+	fprintf(out, "\n");
 	for (const struct anomaly *a = anomalies; a->key; a++)
 		if (anomaly(st, a))
-			printf("%s: %llu (%s)\n", a->label, (unsigned long long)anomaly(st, a),
+			fprintf(out, "%s: %llu (%s)\n", a->label, (unsigned long long)anomaly(st, a),
 			       a->what);
 }
 
@@ -852,6 +869,7 @@ int cmd_run(int argc, char **argv)
 	tlbsim_machine_free(m);
 	if (rc)
 		return rc;
+	out = table_stream(&o);
 	if (!o.quiet) {
 		print_run_table(st);
 		print_lines(st);
@@ -1033,32 +1051,33 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 	}
 	n = (unsigned)json_array_size(runs);
-	printf("tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
+	out = table_stream(&o);
+	fprintf(out, "tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
 	       m->nr_cpus, o.trace ? o.trace : o.gen);
 	for (i = 0; i < n; i++)
 		if (json_is_true(json_object_get(json_array_get(runs, i), "partial")))
-			printf("[partial] %s stopped early (--max-events, --max-cycles or "
+			fprintf(out, "[partial] %s stopped early (--max-events, --max-cycles or "
 			       "interrupted): its figures cover only part of the workload\n",
 			       names[i]);
-	cli_compare_answer(stdout, runs, names, n);
-	printf("%-26s", "Key figures (all cpus)");
+	cli_compare_answer(out, runs, names, n);
+	fprintf(out, "%-26s", "Key figures (all cpus)");
 	for (i = 0; i < n; i++)
-		printf(" %18s %7s", names[i], i ? "ratio" : "");
-	printf("\n");
+		fprintf(out, " %18s %7s", names[i], i ? "ratio" : "");
+	fprintf(out, "\n");
 	for (k = 0; cli_metrics[k].key; k++) {
 		uint64_t base = metric(json_array_get(runs, 0), &cli_metrics[k]);
 
-		printf("%-26s", cli_metrics[k].label);
+		fprintf(out, "%-26s", cli_metrics[k].label);
 		for (i = 0; i < n; i++) {
 			uint64_t v = metric(json_array_get(runs, i), &cli_metrics[k]);
 
-			printf(" %18llu", (unsigned long long)v);
+			fprintf(out, " %18llu", (unsigned long long)v);
 			if (i && base)
-				printf(" %7.3f", (double)v / base);
+				fprintf(out, " %7.3f", (double)v / base);
 			else
-				printf(" %7s", i ? "-" : "");
+				fprintf(out, " %7s", i ? "-" : "");
 		}
-		printf("\n");
+		fprintf(out, "\n");
 	}
 	/* The anomalies, where any run has one. */
 	for (const struct anomaly *a = anomalies; a->key; a++) {
@@ -1066,28 +1085,28 @@ int cmd_compare(int argc, char **argv)
 			;
 		if (i == n)
 			continue;
-		printf("%-26s", a->label);
+		fprintf(out, "%-26s", a->label);
 		for (i = 0; i < n; i++)
-			printf(" %18llu %7s",
+			fprintf(out, " %18llu %7s",
 			       (unsigned long long)anomaly(json_array_get(runs, i), a), "");
-		printf("\n");
+		fprintf(out, "\n");
 	}
-	printf("%-26s", "simulated seconds");
+	fprintf(out, "%-26s", "simulated seconds");
 	for (i = 0; i < n; i++)
-		printf(" %18.6f %7s", json_real_value(json_object_get(json_array_get(runs, i), "seconds")),
+		fprintf(out, " %18.6f %7s", json_real_value(json_object_get(json_array_get(runs, i), "seconds")),
 		       "");
-	printf("\n");
+	fprintf(out, "\n");
 	if (o.check) {
 		bool any = false;
 
-		printf("%-26s", "hazards found");
+		fprintf(out, "%-26s", "hazards found");
 		for (i = 0; i < n; i++) {
 			long long hz = hazards(json_array_get(runs, i));
 
-			printf(" %18lld %7s", hz, "");
+			fprintf(out, " %18lld %7s", hz, "");
 			any |= hz > 0;
 		}
-		printf("\n");
+		fprintf(out, "\n");
 		if (any)
 			hazard_rc = CLI_HAZARDS;
 	}
