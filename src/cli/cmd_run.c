@@ -76,6 +76,9 @@ static const char run_help[] =
     "64G); a run that needs more stops with an error naming the event.\n"
     "--max-events/--max-cycles stop early (0: no limit); the statistics are then marked\n"
     "partial.\n"
+    "--quiet: nothing on standard output but the JSON of --json - (no tables) and\n"
+    "no progress line; warnings and errors still go to standard error, and --json\n"
+    "OUT is written as without it.\n"
     "--check runs the hazard oracle (stale translations used, walks into freed page\n"
     "tables, incomplete TLB maintenance, break-before-make skipped), lists what it\n"
     "found and exits with status 1 if it found anything.\n"
@@ -118,7 +121,11 @@ static const char compare_help[] =
     "the machine's ISA is run (x86-invlpgb only on a machine with INVLPGB); at most\n"
     "16.  The runs are independent simulations: --jobs N runs N at once on host\n"
     "threads (default: the host's cpus divided by --threads), with the same results\n"
-    "as one at a time; a terminal shows a progress line per policy.  The other\n"
+    "as one at a time; a terminal shows a progress line per policy, anything else a\n"
+    "'running P...' line on standard error as each run starts.  --quiet means what\n"
+    "it means for run: nothing on standard output but the JSON of --json - (no\n"
+    "answer, no tables), no progress or 'running' lines; warnings and errors still\n"
+    "go to standard error, --json and --plot files are written.  The other\n"
     "options are run's (tlbsim run --help).\n\n"
     "exit status: 0 success, 1 hazards found under --check, 2 usage or input error,\n"
     "130 interrupted\n\n"
@@ -953,6 +960,67 @@ static int compare_one(void *arg, const char *policy, struct cli_progress *p, vo
 	return simulate(cx->o, cx->m, policy, p, (json_t **)stats);
 }
 
+/* compare's answer and tables (not under --quiet), on out. */
+static void print_compare(const struct run_opts *o, const struct tlbsim_machine *m, json_t *runs,
+			  char *const *names, unsigned n)
+{
+	unsigned i, k;
+
+	fprintf(out, "tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
+	       m->nr_cpus, o->trace ? o->trace : o->gen);
+	for (i = 0; i < n; i++)
+		if (json_is_true(json_object_get(json_array_get(runs, i), "partial")))
+			fprintf(out, "[partial] %s stopped early (--max-events, --max-cycles or "
+			       "interrupted): its figures cover only part of the workload\n",
+			       names[i]);
+	cli_compare_answer(out, runs, names, n);
+	fprintf(out, "%-26s", "Key figures (all cpus)");
+	for (i = 0; i < n; i++)
+		fprintf(out, " %18s %7s", names[i], i ? "ratio" : "");
+	fprintf(out, "\n");
+	for (k = 0; cli_metrics[k].key; k++) {
+		uint64_t base = metric(json_array_get(runs, 0), &cli_metrics[k]);
+
+		fprintf(out, "%-26s", cli_metrics[k].label);
+		for (i = 0; i < n; i++) {
+			uint64_t v = metric(json_array_get(runs, i), &cli_metrics[k]);
+
+			fprintf(out, " %18llu", (unsigned long long)v);
+			if (i && base)
+				fprintf(out, " %7.3f", (double)v / base);
+			else
+				fprintf(out, " %7s", i ? "-" : "");
+		}
+		fprintf(out, "\n");
+	}
+	/* The anomalies, where any run has one. */
+	for (const struct anomaly *a = anomalies; a->key; a++) {
+		for (i = 0; i < n && !anomaly(json_array_get(runs, i), a); i++)
+			;
+		if (i == n)
+			continue;
+		fprintf(out, "%-26s", a->label);
+		for (i = 0; i < n; i++)
+			fprintf(out, " %18llu %7s",
+			       (unsigned long long)anomaly(json_array_get(runs, i), a), "");
+		fprintf(out, "\n");
+	}
+	fprintf(out, "%-26s", "simulated seconds");
+	for (i = 0; i < n; i++)
+		fprintf(out, " %18.6f %7s", json_real_value(json_object_get(json_array_get(runs, i), "seconds")),
+		       "");
+	fprintf(out, "\n");
+	if (o->check) {
+		fprintf(out, "%-26s", "hazards found");
+		for (i = 0; i < n; i++) {
+			long long hz = hazards(json_array_get(runs, i));
+
+			fprintf(out, " %18lld %7s", hz, "");
+		}
+		fprintf(out, "\n");
+	}
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct tlbsim_machine *m = NULL;
@@ -1052,64 +1120,11 @@ int cmd_compare(int argc, char **argv)
 	}
 	n = (unsigned)json_array_size(runs);
 	out = table_stream(&o);
-	fprintf(out, "tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
-	       m->nr_cpus, o.trace ? o.trace : o.gen);
-	for (i = 0; i < n; i++)
-		if (json_is_true(json_object_get(json_array_get(runs, i), "partial")))
-			fprintf(out, "[partial] %s stopped early (--max-events, --max-cycles or "
-			       "interrupted): its figures cover only part of the workload\n",
-			       names[i]);
-	cli_compare_answer(out, runs, names, n);
-	fprintf(out, "%-26s", "Key figures (all cpus)");
-	for (i = 0; i < n; i++)
-		fprintf(out, " %18s %7s", names[i], i ? "ratio" : "");
-	fprintf(out, "\n");
-	for (k = 0; cli_metrics[k].key; k++) {
-		uint64_t base = metric(json_array_get(runs, 0), &cli_metrics[k]);
-
-		fprintf(out, "%-26s", cli_metrics[k].label);
-		for (i = 0; i < n; i++) {
-			uint64_t v = metric(json_array_get(runs, i), &cli_metrics[k]);
-
-			fprintf(out, " %18llu", (unsigned long long)v);
-			if (i && base)
-				fprintf(out, " %7.3f", (double)v / base);
-			else
-				fprintf(out, " %7s", i ? "-" : "");
-		}
-		fprintf(out, "\n");
-	}
-	/* The anomalies, where any run has one. */
-	for (const struct anomaly *a = anomalies; a->key; a++) {
-		for (i = 0; i < n && !anomaly(json_array_get(runs, i), a); i++)
-			;
-		if (i == n)
-			continue;
-		fprintf(out, "%-26s", a->label);
-		for (i = 0; i < n; i++)
-			fprintf(out, " %18llu %7s",
-			       (unsigned long long)anomaly(json_array_get(runs, i), a), "");
-		fprintf(out, "\n");
-	}
-	fprintf(out, "%-26s", "simulated seconds");
-	for (i = 0; i < n; i++)
-		fprintf(out, " %18.6f %7s", json_real_value(json_object_get(json_array_get(runs, i), "seconds")),
-		       "");
-	fprintf(out, "\n");
-	if (o.check) {
-		bool any = false;
-
-		fprintf(out, "%-26s", "hazards found");
-		for (i = 0; i < n; i++) {
-			long long hz = hazards(json_array_get(runs, i));
-
-			fprintf(out, " %18lld %7s", hz, "");
-			any |= hz > 0;
-		}
-		fprintf(out, "\n");
-		if (any)
+	if (!o.quiet)
+		print_compare(&o, m, runs, names, n);
+	for (i = 0; o.check && i < n; i++)
+		if (hazards(json_array_get(runs, i)) > 0)
 			hazard_rc = CLI_HAZARDS;
-	}
 	if (o.json && (rc = write_json(o.json, runs)))
 		goto out;
 	if (o.plot && (rc = cli_compare_plot(o.plot, runs, names, n, m->name)))

@@ -27,5 +27,18 @@ check "c: ... and the answer is on standard error" grep -q '^Fewest cycles on TL
 "$bin" run $g --json "$tmp/f.json" >"$tmp/f.out" 2>/dev/null
 check "c: with --json FILE the table stays on standard output" grep -q '^tlbsim run on generic-x86-64' "$tmp/f.out"
 
+# (d) --quiet means the same on run and compare: nothing on standard output
+# (no tables), no progress or "running" lines; the JSON is still written.
+"$bin" run $g --quiet --json "$tmp/q.json" >"$tmp/q.out" 2>"$tmp/q.err"
+check "d: run --quiet prints nothing on standard output" test ! -s "$tmp/q.out"
+check "d: ... nor on standard error" test ! -s "$tmp/q.err"
+"$bin" compare $g --policies x86-stock,flush-all --quiet --json "$tmp/qc.json" >"$tmp/qc.out" 2>"$tmp/qc.err"; rc=$?
+check "d: compare --quiet exits 0" test $rc -eq 0
+check "d: compare --quiet prints nothing on standard output" test ! -s "$tmp/qc.out"
+check "d: ... nor on standard error (no 'running' lines)" test ! -s "$tmp/qc.err"
+check "d: ... and writes the JSON" jq -e 'length == 2' "$tmp/qc.json" >/dev/null
+"$bin" compare $g --policies x86-stock,flush-all --quiet --json - >"$tmp/qj.out" 2>/dev/null
+check "d: compare --quiet --json -: standard output is the JSON" jq -e 'length == 2' "$tmp/qj.out" >/dev/null
+
 echo "$passes passed, $fails failed"
 [ $fails -eq 0 ]
