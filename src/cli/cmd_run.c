@@ -126,7 +126,12 @@ static const char compare_help[] =
     "it means for run: nothing on standard output but the JSON of --json - (no\n"
     "answer, no tables), no progress or 'running' lines; warnings and errors still\n"
     "go to standard error, --json and --plot files are written.  The other\n"
-    "options are run's (tlbsim run --help).\n\n"
+    "options are run's (tlbsim run --help).\n"
+    "A run that stopped early (--max-events, --max-cycles, SIGINT) is marked\n"
+    "[partial] and never ranked against complete ones; when every run stopped at\n"
+    "the same cap they are ranked over that part, and runs stopped by SIGINT (each\n"
+    "wherever it had got to) are not ranked at all.  The policies an interrupt kept\n"
+    "from starting are listed as [not run]; the JSON holds the runs made.\n\n"
     "exit status: 0 success, 1 hazards found under --check, 2 usage or input error,\n"
     "130 interrupted\n\n"
     "example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
@@ -960,20 +965,54 @@ static int compare_one(void *arg, const char *policy, struct cli_progress *p, vo
 	return simulate(cx->o, cx->m, policy, p, (json_t **)stats);
 }
 
-/* compare's answer and tables (not under --quiet), on out. */
+/*
+ * Which of the @n runs made are ranked against each other in @ranked:
+ * runs of the same extent only.  The complete ones, when any run
+ * completed: a partial run's figures cover less of the workload.  When
+ * none did and compare was not interrupted, every run stopped at the same
+ * --max-events or --max-cycles cap, and they are ranked over that part;
+ * runs stopped by SIGINT stopped wherever they had got to, and none is
+ * ranked.
+ */
+static void rank_runs(json_t *runs, unsigned n, bool *ranked)
+{
+	bool any_complete = false;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		any_complete |= !json_is_true(json_object_get(json_array_get(runs, i), "partial"));
+	for (i = 0; i < n; i++)
+		ranked[i] = any_complete
+				? !json_is_true(json_object_get(json_array_get(runs, i), "partial"))
+				: !cli_interrupted();
+}
+
+/* compare's answer and tables (not under --quiet), on out: the @n runs
+ * made of the @n_all policies @names (those after them did not start),
+ * @ranked from rank_runs(). */
 static void print_compare(const struct run_opts *o, const struct tlbsim_machine *m, json_t *runs,
-			  char *const *names, unsigned n)
+			  char *const *names, unsigned n, unsigned n_all, const bool *ranked)
 {
 	unsigned i, k;
 
 	fprintf(out, "tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
 	       m->nr_cpus, o->trace ? o->trace : o->gen);
-	for (i = 0; i < n; i++)
-		if (json_is_true(json_object_get(json_array_get(runs, i), "partial")))
-			fprintf(out, "[partial] %s stopped early (--max-events, --max-cycles or "
-			       "interrupted): its figures cover only part of the workload\n",
-			       names[i]);
-	cli_compare_answer(out, runs, names, n);
+	for (i = 0; i < n; i++) {
+		if (!json_is_true(json_object_get(json_array_get(runs, i), "partial")))
+			continue;
+		if (!ranked[i])
+			fprintf(out, "[partial] %s stopped early (%s): its figures cover only part "
+				     "of the workload, and it is not ranked against the others\n",
+				names[i],
+				cli_interrupted() ? "interrupted" : "--max-events or --max-cycles");
+		else
+			fprintf(out, "[partial] %s stopped at the --max-events or --max-cycles cap, "
+				     "as every run did: ranked over that part of the workload only\n",
+				names[i]);
+	}
+	for (i = n; i < n_all; i++)
+		fprintf(out, "[not run] %s: interrupted before it started\n", names[i]);
+	cli_compare_answer(out, runs, names, n, ranked);
 	fprintf(out, "%-26s", "Key figures (all cpus)");
 	for (i = 0; i < n; i++)
 		fprintf(out, " %18s %7s", names[i], i ? "ratio" : "");
@@ -986,7 +1025,7 @@ static void print_compare(const struct run_opts *o, const struct tlbsim_machine 
 			uint64_t v = metric(json_array_get(runs, i), &cli_metrics[k]);
 
 			fprintf(out, " %18llu", (unsigned long long)v);
-			if (i && base)
+			if (i && base && ranked[i] && ranked[0])
 				fprintf(out, " %7.3f", (double)v / base);
 			else
 				fprintf(out, " %7s", i ? "-" : "");
@@ -1026,7 +1065,8 @@ int cmd_compare(int argc, char **argv)
 	struct tlbsim_machine *m = NULL;
 	char *names[MAX_POLICIES], *list = NULL, *save = NULL, *tok;
 	json_t *runs = json_array();
-	unsigned n = 0, i, k;
+	bool ranked[MAX_POLICIES];
+	unsigned n = 0, n_all, i, k;
 	struct run_opts o;
 	int hazard_rc = 0;
 	int rc = parse(argc, argv, &o, true);
@@ -1118,16 +1158,18 @@ int cmd_compare(int argc, char **argv)
 		if (rc)
 			goto out;
 	}
+	n_all = n;
 	n = (unsigned)json_array_size(runs);
+	rank_runs(runs, n, ranked);
 	out = table_stream(&o);
 	if (!o.quiet)
-		print_compare(&o, m, runs, names, n);
+		print_compare(&o, m, runs, names, n, n_all, ranked);
 	for (i = 0; o.check && i < n; i++)
 		if (hazards(json_array_get(runs, i)) > 0)
 			hazard_rc = CLI_HAZARDS;
 	if (o.json && (rc = write_json(o.json, runs)))
 		goto out;
-	if (o.plot && (rc = cli_compare_plot(o.plot, runs, names, n, m->name)))
+	if (o.plot && (rc = cli_compare_plot(o.plot, runs, names, n, ranked, m->name)))
 		goto out;
 	if (cli_interrupted())
 		rc = CLI_INTERRUPTED;
