@@ -2,16 +2,8 @@
 # End-to-end checks of the tlbsim command: exit statuses, messages, JSON
 # output written atomically, and the generator -> trace -> run path.
 #   cli_e2e.sh TLBSIM_BINARY SOURCE_DIR
-set -u
 bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 passes=0
-
-check() { # description, then a command that must succeed
-  local what=$1; shift
-  if "$@"; then passes=$((passes+1)); else echo "FAIL: $what"; fails=$((fails+1)); fi
-}
+. "$(dirname "$0")/e2e_common.sh"
 
 # --version, --help of every command, each with an example.
 check "--version prints the version" bash -c "'$bin' --version | grep -q '^tlbsim [0-9]'"
@@ -302,5 +294,4 @@ check "a template for a generator that runs none exits 2" test $rc -eq 2
 "$bin" run --machine emag-32 --template "$sort_tpl" "$sort_tpl" --quiet 2>/dev/null; rc=$?
 check "--template without --gen exits 2" test $rc -eq 2
 
-echo "$passes passed, $fails failed"
-[ $fails -eq 0 ]
+check_summary

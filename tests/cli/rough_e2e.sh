@@ -2,16 +2,8 @@
 # End-to-end regressions of the command line's rough edges a tester found
 # (session of 2026-12-02): each check failed on the code before its fix.
 #   rough_e2e.sh TLBSIM_BINARY SOURCE_DIR
-set -u
 bin=$1 src=$2
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0 passes=0
-
-check() { # description, then a command that must succeed
-  local what=$1; shift
-  if "$@"; then passes=$((passes+1)); else echo "FAIL: $what" >&2; fails=$((fails+1)); fi
-}
+. "$(dirname "$0")/e2e_common.sh"
 g="--machine generic-x86-64 --gen ctx-switch --param loops=3"
 
 # (c) --json - without --quiet: standard output is the JSON alone (jq reads
@@ -78,5 +70,4 @@ check "e: ... and nothing is ranked" \
   bash -c "grep -q '^No ranking: no run covers the whole workload' '$tmp/int.txt' && ! grep -q '^Fewest cycles' '$tmp/int.txt'"
 check "e: ... the JSON holds the one run made" jq -e 'length == 1 and .[0].partial' "$tmp/int.json" >/dev/null
 
-echo "$passes passed, $fails failed"
-[ $fails -eq 0 ]
+check_summary
