@@ -246,13 +246,17 @@ typedef int (*cli_policy_run_fn)(void *arg, const char *policy, struct cli_progr
  * tlbsim compare's answer (compare_report.c): the policy that spends the
  * fewest cycles on TLB coherence, by how much, where each spends them, the
  * run times, and the table of coherence cycles by kind, from the runs'
- * statistics (@runs: a JSON array, one per name).
+ * statistics (@runs: a JSON array, one per name).  Only the runs with
+ * @ranked[i] are ranked against each other (runs of the same extent: the
+ * complete ones); the others are shown, marked [partial], never ranked.
  */
-void cli_compare_answer(FILE *f, json_t *runs, char *const *names, unsigned n);
+void cli_compare_answer(FILE *f, json_t *runs, char *const *names, unsigned n,
+			const bool *ranked);
 /* The chart of the same as SVG or PNG (by @path's extension), drawn by
- * gnuplot; 0, or CLI_USAGE after printing why. */
+ * gnuplot, the runs not @ranked labelled partial; 0, or CLI_USAGE after
+ * printing why. */
 int cli_compare_plot(const char *path, json_t *runs, char *const *names, unsigned n,
-		     const char *machine);
+		     const bool *ranked, const char *machine);
 
 int cli_run_policies(char *const *names, unsigned n, unsigned jobs, bool quiet, uint64_t size,
 		     cli_policy_run_fn fn, void *arg, void **stats);

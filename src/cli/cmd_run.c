@@ -47,7 +47,9 @@ static const char run_help[] =
     "events on machine M (a name from 'tlbsim list machines' or a JSON path) under\n"
     "flush policy P ('tlbsim list policies'; 'a+b' composes a table-free strategy;\n"
     "default: the ISA's stock policy).  Prints a table per cpu and in total, and\n"
-    "writes every statistic as JSON to OUT (schema: docs/stats-schema.md).\n"
+    "writes every statistic as JSON to OUT (schema: docs/stats-schema.md).  With\n"
+    "--json -, the JSON goes to standard output and the tables to standard error:\n"
+    "standard output holds only the JSON (tlbsim run ... --json - | jq .cycles).\n"
     "--os sets OS-model options, as older or newer kernels behave:\n"
     "  fault_lock=split|mm|lockless  how faults and PTE changes lock: a lock per\n"
     "                                PTE-table page (default), the mm-wide\n"
@@ -74,6 +76,9 @@ static const char run_help[] =
     "64G); a run that needs more stops with an error naming the event.\n"
     "--max-events/--max-cycles stop early (0: no limit); the statistics are then marked\n"
     "partial.\n"
+    "--quiet: nothing on standard output but the JSON of --json - (no tables) and\n"
+    "no progress line; warnings and errors still go to standard error, and --json\n"
+    "OUT is written as without it.\n"
     "--check runs the hazard oracle (stale translations used, walks into freed page\n"
     "tables, incomplete TLB maintenance, break-before-make skipped), lists what it\n"
     "found and exits with status 1 if it found anything.\n"
@@ -110,13 +115,23 @@ static const char compare_help[] =
     "many times as many each other spends, where each spends them and\n"
     "the run times; then those cycles by kind, and the key figures side by side with\n"
     "the ratio of each to the first policy's.  --json writes every run's statistics\n"
-    "as one JSON array (idle time included); --plot draws the coherence cycles by kind\n"
+    "as one JSON array (idle time included; --json -: to standard output, the tables\n"
+    "then to standard error); --plot draws the coherence cycles by kind\n"
     "per policy and the run times with gnuplot.  Without --policies, every policy of\n"
     "the machine's ISA is run (x86-invlpgb only on a machine with INVLPGB); at most\n"
     "16.  The runs are independent simulations: --jobs N runs N at once on host\n"
     "threads (default: the host's cpus divided by --threads), with the same results\n"
-    "as one at a time; a terminal shows a progress line per policy.  The other\n"
-    "options are run's (tlbsim run --help).\n\n"
+    "as one at a time; a terminal shows a progress line per policy, anything else a\n"
+    "'running P...' line on standard error as each run starts.  --quiet means what\n"
+    "it means for run: nothing on standard output but the JSON of --json - (no\n"
+    "answer, no tables), no progress or 'running' lines; warnings and errors still\n"
+    "go to standard error, --json and --plot files are written.  The other\n"
+    "options are run's (tlbsim run --help).\n"
+    "A run that stopped early (--max-events, --max-cycles, SIGINT) is marked\n"
+    "[partial] and never ranked against complete ones; when every run stopped at\n"
+    "the same cap they are ranked over that part, and runs stopped by SIGINT (each\n"
+    "wherever it had got to) are not ranked at all.  The policies an interrupt kept\n"
+    "from starting are listed as [not run]; the JSON holds the runs made.\n\n"
     "exit status: 0 success, 1 hazards found under --check, 2 usage or input error,\n"
     "130 interrupted\n\n"
     "example: tlbsim compare --machine milan-36 --policies x86-stock,x86-invlpgb \\\n"
@@ -438,6 +453,20 @@ parse:
 
 /* ---- tables ---------------------------------------------------------------------- */
 
+/*
+ * Where run's and compare's tables go: standard output, or standard error
+ * when --json - writes the JSON there (so that stdout holds only the JSON,
+ * for jq and the like).  Set by cmd_run() and cmd_compare() before they
+ * print; the tables are printed by the main thread only.
+ */
+static FILE *out;
+
+/* The stream of the tables for @o (see above). */
+static FILE *table_stream(const struct run_opts *o)
+{
+	return o->json && !strcmp(o->json, "-") ? stderr : stdout;
+}
+
 static uint64_t u(json_t *o, const char *key)
 {
 	return (uint64_t)json_integer_value(json_object_get(o, key));
@@ -501,18 +530,18 @@ static bool total_cell(json_t *st, const char *key, uint64_t *v)
 static void print_count(int w, bool have, uint64_t v)
 {
 	if (have)
-		printf(" %*llu", w, (unsigned long long)v);
+		fprintf(out, " %*llu", w, (unsigned long long)v);
 	else
-		printf(" %*s", w, "-");
+		fprintf(out, " %*s", w, "-");
 }
 
 /* A hit rate, percent, or "-" when nothing was looked up (or not counted). */
 static void print_rate(bool have, uint64_t hits, uint64_t misses)
 {
 	if (have && hits + misses)
-		printf(" %6.2f", 100.0 * (double)hits / (double)(hits + misses));
+		fprintf(out, " %6.2f", 100.0 * (double)hits / (double)(hits + misses));
 	else
-		printf(" %6s", "-");
+		fprintf(out, " %6s", "-");
 }
 
 /* A table column: a counter (@key), or one of the composite cells. */
@@ -599,7 +628,7 @@ static void row(const struct col *cols, json_t *c, json_t *st, const char *label
 	uint64_t v, h1, h2, m1, m2;
 	bool have;
 
-	printf("%-5s", label);
+	fprintf(out, "%-5s", label);
 	for (; cols->head; cols++) {
 		switch (cols->kind) {
 		case COL_COUNT:
@@ -636,12 +665,12 @@ static void row(const struct col *cols, json_t *c, json_t *st, const char *label
 				else
 					n += (size_t)snprintf(buf + n, sizeof(buf) - n, "-");
 			}
-			printf(" %*s", cols->width, buf);
+			fprintf(out, " %*s", cols->width, buf);
 			break;
 		}
 		}
 	}
-	printf(" %3s\n", haz);
+	fprintf(out, " %3s\n", haz);
 }
 
 /* Hazards found, or -1 when the run was not checked. */
@@ -665,28 +694,28 @@ static void print_hazards(json_t *st, const char *json)
 
 	if (hazards(st) < 0)
 		return;
-	printf("hazards: %lld", hazards(st));
+	fprintf(out, "hazards: %lld", hazards(st));
 	json_object_foreach(json_object_get(h, "by_kind"), k, v)
 		if (json_integer_value(v))
-			printf(", %s %lld", k, (long long)json_integer_value(v));
-	printf("\n");
+			fprintf(out, ", %s %lld", k, (long long)json_integer_value(v));
+	fprintf(out, "\n");
 	json_array_foreach(json_object_get(h, "reports"), i, r) {
 		if (i == 10) {
 			size_t more = json_array_size(json_object_get(h, "reports")) - 10;
 
 			if (json)
-				printf("  ... %zu more%s in %s (\"hazards\".\"reports\")\n", more,
+				fprintf(out, "  ... %zu more%s in %s (\"hazards\".\"reports\")\n", more,
 				       json_is_true(json_object_get(h, "reports_truncated"))
 					   ? " (the first 1000 kept)"
 					   : "",
-				       json);
+				       strcmp(json, "-") ? json : "the JSON on standard output");
 			else
-				printf("  ... %zu more not shown (--json OUT keeps them, up to "
+				fprintf(out, "  ... %zu more not shown (--json OUT keeps them, up to "
 				       "1000)\n",
 				       more);
 			break;
 		}
-		printf("  %s: event %lld, cpu %lld, cycle %lld, mm %lld asid %lld, va %s, frame %s: %s\n",
+		fprintf(out, "  %s: event %lld, cpu %lld, cycle %lld, mm %lld asid %lld, va %s, frame %s: %s\n",
 		       json_string_value(json_object_get(r, "kind")),
 		       json_is_null(json_object_get(r, "event"))
 			       ? -1LL
@@ -752,11 +781,11 @@ static void print_lines(json_t *st)
 		if (!u(l, "accesses"))
 			continue;
 		if (!any)
-			printf("%-16s %12s %12s %16s %16s %16s %6s\n", "shared line", "accesses",
+			fprintf(out, "%-16s %12s %12s %16s %16s %16s %6s\n", "shared line", "accesses",
 			       "transfers", "transfer cycles", "wait cycles", "held cycles",
 			       "wait%");
 		any = true;
-		printf("%-16s %12llu %12llu %16llu %16llu %16llu %6.2f\n", kind,
+		fprintf(out, "%-16s %12llu %12llu %16llu %16llu %16llu %6.2f\n", kind,
 		       (unsigned long long)u(l, "accesses"), (unsigned long long)u(l, "transfers"),
 		       (unsigned long long)u(l, "transfer_cycles"),
 		       (unsigned long long)u(l, "wait_cycles"),
@@ -773,15 +802,15 @@ static void print_run_table(json_t *st)
 	size_t i;
 	char label[24];
 
-	printf("%s on %s (%s, %llu cpus), policy %s%s\n", "tlbsim run",
+	fprintf(out, "%s on %s (%s, %llu cpus), policy %s%s\n", "tlbsim run",
 	       json_string_value(json_object_get(st, "machine")),
 	       json_string_value(json_object_get(st, "isa")), (unsigned long long)u(st, "cpus"),
 	       json_string_value(json_object_get(st, "policy")),
 	       json_is_true(json_object_get(st, "partial")) ? " [partial]" : "");
-	printf("%-5s", "cpu");
+	fprintf(out, "%-5s", "cpu");
 	for (k = cols; k->head; k++)
-		printf(" %*s", k->width, k->head);
-	printf(" %3s\n", "haz");
+		fprintf(out, " %*s", k->width, k->head);
+	fprintf(out, " %3s\n", "haz");
 	json_array_foreach(json_object_get(st, "per_cpu"), i, c)
 	{
 		snprintf(label, sizeof(label), "%zu", i);
@@ -793,16 +822,16 @@ static void print_run_table(json_t *st)
 		snprintf(label, sizeof(label), "-");
 	row(cols, NULL, st, "total", label);
 	/* Events run, not those read ahead (a capped run reads past them). */
-	printf("simulated time %.6f s (%llu cycles at %.2f GHz), %llu events run",
+	fprintf(out, "simulated time %.6f s (%llu cycles at %.2f GHz), %llu events run",
 	       json_real_value(json_object_get(st, "seconds")), (unsigned long long)u(st, "cycles"),
 	       json_real_value(json_object_get(st, "freq_ghz")),
 	       (unsigned long long)u(json_object_get(st, "totals"), "events"));
 	if (u(st, "events_read") != u(json_object_get(st, "totals"), "events"))
-		printf(" (%llu read)", (unsigned long long)u(st, "events_read"));
-	printf("\n");
+		fprintf(out, " (%llu read)", (unsigned long long)u(st, "events_read"));
+	fprintf(out, "\n");
 	for (const struct anomaly *a = anomalies; a->key; a++)
 		if (anomaly(st, a))
-			printf("%s: %llu (%s)\n", a->label, (unsigned long long)anomaly(st, a),
+			fprintf(out, "%s: %llu (%s)\n", a->label, (unsigned long long)anomaly(st, a),
 			       a->what);
 }
 
@@ -852,6 +881,7 @@ int cmd_run(int argc, char **argv)
 	tlbsim_machine_free(m);
 	if (rc)
 		return rc;
+	out = table_stream(&o);
 	if (!o.quiet) {
 		print_run_table(st);
 		print_lines(st);
@@ -935,12 +965,108 @@ static int compare_one(void *arg, const char *policy, struct cli_progress *p, vo
 	return simulate(cx->o, cx->m, policy, p, (json_t **)stats);
 }
 
+/*
+ * Which of the @n runs made are ranked against each other in @ranked:
+ * runs of the same extent only.  The complete ones, when any run
+ * completed: a partial run's figures cover less of the workload.  When
+ * none did and compare was not interrupted, every run stopped at the same
+ * --max-events or --max-cycles cap, and they are ranked over that part;
+ * runs stopped by SIGINT stopped wherever they had got to, and none is
+ * ranked.
+ */
+static void rank_runs(json_t *runs, unsigned n, bool *ranked)
+{
+	bool any_complete = false;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		any_complete |= !json_is_true(json_object_get(json_array_get(runs, i), "partial"));
+	for (i = 0; i < n; i++)
+		ranked[i] = any_complete
+				? !json_is_true(json_object_get(json_array_get(runs, i), "partial"))
+				: !cli_interrupted();
+}
+
+/* compare's answer and tables (not under --quiet), on out: the @n runs
+ * made of the @n_all policies @names (those after them did not start),
+ * @ranked from rank_runs(). */
+static void print_compare(const struct run_opts *o, const struct tlbsim_machine *m, json_t *runs,
+			  char *const *names, unsigned n, unsigned n_all, const bool *ranked)
+{
+	unsigned i, k;
+
+	fprintf(out, "tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
+	       m->nr_cpus, o->trace ? o->trace : o->gen);
+	for (i = 0; i < n; i++) {
+		if (!json_is_true(json_object_get(json_array_get(runs, i), "partial")))
+			continue;
+		if (!ranked[i])
+			fprintf(out, "[partial] %s stopped early (%s): its figures cover only part "
+				     "of the workload, and it is not ranked against the others\n",
+				names[i],
+				cli_interrupted() ? "interrupted" : "--max-events or --max-cycles");
+		else
+			fprintf(out, "[partial] %s stopped at the --max-events or --max-cycles cap, "
+				     "as every run did: ranked over that part of the workload only\n",
+				names[i]);
+	}
+	for (i = n; i < n_all; i++)
+		fprintf(out, "[not run] %s: interrupted before it started\n", names[i]);
+	cli_compare_answer(out, runs, names, n, ranked);
+	fprintf(out, "%-26s", "Key figures (all cpus)");
+	for (i = 0; i < n; i++)
+		fprintf(out, " %18s %7s", names[i], i ? "ratio" : "");
+	fprintf(out, "\n");
+	for (k = 0; cli_metrics[k].key; k++) {
+		uint64_t base = metric(json_array_get(runs, 0), &cli_metrics[k]);
+
+		fprintf(out, "%-26s", cli_metrics[k].label);
+		for (i = 0; i < n; i++) {
+			uint64_t v = metric(json_array_get(runs, i), &cli_metrics[k]);
+
+			fprintf(out, " %18llu", (unsigned long long)v);
+			if (i && base && ranked[i] && ranked[0])
+				fprintf(out, " %7.3f", (double)v / base);
+			else
+				fprintf(out, " %7s", i ? "-" : "");
+		}
+		fprintf(out, "\n");
+	}
+	/* The anomalies, where any run has one. */
+	for (const struct anomaly *a = anomalies; a->key; a++) {
+		for (i = 0; i < n && !anomaly(json_array_get(runs, i), a); i++)
+			;
+		if (i == n)
+			continue;
+		fprintf(out, "%-26s", a->label);
+		for (i = 0; i < n; i++)
+			fprintf(out, " %18llu %7s",
+			       (unsigned long long)anomaly(json_array_get(runs, i), a), "");
+		fprintf(out, "\n");
+	}
+	fprintf(out, "%-26s", "simulated seconds");
+	for (i = 0; i < n; i++)
+		fprintf(out, " %18.6f %7s", json_real_value(json_object_get(json_array_get(runs, i), "seconds")),
+		       "");
+	fprintf(out, "\n");
+	if (o->check) {
+		fprintf(out, "%-26s", "hazards found");
+		for (i = 0; i < n; i++) {
+			long long hz = hazards(json_array_get(runs, i));
+
+			fprintf(out, " %18lld %7s", hz, "");
+		}
+		fprintf(out, "\n");
+	}
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct tlbsim_machine *m = NULL;
 	char *names[MAX_POLICIES], *list = NULL, *save = NULL, *tok;
 	json_t *runs = json_array();
-	unsigned n = 0, i, k;
+	bool ranked[MAX_POLICIES];
+	unsigned n = 0, n_all, i, k;
 	struct run_opts o;
 	int hazard_rc = 0;
 	int rc = parse(argc, argv, &o, true);
@@ -1032,68 +1158,18 @@ int cmd_compare(int argc, char **argv)
 		if (rc)
 			goto out;
 	}
+	n_all = n;
 	n = (unsigned)json_array_size(runs);
-	printf("tlbsim compare on %s (%s, %u cpus): %s\n", m->name, tlbsim_isa_name(m->isa),
-	       m->nr_cpus, o.trace ? o.trace : o.gen);
-	for (i = 0; i < n; i++)
-		if (json_is_true(json_object_get(json_array_get(runs, i), "partial")))
-			printf("[partial] %s stopped early (--max-events, --max-cycles or "
-			       "interrupted): its figures cover only part of the workload\n",
-			       names[i]);
-	cli_compare_answer(stdout, runs, names, n);
-	printf("%-26s", "Key figures (all cpus)");
-	for (i = 0; i < n; i++)
-		printf(" %18s %7s", names[i], i ? "ratio" : "");
-	printf("\n");
-	for (k = 0; cli_metrics[k].key; k++) {
-		uint64_t base = metric(json_array_get(runs, 0), &cli_metrics[k]);
-
-		printf("%-26s", cli_metrics[k].label);
-		for (i = 0; i < n; i++) {
-			uint64_t v = metric(json_array_get(runs, i), &cli_metrics[k]);
-
-			printf(" %18llu", (unsigned long long)v);
-			if (i && base)
-				printf(" %7.3f", (double)v / base);
-			else
-				printf(" %7s", i ? "-" : "");
-		}
-		printf("\n");
-	}
-	/* The anomalies, where any run has one. */
-	for (const struct anomaly *a = anomalies; a->key; a++) {
-		for (i = 0; i < n && !anomaly(json_array_get(runs, i), a); i++)
-			;
-		if (i == n)
-			continue;
-		printf("%-26s", a->label);
-		for (i = 0; i < n; i++)
-			printf(" %18llu %7s",
-			       (unsigned long long)anomaly(json_array_get(runs, i), a), "");
-		printf("\n");
-	}
-	printf("%-26s", "simulated seconds");
-	for (i = 0; i < n; i++)
-		printf(" %18.6f %7s", json_real_value(json_object_get(json_array_get(runs, i), "seconds")),
-		       "");
-	printf("\n");
-	if (o.check) {
-		bool any = false;
-
-		printf("%-26s", "hazards found");
-		for (i = 0; i < n; i++) {
-			long long hz = hazards(json_array_get(runs, i));
-
-			printf(" %18lld %7s", hz, "");
-			any |= hz > 0;
-		}
-		printf("\n");
-		if (any)
+	rank_runs(runs, n, ranked);
+	out = table_stream(&o);
+	if (!o.quiet)
+		print_compare(&o, m, runs, names, n, n_all, ranked);
+	for (i = 0; o.check && i < n; i++)
+		if (hazards(json_array_get(runs, i)) > 0)
 			hazard_rc = CLI_HAZARDS;
-	}
 	if (o.json && (rc = write_json(o.json, runs)))
 		goto out;
-	if (o.plot && (rc = cli_compare_plot(o.plot, runs, names, n, m->name)))
+	if (o.plot && (rc = cli_compare_plot(o.plot, runs, names, n, ranked, m->name)))
 		goto out;
 	if (cli_interrupted())
 		rc = CLI_INTERRUPTED;

@@ -87,7 +87,15 @@ static void where(FILE *f, json_t *c)
 	}
 }
 
-void cli_compare_answer(FILE *f, json_t *runs, char *const *names, unsigned n)
+/* Whether run @i takes part in the ranking: it has coherence figures and
+ * the caller ranks it. */
+static bool rankable(json_t *runs, const bool *ranked, unsigned i)
+{
+	return coherence(runs, i) && ranked[i];
+}
+
+void cli_compare_answer(FILE *f, json_t *runs, char *const *names, unsigned n,
+			const bool *ranked)
 {
 	unsigned best = n, i, j, k;
 	bool said[16] = {false};
@@ -95,53 +103,65 @@ void cli_compare_answer(FILE *f, json_t *runs, char *const *names, unsigned n)
 	char a[32];
 
 	for (i = 0; i < n; i++)
-		if (coherence(runs, i) && (best == n || get(coherence(runs, i), "cycles") < lo)) {
+		if (rankable(runs, ranked, i) &&
+		    (best == n || get(coherence(runs, i), "cycles") < lo)) {
 			best = i;
 			lo = get(coherence(runs, i), "cycles");
 		}
 	if (best == n) {
-		fprintf(f, "(no TLB coherence figures: kernel-level replays)\n\n");
-		return;
-	}
-	/* The answer, then the others from the nearest, those that tie together. */
-	fprintf(f, "Fewest cycles on TLB coherence: %s", names[best]);
-	said[best] = true;
-	for (i = 0; i < n && i < 16; i++)
-		if (!said[i] && coherence(runs, i) && get(coherence(runs, i), "cycles") == lo) {
-			fprintf(f, " and %s (the same)", names[i]);
-			said[i] = true;
-		}
-	fprintf(f, ", %s cycles (%.2f%% of the cpus' non-idle cycles)", mega(a, sizeof(a), lo),
-		active(json_array_get(runs, best))
-		    ? 100.0 * (double)lo / (double)active(json_array_get(runs, best))
-		    : 0.0);
-	for (bool first = true;; first = false) {
-		unsigned next = n;
-
-		for (i = 0; i < n && i < 16; i++)
-			if (!said[i] && coherence(runs, i) &&
-			    (next == n || get(coherence(runs, i), "cycles") <
-					      get(coherence(runs, next), "cycles")))
-				next = i;
-		if (next == n)
-			break;
-		fprintf(f, "%s %s", first ? ";" : ",", names[next]);
-		said[next] = true;
-		for (j = 0; j < n && j < 16; j++)
-			if (!said[j] && coherence(runs, j) &&
-			    get(coherence(runs, j), "cycles") ==
-				get(coherence(runs, next), "cycles")) {
-				fprintf(f, " and %s", names[j]);
-				said[j] = true;
-			}
-		if (lo)
-			fprintf(f, " %.1fx as many",
-				(double)get(coherence(runs, next), "cycles") / (double)lo);
+		for (i = 0; i < n && !coherence(runs, i); i++)
+			;
+		if (i == n)
+			fprintf(f, "(no TLB coherence figures: kernel-level replays)\n\n");
 		else
-			fprintf(f, " %s more",
-				mega(a, sizeof(a), get(coherence(runs, next), "cycles")));
+			fprintf(f, "No ranking: no run covers the whole workload (the figures below "
+				   "are of partial runs, stopped at different points)\n\n");
+		/* the tables still follow, when there are figures */
+		if (i == n)
+			return;
 	}
-	fprintf(f, ".\nWhere each spends them:\n");
+	if (best < n) {
+		/* The answer, then the others from the nearest, those that tie together. */
+		fprintf(f, "Fewest cycles on TLB coherence: %s", names[best]);
+		said[best] = true;
+		for (i = 0; i < n && i < 16; i++)
+			if (!said[i] && rankable(runs, ranked, i) && get(coherence(runs, i), "cycles") == lo) {
+				fprintf(f, " and %s (the same)", names[i]);
+				said[i] = true;
+			}
+		fprintf(f, ", %s cycles (%.2f%% of the cpus' non-idle cycles)", mega(a, sizeof(a), lo),
+			active(json_array_get(runs, best))
+			    ? 100.0 * (double)lo / (double)active(json_array_get(runs, best))
+			    : 0.0);
+		for (bool first = true;; first = false) {
+			unsigned next = n;
+
+			for (i = 0; i < n && i < 16; i++)
+				if (!said[i] && rankable(runs, ranked, i) &&
+				    (next == n || get(coherence(runs, i), "cycles") <
+						      get(coherence(runs, next), "cycles")))
+					next = i;
+			if (next == n)
+				break;
+			fprintf(f, "%s %s", first ? ";" : ",", names[next]);
+			said[next] = true;
+			for (j = 0; j < n && j < 16; j++)
+				if (!said[j] && rankable(runs, ranked, j) &&
+				    get(coherence(runs, j), "cycles") ==
+					get(coherence(runs, next), "cycles")) {
+					fprintf(f, " and %s", names[j]);
+					said[j] = true;
+				}
+			if (lo)
+				fprintf(f, " %.1fx as many",
+					(double)get(coherence(runs, next), "cycles") / (double)lo);
+			else
+				fprintf(f, " %s more",
+					mega(a, sizeof(a), get(coherence(runs, next), "cycles")));
+		}
+		fprintf(f, ".\n");
+	}
+	fprintf(f, "Where each spends them:\n");
 	for (i = 0; i < n; i++) {
 		json_t *c = coherence(runs, i);
 		uint64_t v;
@@ -150,10 +170,12 @@ void cli_compare_answer(FILE *f, json_t *runs, char *const *names, unsigned n)
 			continue;
 		v = get(c, "cycles");
 		fprintf(f, "  %-24s %9s", names[i], mega(a, sizeof(a), v));
-		if (v != lo && lo)
-			fprintf(f, " %6.1fx  ", (double)v / (double)lo);
+		if (!ranked[i])
+			fprintf(f, " [partial] ");
+		else if (v != lo && lo)
+			fprintf(f, " %6.1fx   ", (double)v / (double)lo);
 		else
-			fprintf(f, "%10s", "");
+			fprintf(f, "%11s", "");
 		where(f, c);
 		fprintf(f, "\n");
 	}
@@ -161,10 +183,14 @@ void cli_compare_answer(FILE *f, json_t *runs, char *const *names, unsigned n)
 	fprintf(f, "Simulated run time:");
 	for (i = 0; i < n; i++) {
 		double s = json_real_value(json_object_get(json_array_get(runs, i), "seconds"));
-		double s0 = json_real_value(json_object_get(json_array_get(runs, best), "seconds"));
+		double s0 = best < n ? json_real_value(json_object_get(json_array_get(runs, best),
+								       "seconds"))
+				     : 0;
 
 		fprintf(f, "%s %s %.3f ms", i ? "," : "", names[i], s * 1e3);
-		if (i != best && s0 > 0)
+		if (!ranked[i])
+			fprintf(f, " [partial]");
+		else if (i != best && s0 > 0)
 			fprintf(f, " (%+.1f%%)", 100.0 * (s - s0) / s0);
 	}
 	fprintf(f, "\n\n%-36s", "TLB coherence cycles (all cpus)");
@@ -235,7 +261,7 @@ static const char chart[] =
 _Static_assert(NR_KINDS == 8, "the chart's script plots columns 2..9");
 
 int cli_compare_plot(const char *path, json_t *runs, char *const *names, unsigned n,
-		     const char *machine)
+		     const bool *ranked, const char *machine)
 {
 	char file[4096], lab[256];
 	const char *args[2];
@@ -250,7 +276,7 @@ int cli_compare_plot(const char *path, json_t *runs, char *const *names, unsigne
 		double t = json_real_value(json_object_get(json_array_get(runs, i), "seconds"));
 		uint64_t v = c ? get(c, "cycles") : 0;
 
-		if (c && v < lo) {
+		if (c && ranked[i] && v < lo) {
 			lo = v;
 			best = i;
 			tbest = t;
@@ -292,6 +318,8 @@ int cli_compare_plot(const char *path, json_t *runs, char *const *names, unsigne
 		fprintf(f, "%u\t%.6f\t", i, (double)(v > top ? top - top / 12 : v) / 1e6);
 		if (!c)
 			fprintf(f, "-\n");
+		else if (!ranked[i])
+			fprintf(f, "%.2f M, partial: not ranked\n", (double)v / 1e6);
 		else if (v == lo || !lo)
 			fprintf(f, "%.2f M, fewest\n", (double)v / 1e6);
 		else
@@ -305,7 +333,9 @@ int cli_compare_plot(const char *path, json_t *runs, char *const *names, unsigne
 
 		cli_plot_label(names[i], lab, sizeof(lab));
 		fprintf(f, "%s", lab);
-		if (i != best && tbest > 0)
+		if (!ranked[i])
+			fprintf(f, " partial");
+		else if (i != best && tbest > 0)
 			fprintf(f, " %+.1f%%", 100.0 * (t - tbest) / tbest);
 		fprintf(f, "\t%.6f\t%.3f\n", t * 1e3, t * 1e3);
 	}

@@ -91,7 +91,7 @@ check "4: a malformed --memory exits 2 and says what it expects" \
 check "5: gen -o - onto /dev/full exits 2" test $rc = 2
 check "... saying why, once" bash -c "grep -q 'standard output: cannot write: No space left on device' '$tmp/err' && [ \$(wc -l <'$tmp/err') = 1 ]"
 for c in "run --machine x86-16 --gen ctx-switch --param loops=3" "list machines" "run --help" \
-  "compare --machine x86-16 --policies x86-stock --gen ctx-switch --param loops=3 --quiet"; do
+  "compare --machine x86-16 --policies x86-stock --gen ctx-switch --param loops=3"; do
   "$bin" $c >/dev/full 2>"$tmp/err"; rc=$?
   check "5: tlbsim $c onto /dev/full exits 2" bash -c "test $rc = 2 && grep -q 'standard output: cannot write' '$tmp/err'"
 done
@@ -153,7 +153,7 @@ printf 'tlbsim-trace 1 isa=x86-64 page_shift=12\nproc_create 1 1\nT1 load 0x1000
 "$bin" run --machine x86-16 "$tmp/segv.txt" >"$tmp/out" 2>"$tmp/err"
 check "friction: a segv is in the run table" grep -q "^segv: 1 (accesses outside any mapping" "$tmp/out"
 check "... and warned about on stderr" grep -q "warning: x86-stock: 1 segv" "$tmp/err"
-"$bin" compare --machine x86-16 --policies x86-stock,flush-all --quiet "$tmp/segv.txt" >"$tmp/out" 2>/dev/null
+"$bin" compare --machine x86-16 --policies x86-stock,flush-all "$tmp/segv.txt" >"$tmp/out" 2>/dev/null
 check "... and in the compare table" grep -Eq "^segv +1 +1" "$tmp/out"
 # Misleading: the footer of a capped run counts the events run, not those read ahead.
 "$bin" run --machine x86-16 --gen ctx-switch --param loops=1000 --max-cycles 100000 >"$tmp/out"
@@ -164,7 +164,7 @@ check "misleading: a capped run's footer counts events run, and read" \
 "$bin" run --machine x86-16 --policy x86-invlpgb --gen ctx-switch 2>"$tmp/err"; rc=$?
 check "misleading: x86-invlpgb without INVLPGB exits 2" \
   bash -c "test $rc = 2 && grep -q 'policy x86-invlpgb needs INVLPGB, which machine x86-16 lacks' '$tmp/err'"
-"$bin" compare --machine x86-16 --gen ctx-switch --param loops=3 --quiet >"$tmp/out" 2>"$tmp/err"
+"$bin" compare --machine x86-16 --gen ctx-switch --param loops=3 >"$tmp/out" 2>"$tmp/err"
 check "... and left out of compare's default list, saying so" \
   bash -c "grep -q 'x86-invlpgb left out' '$tmp/err' && ! grep -q invlpgb '$tmp/out'"
 # Misleading: more than 16 --policies is an error, not a silent cut.
