@@ -102,7 +102,8 @@
  * of heap), libtcmalloc's .bss is 2 MiB at TRACE_VA_BASE + 64 GiB.
  *
  * Parameters: procs, prealloc (bytes; 0: none and no ReleaseFreeMemory),
- * passes, min, max, step (bytes), rate (TCMALLOC_RELEASE_RATE; 0: never
+ * passes, min, max, step (bytes; min and a non-zero prealloc above 256 KiB,
+ * min below max), rate (TCMALLOC_RELEASE_RATE; 0: never
  * scavenge), op, stats (cycles).
  *
  * Events of process k (pid = tid = k + 1), in order:
@@ -158,6 +159,7 @@ static const struct tlbsim_gen_param params[NR_P] = {
 #define NODE_BYTES 48  /* an rb-tree node of SpanPtrWithLength */
 #define STACK_BYTES 264 /* sizeof(StackTrace): size, depth, 31 frames */
 #define HEAP_LIMIT (1ull << 30) /* the test's ASSERT_LT(heap_size, 1 << 30) */
+#define MAX_SIZE (256ull << 10) /* kMaxSize: larger requests go to the page heap */
 
 /* Layout. */
 #define HEAP_VA TRACE_VA_BASE
@@ -787,6 +789,16 @@ static void step(void *gp, struct trace_actor *a, struct tlbsim_event *ev)
 
 static int check(const uint64_t *v, char *msg, size_t size)
 {
+	/* Up to kMaxSize tcmalloc serves from size classes and thread caches,
+	 * which are not modelled. */
+	if (v[P_MIN] <= MAX_SIZE || (v[P_PREALLOC] && v[P_PREALLOC] <= MAX_SIZE)) {
+		snprintf(msg, size,
+			 "min (%llu) and a non-zero prealloc (%llu) must exceed 256 KiB (262144): "
+			 "smaller requests go to tcmalloc's size classes, not to the page heap "
+			 "modelled here",
+			 (unsigned long long)v[P_MIN], (unsigned long long)v[P_PREALLOC]);
+		return -TLBSIM_EINVAL;
+	}
 	if (v[P_MIN] >= v[P_MAX]) {
 		snprintf(msg, size, "min (%llu) must be below max (%llu)",
 			 (unsigned long long)v[P_MIN], (unsigned long long)v[P_MAX]);

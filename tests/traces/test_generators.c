@@ -1060,6 +1060,24 @@ static void tcmalloc_large_heap_release_and_forced_coalesce(void **unused)
 	 */
 	run_gen("tcmalloc-large-heap", "procs=2,prealloc=0,passes=3,min=600M,max=1G,step=100M",
 		&c);
+	/* Sizes tcmalloc would serve from its size classes are refused, as
+	 * is an empty pass. */
+	{
+		struct tlbsim_error err;
+		tlbsim_gen *g = NULL;
+
+		tlbsim_error_clear(&err);
+		assert_int_equal(tlbsim_gen_create("tcmalloc-large-heap", "min=256K",
+						   TLBSIM_ISA_ARM64, &g, &err),
+				 -TLBSIM_EINVAL);
+		assert_null(g);
+		assert_non_null(strstr(err.text, "must exceed 256 KiB"));
+		tlbsim_error_clear(&err);
+		assert_int_equal(tlbsim_gen_create("tcmalloc-large-heap", "min=500M,max=500M",
+						   TLBSIM_ISA_ARM64, &g, &err),
+				 -TLBSIM_EINVAL);
+		assert_non_null(strstr(err.text, "min (524288000) must be below max (524288000)"));
+	}
 	assert_int_equal(N(PROC_CREATE), 2);
 	assert_int_equal(N(BRK), 8);
 	assert_int_equal(N(MADVISE), 2);
