@@ -277,14 +277,16 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 			break;
 		case OPT_OS: {
 			char why[256];
+			size_t at = 0;
 
 			if (o->os_text)
 				return cli_fail("%s: --os given twice ('%s', then '%s'): one list, "
 						"K=V,K=V,...",
 						argv[0], o->os_text, optarg);
 			o->os_text = optarg;
-			if (tlbsim_os_options_parse(optarg, &o->os_flags, why, sizeof(why), NULL))
-				return cli_fail("%s: --os: %s", argv[0], why);
+			if (tlbsim_os_options_parse(optarg, &o->os_flags, why, sizeof(why), &at))
+				return cli_fail("%s: --os: byte %zu of '%s': %s", argv[0], at,
+						optarg, why);
 			break;
 		}
 		case OPT_QUIET:
@@ -1096,12 +1098,28 @@ int cmd_compare(int argc, char **argv)
 				len += (size_t)snprintf(list + len, 1024 - len, "%s%s", len ? "," : "",
 							p->name);
 	}
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == MAX_POLICIES) {
+	for (i = 0, tok = list; tok && *tok; tok++)
+		if (*tok == ',' && ++i >= MAX_POLICIES) {
 			rc = cli_fail("compare: at most %d policies at a time, found more in '%s'",
-				      MAX_POLICIES, o.policy);
+				      MAX_POLICIES, list);
 			goto out;
 		}
+	for (tok = list; list && *list && tok; tok = save) {
+		size_t off = (size_t)(tok - list);
+
+		save = strchr(tok, ',');
+		if (save)
+			*save++ = '\0';
+		if (!*tok) {
+			rc = cli_fail("--policies: empty name at byte %zu of '%s'", off, o.policy);
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			if (!strcmp(names[i], tok)) {
+				rc = cli_fail("--policies: '%s' named twice (byte %zu of '%s')", tok,
+					      off, o.policy);
+				goto out;
+			}
 		names[n++] = tok;
 	}
 	if (!n) {

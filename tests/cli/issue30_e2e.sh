@@ -176,6 +176,14 @@ check "misleading: 17 policies exit 2" bash -c "test $rc = 2 && grep -q 'at most
 check "friction: --machine twice exits 2" bash -c "test $rc = 2 && grep -q -- '--machine given twice' '$tmp/err'"
 "$bin" compare --machine x86-16 --policies x86-stock --policies flush-all --gen ctx-switch 2>"$tmp/err"; rc=$?
 check "friction: --policies twice exits 2" bash -c "test $rc = 2 && grep -q -- '--policies given twice' '$tmp/err'"
+# Misleading: a policy named twice would run twice and rank against itself;
+# an empty item (",,", a trailing comma) is a typo, not "skip".
+"$bin" compare --machine x86-16 --policies x86-stock,flush-all,x86-stock --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "misleading: a policy named twice exits 2" bash -c "test $rc = 2 && grep -q \"'x86-stock' named twice (byte 20 of\" '$tmp/err'"
+"$bin" compare --machine x86-16 --policies x86-stock,,flush-all --gen ctx-switch 2>"$tmp/err"; rc=$?
+check "misleading: an empty policy name exits 2" bash -c "test $rc = 2 && grep -q 'empty name at byte 10 of' '$tmp/err'"
+"$bin" run --machine x86-16 --gen ctx-switch --os lru_add_drain=1,,per_vma_lock=1 2>"$tmp/err"; rc=$?
+check "misleading: an empty --os item exits 2" bash -c "test $rc = 2 && grep -q 'byte 16 of' '$tmp/err'"
 # --os twice: the second list replaced the first without a word (a
 # tester's finding); one list.
 "$bin" run --machine x86-16 --os lru_add_drain=1 --os fault_lock=mm --gen ctx-switch 2>"$tmp/err"; rc=$?
