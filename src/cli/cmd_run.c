@@ -744,7 +744,7 @@ static const struct anomaly anomalies[] = {
     {"unknown-thread events", "os", "unknown_thread_events",
      "events of threads no event created, not run"},
     {"ignored events", "totals", "ignored_events",
-     "kernel-level events in thread streams, not applied by the OS model"},
+     "kernel-level events (for --kernel) and events the OS model refused, not applied"},
     {"switches folded", "os", "switches_folded",
      "switch events naming cpus the machine lacks, run on cpu % cpus"},
     {"ignored operands", "totals", "ignored_operands",
