@@ -824,12 +824,17 @@ static void print_run_table(json_t *st)
 		snprintf(label, sizeof(label), "-");
 	row(cols, NULL, st, "total", label);
 	/* Events run, not those read ahead (a capped run reads past them). */
-	fprintf(out, "simulated time %.6f s (%llu cycles at %.2f GHz), %llu events run",
+	fprintf(out, "simulated time %.6f s (%llu cycles at %.2f GHz), %llu events run on cpus",
 	       json_real_value(json_object_get(st, "seconds")), (unsigned long long)u(st, "cycles"),
 	       json_real_value(json_object_get(st, "freq_ghz")),
 	       (unsigned long long)u(json_object_get(st, "totals"), "events"));
+	/* A process created by no thread (a trace's first proc_create) is
+	 * made as it is read, on no cpu; a capped run also reads ahead. */
 	if (u(st, "events_read") != u(json_object_get(st, "totals"), "events"))
-		fprintf(out, " (%llu read)", (unsigned long long)u(st, "events_read"));
+		fprintf(out, " of %llu read (%s)", (unsigned long long)u(st, "events_read"),
+			json_is_true(json_object_get(st, "partial"))
+			    ? "the stop leaves some read unrun; creations by no thread run on no cpu"
+			    : "creations of processes by no thread run on no cpu");
 	fprintf(out, "\n");
 	for (const struct anomaly *a = anomalies; a->key; a++)
 		if (anomaly(st, a))
