@@ -30,7 +30,10 @@
  *    be in flight; rule 5, the nr_active_mm review).
  *  - break-before-make (rule 10, Arm only): a valid descriptor replaced by
  *    one with another output address or type, directly or through an
- *    invalid one without a completed broadcast TLBI covering it in between.
+ *    invalid one without, in between, a completed broadcast TLBI covering
+ *    it or, on every cpu that had loaded the address space by the break,
+ *    a local TLBI covering it completed by that cpu's DSB (a flush by IPIs;
+ *    rules 4, 5).
  *  - rule 7 (Arm, without FEAT_ETS2): after TLBI + DSB, the issuing cpu's
  *    accesses to the invalidated addresses may still use the old
  *    translation until a context synchronisation (ISB, ERET).
@@ -105,6 +108,18 @@ struct chk_cpu {
 	 * [sw_lo, sw_hi] walked, during [sw_from, sw_until) cycles */
 	uint64_t sw_root, sw_lo, sw_hi, sw_from, sw_until;
 	struct chk_map asid_root; /* asid + 1 -> root last loaded with it */
+	/* Arm: the address spaces this cpu loaded, root + 1 -> time + 1 of
+	 * its first load since the root frame was allocated (deleted when the
+	 * frame is freed).  Whatever it runs now, a cpu that ever loaded one
+	 * may still cache its entries (rule 1: time does not remove them). */
+	struct chk_map loaded;
+	/* Arm: latest issue time + 1 of this cpu's completed local
+	 * (non-broadcast) TLBIs, for the break-before-make check
+	 * (local_done_since()): of everything (VMALLE1), per ASID
+	 * (asid + 1 ->), per page and ASID (va_key()), per region of a
+	 * level >= 1 descriptor and ASID (span_key()). */
+	uint64_t local_all;
+	struct chk_map local_asid, local_va, local_span;
 	/* Table frames (pfn + 1) this cpu made an entry valid in since its
 	 * last store barrier (kernel mode, chk_store_barrier()). */
 	struct chk_map unordered;
@@ -386,6 +401,10 @@ void chk_destroy(struct chk_oracle *o)
 		free(c->unsynced.v);
 		free(c->pairs);
 		chk_map_fini(&c->asid_root);
+		chk_map_fini(&c->loaded);
+		chk_map_fini(&c->local_asid);
+		chk_map_fini(&c->local_va);
+		chk_map_fini(&c->local_span);
 		chk_map_fini(&c->unordered);
 		reports_fini(&c->rep);
 	}
@@ -747,6 +766,9 @@ static void obs_context_load_local(void *ctx, unsigned cpu, uint64_t root, uint1
 	struct chk_cpu *c = &o->cpu[cpu];
 	uint64_t prev = 0;
 
+	if (o->isa == TLBSIM_ISA_ARM64 && !chk_map_get(&c->loaded, root + 1, NULL) &&
+	    chk_map_put(&c->loaded, root + 1, now_of(o, cpu) + 1))
+		o->oom = true;
 	if (c->has_ctx && c->root == root && c->asid == asid)
 		return; /* a reload (x86 flush by CR3): nothing new */
 	if (o->isa == TLBSIM_ISA_ARM64 && c->has_ctx && c->root != root) {
@@ -834,6 +856,38 @@ static void note_done(struct chk_oracle *o, const struct chk_op *op)
 		max_put(o, &o->va_done, va_key(va, op->all_asids ? 0x10000 : op->asid), t);
 }
 
+/* Key of (the region a level-@level descriptor maps around @va, ASID) in
+ * a cpu's @local_span, @level >= 1; @asid 0x10000 stands for "all ASIDs".
+ * Exact for VAs below 2^58. */
+static uint64_t span_key(uint64_t va, unsigned level, uint32_t asid)
+{
+	uint64_t region = (va >> hw_level_shift(level)) & ((1ull << 37) - 1);
+
+	return (((region + 1) << 2 | (level - 1)) << 17) | asid;
+}
+
+/* Remember a completed local TLBI of @c for local_done_since(). */
+static void note_local_done(struct chk_oracle *o, struct chk_cpu *c, const struct chk_op *op)
+{
+	uint32_t asid = op->all_asids ? 0x10000 : op->asid;
+	uint64_t t = op->time + 1;
+	unsigned l;
+
+	if (op->va_lo == 0 && op->va_hi == UINT64_MAX) {
+		if (op->all_asids)
+			c->local_all = c->local_all > t ? c->local_all : t;
+		else
+			max_put(o, &c->local_asid, (uint64_t)op->asid + 1, t);
+		return;
+	}
+	/* By VA: one page (op_scope_tlbi()), and every descriptor above it
+	 * (a by-VA TLBI removes the walk-cache entries used to translate
+	 * the VA: rule 2). */
+	max_put(o, &c->local_va, va_key(op->va_lo, asid), t);
+	for (l = 1; l < o->levels; l++)
+		max_put(o, &c->local_span, span_key(op->va_lo, l, asid), t);
+}
+
 /* A completed operation, processed serially. */
 static void op_completed(struct chk_oracle *o, const struct chk_op *op)
 {
@@ -878,8 +932,11 @@ void chk_sync(struct chk_oracle *o)
 	for (i = 0; i < o->nr_cpus; i++) {
 		struct chk_cpu *c = &o->cpu[i];
 
-		for (j = 0; j < c->done.n; j++)
+		for (j = 0; j < c->done.n; j++) {
 			op_completed(o, &c->done.v[j]);
+			if (o->isa == TLBSIM_ISA_ARM64 && !c->done.v[j].broadcast)
+				note_local_done(o, c, &c->done.v[j]);
+		}
 		c->done.n = 0;
 	}
 }
@@ -917,6 +974,58 @@ static bool done_since(const struct chk_oracle *o, uint64_t root, uint64_t lo, u
 			return true;
 	}
 	return false;
+}
+
+/* Has cpu @c completed a local TLBI issued at or after @since that covers
+ * the level-@level descriptor at @va of @root: for level 0 one of that
+ * page, above it one of any address under the descriptor (rule 2)?  With
+ * the ASIDs of @root unknown, only TLBIs of every ASID count. */
+static bool local_done_since(const struct chk_oracle *o, const struct chk_cpu *c, uint64_t root,
+			     uint64_t va, unsigned level, uint64_t since)
+{
+	const struct hw_table_page *t = hw_physmem_table(o->pm, root);
+	unsigned i, n = t && t->nr_asids <= HW_ROOT_ASIDS ? t->nr_asids : 0;
+	uint64_t v;
+
+	if (c->local_all > since)
+		return true;
+	for (i = 0; i <= n; i++) {
+		uint32_t asid = i < n ? t->asids[i] : 0x10000;
+		const struct chk_map *m = level ? &c->local_span : &c->local_va;
+		uint64_t key = level ? span_key(va, level, asid) : va_key(va, asid);
+
+		if (i < n && chk_map_get(&c->local_asid, (uint64_t)asid + 1, &v) && v > since)
+			return true;
+		if (chk_map_get(m, key, &v) && v > since)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Break-before-make by IPIs (rule 10 with rule 4): no broadcast TLBI, but
+ * every cpu that had loaded the address space of @root when the break was
+ * made, at @since, completed its own local TLBI covering the level-@level
+ * descriptor at @va after it (TLBI + DSB in an IPI handler: Linux
+ * on_each_cpu() flushes, the flush-all policy).  A cpu that had not
+ * loaded it holds none of its entries and reads the invalid descriptor
+ * from then on (rule 1).  Vacuously true when no cpu loaded it.
+ */
+static bool loaders_flushed(const struct chk_oracle *o, uint64_t root, uint64_t va,
+			    unsigned level, uint64_t since)
+{
+	uint64_t first;
+	unsigned i;
+
+	for (i = 0; i < o->nr_cpus; i++) {
+		const struct chk_cpu *c = &o->cpu[i];
+
+		if (!chk_map_get(&c->loaded, root + 1, &first) || first - 1 > since)
+			continue;
+		if (!local_done_since(o, c, root, va, level, since))
+			return false;
+	}
+	return true;
 }
 
 /* Record the operations outstanding now, issued at or after @since, that
@@ -1095,10 +1204,14 @@ static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_tab
 	if (kind == TLBSIM_FRAME_TABLE && t) {
 		uint64_t root = t->placed ? t->root_pfn : 0;
 
-		/* Its slots' break-before-make records die with it. */
+		/* Its slots' break-before-make records die with it; a root,
+		 * with the cpus that loaded it. */
 		if (o->brk_by_slot.n)
 			for (i = 0; i < TLBSIM_PTRS_PER_TABLE; i++)
 				chk_map_del(&o->brk_by_slot, pfn << 9 | i);
+		if (o->isa == TLBSIM_ISA_ARM64 && (!t->placed || t->root_pfn == pfn))
+			for (i = 0; i < o->nr_cpus; i++)
+				chk_map_del(&o->cpu[i].loaded, pfn + 1);
 		uint32_t gen = tlbsim_physmem_generation(o->pm, pfn);
 
 		if (t->placed && t->level_known) {
@@ -1310,13 +1423,19 @@ static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned in
 		o->nr_brk = 0;
 	/* Any VA under the descriptor: a by-VA TLBI removes the walk-cache
 	 * entries used to translate it (rule 2). */
-	if ((o->brk[idx].old_pfn != new->pfn || o->brk[idx].old_leaf != new->leaf) &&
-	    !done_since(o, t->root_pfn, va, va + ((1ull << hw_level_shift(t->level)) - 1),
-			o->brk[idx].time))
+	if (o->brk[idx].old_pfn == new->pfn && o->brk[idx].old_leaf == new->leaf)
+		return;
+	/* Local TLBIs completed in this serial step (an IPI-less local
+	 * flush before the make) count too. */
+	chk_sync(o);
+	if (!done_since(o, t->root_pfn, va, va + ((1ull << hw_level_shift(t->level)) - 1),
+			o->brk[idx].time) &&
+	    !loaders_flushed(o, t->root_pfn, va, t->level, o->brk[idx].time))
 		report_serial(o, CHK_BBM, by, by, t->root_pfn, 0, va, new->pfn,
 			      "a descriptor made invalid and then valid with a different output "
-			      "address, with no completed broadcast TLBI covering it in between "
-			      "(break-before-make; docs/hazard-rules.md rule 10)");
+			      "address, with no completed broadcast TLBI covering it in between, "
+			      "nor a completed local TLBI on every cpu that had loaded the address "
+			      "space (break-before-make; docs/hazard-rules.md rules 4 and 10)");
 }
 
 void chk_set_kernel_mode(struct chk_oracle *o)
