@@ -849,19 +849,31 @@ static void max_put(struct chk_oracle *o, struct chk_map *m, uint64_t key, uint6
 		o->oom = true;
 }
 
+/* A completed @op of every address: its issue time + 1 into *@all (of
+ * every ASID) or @by_asid (asid + 1 ->), keeping the latest.  False for
+ * an operation by VA, which it leaves alone. */
+static bool note_whole(struct chk_oracle *o, uint64_t *all, struct chk_map *by_asid,
+		       const struct chk_op *op)
+{
+	uint64_t t = op->time + 1;
+
+	if (op->va_lo != 0 || op->va_hi != UINT64_MAX)
+		return false;
+	if (op->all_asids)
+		*all = *all > t ? *all : t;
+	else
+		max_put(o, by_asid, (uint64_t)op->asid + 1, t);
+	return true;
+}
+
 /* Remember a completed broadcast for done_since(). */
 static void note_done(struct chk_oracle *o, const struct chk_op *op)
 {
 	uint64_t t = op->time + 1, va;
 
 	o->done_ring[o->nr_done++ % DONE_RING] = *op;
-	if (op->va_lo == 0 && op->va_hi == UINT64_MAX) {
-		if (op->all_asids)
-			o->all_done = o->all_done > t ? o->all_done : t;
-		else
-			max_put(o, &o->asid_done, (uint64_t)op->asid + 1, t);
+	if (note_whole(o, &o->all_done, &o->asid_done, op))
 		return;
-	}
 	/* By VA: each page, up to a bound (longer ranges stay in the ring). */
 	if (op->va_hi - op->va_lo >= (512ull << 12))
 		return;
@@ -886,13 +898,8 @@ static void note_local_done(struct chk_oracle *o, struct chk_cpu *c, const struc
 	uint64_t t = op->time + 1;
 	unsigned l;
 
-	if (op->va_lo == 0 && op->va_hi == UINT64_MAX) {
-		if (op->all_asids)
-			c->local_all = c->local_all > t ? c->local_all : t;
-		else
-			max_put(o, &c->local_asid, (uint64_t)op->asid + 1, t);
+	if (note_whole(o, &c->local_all, &c->local_asid, op))
 		return;
-	}
 	/* By VA: one page (op_scope_tlbi()), and every descriptor above it:
 	 * a block's entry, and unless last level the walk-cache entries used
 	 * to translate the VA (rule 2). */
