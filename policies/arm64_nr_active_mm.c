@@ -20,6 +20,16 @@
  * reused table can be walked speculatively; and MSR TTBR0; ISB does not
  * complete walks in flight for the old mm: a DSB is needed before the cpu
  * leaves nr_active_mm.  Parameter dsb_after_ttbr=1 adds that DSB.
+ * Break-before-make: a cpu that ran the mm and then left nr_active_mm
+ * (went idle with the mm loaded, or switched to another mm) gets no TLBI
+ * from a local-only flush; it flushes the ASID only at its next switch_mm
+ * to the mm, after its TTBR0 write.  Until then it still caches the old
+ * translations, so a page or a table replaced meanwhile (valid, invalid,
+ * valid with another output address) has not had its break completed on
+ * that cpu (docs/hazard-rules.md rules 4 and 10).  `--check` reports these
+ * as bbm (emag-32: hackbench, madvise-threads with threads=32): a real
+ * hazard of the scheme, not an artefact of the oracle, which accepts a
+ * local TLBI + DSB on every cpu that loaded the mm (flush-all: none).
  * Shared lines (the line model): switch_mm moves the counts with atomics
  * on both mms' nr_active_mm lines and reads the stale cpumask (the mm's
  * mm_cpumask, which the patch reuses for it); a flush reads nr_active_mm

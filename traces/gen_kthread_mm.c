@@ -177,4 +177,14 @@ const struct tlbsim_generator trace_gen_kthread_mm = {
     .init = init,
     .next = trace_gen_next,
     .fini = trace_gen_fini,
+    .notes = "The process and the worker hand off strictly (the worker reads only while the "
+	     "process sleeps; the process flushes only after the worker let the mm go), so no "
+	     "flush races the worker's use of the mm: the mutation "
+	     "arm64-nr-active-mm:kthread_uncounted=1 reports nothing here (tests/hazards/55 "
+	     "makes that race). No vhost ring, eventfd or interrupt: the wakes stand for them,"
+	     " and the worker's copy_from_user() is plain loads. Under arm64-nr-active-mm, "
+	     "--check reports walk_freed_table at the process's exit (3 with the defaults on "
+	     "emag-32): the worker's cpu keeps walk-cache entries of the ASID after the "
+	     "local-only flushes, with or without +rcu-table-free (the policy's known unsafe "
+	     "point, tests/hazards/01). Other policies: no report.",
 };

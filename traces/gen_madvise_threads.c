@@ -131,4 +131,11 @@ const struct tlbsim_generator trace_gen_madvise_threads = {
     .init = init,
     .next = trace_gen_next,
     .fini = trace_gen_fini,
+    .notes = "Only the benchmark's loop: will-it-scale's iteration counter and timing are "
+	     "left out, and each thread maps its own region, so the threads share only the "
+	     "mm. Under arm64-nr-active-mm, --check may report bbm: the main thread's cpu "
+	     "loaded the mm and went idle in its join, a local-only flush skips it, and a "
+	     "worker remaps a page table munmap freed (1 with threads=32 on emag-32, none "
+	     "with the defaults; policies/arm64_nr_active_mm.c). Other policies: no "
+	     "report.",
 };

@@ -71,8 +71,14 @@ struct tlbsim_gen_param {
  *         templates (borrowed: they outlive the generator); returns 0 or a
  *         negative TLBSIM_E*.
  * @uses_seed: whether the events depend on the seed (the generator draws
- *             random numbers); every generator accepts "seed" anyway.  Last
- *             member, for the same reason.
+ *             random numbers); every generator accepts "seed" anyway.
+ *             Added after the others, for the same reason.
+ * @notes: NULL, or a paragraph (plain text, no newlines) saying what the
+ *         generator leaves out of the program it stands for and which
+ *         hazard-oracle reports (--check) a run is expected to give under
+ *         which policies, so that a user can tell them from a bug;
+ *         'tlbsim list generators' prints it under the generator's line.
+ *         Last member, for the same reason.
  */
 struct tlbsim_generator {
 	const char *name;
@@ -88,6 +94,7 @@ struct tlbsim_generator {
 	unsigned nr_templates;
 	int (*init_templates)(void *state, tlbsim_template *const *templates, unsigned n);
 	bool uses_seed;
+	const char *notes;
 };
 
 typedef struct tlbsim_gen tlbsim_gen;

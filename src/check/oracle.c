@@ -30,7 +30,12 @@
  *    be in flight; rule 5, the nr_active_mm review).
  *  - break-before-make (rule 10, Arm only): a valid descriptor replaced by
  *    one with another output address or type, directly or through an
- *    invalid one without a completed broadcast TLBI covering it in between.
+ *    invalid one without, in between, a completed broadcast TLBI covering
+ *    it or, on every cpu that had loaded the address space by the break,
+ *    a local TLBI covering it completed by that cpu's DSB (a flush by IPIs;
+ *    rules 4, 5).  For a table descriptor only non-last-level TLBIs count:
+ *    VALE1/VAALE1 leave walk-cache entries (rule 2), as they do not count
+ *    for a freed table either (struct chk_op @last_level).
  *  - rule 7 (Arm, without FEAT_ETS2): after TLBI + DSB, the issuing cpu's
  *    accesses to the invalidated addresses may still use the old
  *    translation until a context synchronisation (ISB, ERET).
@@ -58,6 +63,14 @@ struct chk_op {
 	uint8_t all_asids;
 	uint8_t broadcast;
 	uint8_t invlpgb; /* else a TLBI */
+	/* A last-level form (TLBI VALE1, VAALE1 and their IS/OS forms;
+	 * INVLPGB with final-translation-only): it removes final-level (leaf
+	 * and block) entries only and leaves the walk-cache entries of table
+	 * descriptors (Arm ARM D8.13 "TLB maintenance", the TLBI VALE1 and
+	 * VAALE1 descriptions: "last level"; AMD APM vol. 3 INVLPGB;
+	 * docs/hazard-rules.md rules 2, 20).  Never enough for a table
+	 * descriptor's break or a freed table. */
+	uint8_t last_level;
 	/* Arm erratum 1286807 (tlbsim_machine.errata): @weak, a DSB
 	 * completed this TLBI but an access that used the old translation
 	 * may still be in flight, so it stays outstanding; @repeat, this TLBI
@@ -105,6 +118,18 @@ struct chk_cpu {
 	 * [sw_lo, sw_hi] walked, during [sw_from, sw_until) cycles */
 	uint64_t sw_root, sw_lo, sw_hi, sw_from, sw_until;
 	struct chk_map asid_root; /* asid + 1 -> root last loaded with it */
+	/* Arm: the address spaces this cpu loaded, root + 1 -> time + 1 of
+	 * its first load since the root frame was allocated (deleted when the
+	 * frame is freed).  Whatever it runs now, a cpu that ever loaded one
+	 * may still cache its entries (rule 1: time does not remove them). */
+	struct chk_map loaded;
+	/* Arm: latest issue time + 1 of this cpu's completed local
+	 * (non-broadcast) TLBIs, for the break-before-make check
+	 * (local_done_since()): of everything (VMALLE1), per ASID
+	 * (asid + 1 ->), per page and ASID (va_key()), per region of a
+	 * level >= 1 descriptor and ASID (span_key()). */
+	uint64_t local_all;
+	struct chk_map local_asid, local_va, local_span;
 	/* Table frames (pfn + 1) this cpu made an entry valid in since its
 	 * last store barrier (kernel mode, chk_store_barrier()). */
 	struct chk_map unordered;
@@ -386,6 +411,10 @@ void chk_destroy(struct chk_oracle *o)
 		free(c->unsynced.v);
 		free(c->pairs);
 		chk_map_fini(&c->asid_root);
+		chk_map_fini(&c->loaded);
+		chk_map_fini(&c->local_asid);
+		chk_map_fini(&c->local_va);
+		chk_map_fini(&c->local_span);
 		chk_map_fini(&c->unordered);
 		reports_fini(&c->rep);
 	}
@@ -576,6 +605,8 @@ static void op_scope_tlbi(struct chk_op *op, enum tlbsim_tlbi_op tlbi, uint64_t 
 {
 	uint64_t page = va & ~0xfffull;
 
+	/* Arm ARM D8.13: the ...LE1 forms are last level only (rule 2). */
+	op->last_level = tlbi == TLBSIM_TLBI_VALE1 || tlbi == TLBSIM_TLBI_VAALE1;
 	switch (tlbi) {
 	case TLBSIM_TLBI_VAE1:
 	case TLBSIM_TLBI_VALE1:
@@ -638,6 +669,7 @@ static void obs_invlpgb_local(void *ctx, unsigned cpu, uint64_t va, unsigned nr_
 		op.all_asids = 0;
 		op.asid = pcid;
 	}
+	op.last_level = !!(flags & TLBSIM_INVLPGB_FINAL_ONLY); /* rule 20 */
 	ops_push(o, &c->pending, &op);
 }
 
@@ -747,6 +779,9 @@ static void obs_context_load_local(void *ctx, unsigned cpu, uint64_t root, uint1
 	struct chk_cpu *c = &o->cpu[cpu];
 	uint64_t prev = 0;
 
+	if (o->isa == TLBSIM_ISA_ARM64 && !chk_map_get(&c->loaded, root + 1, NULL) &&
+	    chk_map_put(&c->loaded, root + 1, now_of(o, cpu) + 1))
+		o->oom = true;
 	if (c->has_ctx && c->root == root && c->asid == asid)
 		return; /* a reload (x86 flush by CR3): nothing new */
 	if (o->isa == TLBSIM_ISA_ARM64 && c->has_ctx && c->root != root) {
@@ -814,24 +849,66 @@ static void max_put(struct chk_oracle *o, struct chk_map *m, uint64_t key, uint6
 		o->oom = true;
 }
 
+/* A completed @op of every address: its issue time + 1 into *@all (of
+ * every ASID) or @by_asid (asid + 1 ->), keeping the latest.  False for
+ * an operation by VA, which it leaves alone. */
+static bool note_whole(struct chk_oracle *o, uint64_t *all, struct chk_map *by_asid,
+		       const struct chk_op *op)
+{
+	uint64_t t = op->time + 1;
+
+	if (op->va_lo != 0 || op->va_hi != UINT64_MAX)
+		return false;
+	if (op->all_asids)
+		*all = *all > t ? *all : t;
+	else
+		max_put(o, by_asid, (uint64_t)op->asid + 1, t);
+	return true;
+}
+
 /* Remember a completed broadcast for done_since(). */
 static void note_done(struct chk_oracle *o, const struct chk_op *op)
 {
 	uint64_t t = op->time + 1, va;
 
 	o->done_ring[o->nr_done++ % DONE_RING] = *op;
-	if (op->va_lo == 0 && op->va_hi == UINT64_MAX) {
-		if (op->all_asids)
-			o->all_done = o->all_done > t ? o->all_done : t;
-		else
-			max_put(o, &o->asid_done, (uint64_t)op->asid + 1, t);
+	if (note_whole(o, &o->all_done, &o->asid_done, op))
 		return;
-	}
 	/* By VA: each page, up to a bound (longer ranges stay in the ring). */
 	if (op->va_hi - op->va_lo >= (512ull << 12))
 		return;
 	for (va = op->va_lo & ~0xfffull; va <= op->va_hi; va += 4096)
 		max_put(o, &o->va_done, va_key(va, op->all_asids ? 0x10000 : op->asid), t);
+}
+
+/* Key of (the region a level-@level descriptor maps around @va, ASID) in
+ * a cpu's @local_span, @level >= 1; @asid 0x10000 stands for "all ASIDs";
+ * @walk: of the non-last-level TLBIs only.  Exact for VAs below 2^58. */
+static uint64_t span_key(uint64_t va, unsigned level, uint32_t asid, bool walk)
+{
+	uint64_t region = (va >> hw_level_shift(level)) & ((1ull << 37) - 1);
+
+	return (((region + 1) << 3 | (level - 1) << 1 | walk) << 17) | asid;
+}
+
+/* Remember a completed local TLBI of @c for local_done_since(). */
+static void note_local_done(struct chk_oracle *o, struct chk_cpu *c, const struct chk_op *op)
+{
+	uint32_t asid = op->all_asids ? 0x10000 : op->asid;
+	uint64_t t = op->time + 1;
+	unsigned l;
+
+	if (note_whole(o, &c->local_all, &c->local_asid, op))
+		return;
+	/* By VA: one page (op_scope_tlbi()), and every descriptor above it:
+	 * a block's entry, and unless last level the walk-cache entries used
+	 * to translate the VA (rule 2). */
+	max_put(o, &c->local_va, va_key(op->va_lo, asid), t);
+	for (l = 1; l < o->levels; l++) {
+		max_put(o, &c->local_span, span_key(op->va_lo, l, asid, false), t);
+		if (!op->last_level)
+			max_put(o, &c->local_span, span_key(op->va_lo, l, asid, true), t);
+	}
 }
 
 /* A completed operation, processed serially. */
@@ -878,8 +955,11 @@ void chk_sync(struct chk_oracle *o)
 	for (i = 0; i < o->nr_cpus; i++) {
 		struct chk_cpu *c = &o->cpu[i];
 
-		for (j = 0; j < c->done.n; j++)
+		for (j = 0; j < c->done.n; j++) {
 			op_completed(o, &c->done.v[j]);
+			if (o->isa == TLBSIM_ISA_ARM64 && !c->done.v[j].broadcast)
+				note_local_done(o, c, &c->done.v[j]);
+		}
 		c->done.n = 0;
 	}
 }
@@ -887,10 +967,13 @@ void chk_sync(struct chk_oracle *o)
 /* ---- frames -------------------------------------------------------------- */
 
 /* Is there a completed broadcast invalidation covering [lo, hi] of @root
- * issued at or after @since?  Whole-ASID and single-page ones are indexed;
- * others are looked for among the last DONE_RING completed. */
+ * issued at or after @since?  @walk: of table entries (a table
+ * descriptor's break, a freed table), which last-level forms leave in the
+ * walk caches (rule 2), so they do not count.  Whole-ASID and single-page
+ * ones are indexed (whole-ASID ones are never last level); others are
+ * looked for among the last DONE_RING completed. */
 static bool done_since(const struct chk_oracle *o, uint64_t root, uint64_t lo, uint64_t hi,
-		       uint64_t since)
+		       uint64_t since, bool walk)
 {
 	const struct hw_table_page *t = hw_physmem_table(o->pm, root);
 	uint64_t i, first = o->nr_done > DONE_RING ? o->nr_done - DONE_RING : 0, v;
@@ -904,34 +987,91 @@ static bool done_since(const struct chk_oracle *o, uint64_t root, uint64_t lo, u
 		for (i = 0; i < t->nr_asids; i++) {
 			if (chk_map_get(&o->asid_done, (uint64_t)t->asids[i] + 1, &v) && v > since)
 				return true;
-			if (hi - lo < 4096 &&
+			if (!walk && hi - lo < 4096 &&
 			    chk_map_get(&o->va_done, va_key(lo, t->asids[i]), &v) && v > since)
 				return true;
 		}
-	if (hi - lo < 4096 && chk_map_get(&o->va_done, va_key(lo, 0x10000), &v) && v > since)
+	if (!walk && hi - lo < 4096 && chk_map_get(&o->va_done, va_key(lo, 0x10000), &v) &&
+	    v > since)
 		return true;
 	for (i = first; i < o->nr_done; i++) {
 		const struct chk_op *op = &o->done_ring[i % DONE_RING];
 
-		if (op->time >= since && op_covers(o, op, root, lo, hi))
+		if (op->time >= since && !(walk && op->last_level) &&
+		    op_covers(o, op, root, lo, hi))
 			return true;
 	}
 	return false;
 }
 
+/* Has cpu @c completed a local TLBI issued at or after @since that covers
+ * the level-@level descriptor at @va of @root: for level 0 one of that
+ * page, above it one of any address under the descriptor (rule 2), and
+ * not a last-level one when @walk (a table descriptor)?  With the ASIDs of
+ * @root unknown, only TLBIs of every ASID count. */
+static bool local_done_since(const struct chk_oracle *o, const struct chk_cpu *c, uint64_t root,
+			     uint64_t va, unsigned level, bool walk, uint64_t since)
+{
+	const struct hw_table_page *t = hw_physmem_table(o->pm, root);
+	unsigned i, n = t && t->nr_asids <= HW_ROOT_ASIDS ? t->nr_asids : 0;
+	uint64_t v;
+
+	if (c->local_all > since)
+		return true;
+	for (i = 0; i <= n; i++) {
+		uint32_t asid = i < n ? t->asids[i] : 0x10000;
+		const struct chk_map *m = level ? &c->local_span : &c->local_va;
+		uint64_t key = level ? span_key(va, level, asid, walk) : va_key(va, asid);
+
+		if (i < n && chk_map_get(&c->local_asid, (uint64_t)asid + 1, &v) && v > since)
+			return true;
+		if (chk_map_get(m, key, &v) && v > since)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Break-before-make by IPIs (rule 10 with rule 4): no broadcast TLBI, but
+ * every cpu that had loaded the address space of @root when the break was
+ * made, at @since, completed its own local TLBI covering the level-@level
+ * descriptor at @va after it (TLBI + DSB in an IPI handler: Linux
+ * on_each_cpu() flushes, the flush-all policy).  A cpu that had not
+ * loaded it holds none of its entries and reads the invalid descriptor
+ * from then on (rule 1).  Vacuously true when no cpu loaded it.
+ */
+static bool loaders_flushed(const struct chk_oracle *o, uint64_t root, uint64_t va,
+			    unsigned level, bool walk, uint64_t since)
+{
+	uint64_t first;
+	unsigned i;
+
+	for (i = 0; i < o->nr_cpus; i++) {
+		const struct chk_cpu *c = &o->cpu[i];
+
+		if (!chk_map_get(&c->loaded, root + 1, &first) || first - 1 > since)
+			continue;
+		if (!local_done_since(o, c, root, va, level, walk, since))
+			return false;
+	}
+	return true;
+}
+
 /* Record the operations outstanding now, issued at or after @since, that
  * cover [lo, hi] of @root: the frame @pfn must not be reused before they
  * complete (unless one such operation already completed: then the frame's
- * maintenance is done, whatever else is in flight). */
+ * maintenance is done, whatever else is in flight).  @walk: @pfn is a
+ * table, which only non-last-level operations invalidate (rule 2; the
+ * walk caches that last-level ones leave are scan_walk_caches()'s). */
 static void pend_outstanding(struct chk_oracle *o, uint64_t pfn, uint64_t root, uint64_t lo,
-			     uint64_t hi, uint64_t since)
+			     uint64_t hi, uint64_t since, bool walk)
 {
 	struct chk_pend *p = NULL;
 	bool told = false;
 	uint64_t idx;
 	unsigned i, j;
 
-	if (done_since(o, root, lo, hi, since))
+	if (done_since(o, root, lo, hi, since, walk))
 		return;
 	for (i = 0; i < o->nr_cpus; i++) {
 		const struct chk_cpu *c = &o->cpu[i];
@@ -939,7 +1079,8 @@ static void pend_outstanding(struct chk_oracle *o, uint64_t pfn, uint64_t root, 
 		for (j = 0; j < c->pending.n; j++) {
 			const struct chk_op *op = &c->pending.v[j];
 
-			if (op->time < since || !op->broadcast || !op_covers(o, op, root, lo, hi))
+			if (op->time < since || !op->broadcast || (walk && op->last_level) ||
+			    !op_covers(o, op, root, lo, hi))
 				continue;
 			if (op->invlpgb && !told) {
 				/* The free itself is early: only a TLBSYNC on the
@@ -1095,10 +1236,14 @@ static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_tab
 	if (kind == TLBSIM_FRAME_TABLE && t) {
 		uint64_t root = t->placed ? t->root_pfn : 0;
 
-		/* Its slots' break-before-make records die with it. */
+		/* Its slots' break-before-make records die with it; a root,
+		 * with the cpus that loaded it. */
 		if (o->brk_by_slot.n)
 			for (i = 0; i < TLBSIM_PTRS_PER_TABLE; i++)
 				chk_map_del(&o->brk_by_slot, pfn << 9 | i);
+		if (o->isa == TLBSIM_ISA_ARM64 && (!t->placed || t->root_pfn == pfn))
+			for (i = 0; i < o->nr_cpus; i++)
+				chk_map_del(&o->cpu[i].loaded, pfn + 1);
 		uint32_t gen = tlbsim_physmem_generation(o->pm, pfn);
 
 		if (t->placed && t->level_known) {
@@ -1117,7 +1262,7 @@ static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_tab
 						   now_of(o, by));
 			}
 			pend_outstanding(o, pfn, root, t->base_va, t->base_va + (span - 1),
-					 t->unlinked_at ? t->unlinked_at - 1 : now_of(o, by));
+					 t->unlinked_at ? t->unlinked_at - 1 : now_of(o, by), true);
 		}
 		if (scan_walk_caches(o, pfn, gen, root, CHK_WALK_FREED_TABLE, by,
 				     "a walk cache still leads into this page-table frame when it "
@@ -1162,7 +1307,7 @@ static void obs_frame_free(void *ctx, uint64_t pfn, unsigned kind, struct hw_tab
 				if (!c->live || pfn < c->old_pfn || pfn >= c->old_pfn + frames)
 					continue;
 				pend_outstanding(o, pfn, c->root, c->va,
-						 c->va + ((1ull << c->shift) - 1), c->time);
+						 c->va + ((1ull << c->shift) - 1), c->time, false);
 				commit_change(o, c);
 			}
 		}
@@ -1279,6 +1424,7 @@ static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned in
 {
 	uint64_t key = t->pfn << 9 | index, idx;
 	unsigned by = o->serving;
+	bool walk;
 
 	if (old->present && new->present) {
 		if (old->pfn != new->pfn || old->leaf != new->leaf)
@@ -1308,15 +1454,30 @@ static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned in
 	chk_map_del(&o->brk_by_slot, key);
 	if (o->brk_by_slot.n == 0)
 		o->nr_brk = 0;
+	if (o->brk[idx].old_pfn == new->pfn && o->brk[idx].old_leaf == new->leaf)
+		return;
 	/* Any VA under the descriptor: a by-VA TLBI removes the walk-cache
-	 * entries used to translate it (rule 2). */
-	if ((o->brk[idx].old_pfn != new->pfn || o->brk[idx].old_leaf != new->leaf) &&
-	    !done_since(o, t->root_pfn, va, va + ((1ull << hw_level_shift(t->level)) - 1),
-			o->brk[idx].time))
-		report_serial(o, CHK_BBM, by, by, t->root_pfn, 0, va, new->pfn,
-			      "a descriptor made invalid and then valid with a different output "
-			      "address, with no completed broadcast TLBI covering it in between "
-			      "(break-before-make; docs/hazard-rules.md rule 10)");
+	 * entries used to translate it, but a last-level one only leaf and
+	 * block entries, so it does not complete the break of a table
+	 * descriptor (rule 2; Arm ARM D8.13, TLBI VALE1). */
+	walk = !o->brk[idx].old_leaf;
+	/* Local TLBIs completed in this serial step (an IPI-less local
+	 * flush before the make) count too. */
+	chk_sync(o);
+	if (done_since(o, t->root_pfn, va, va + ((1ull << hw_level_shift(t->level)) - 1),
+		       o->brk[idx].time, walk) ||
+	    loaders_flushed(o, t->root_pfn, va, t->level, walk, o->brk[idx].time))
+		return;
+	report_serial(o, CHK_BBM, by, by, t->root_pfn, 0, va, new->pfn,
+		      walk ? "a table descriptor made invalid and then valid with a different "
+			     "output address, with no completed non-last-level TLBI covering it "
+			     "in between (broadcast, or local on every cpu that had loaded the "
+			     "address space): a last-level TLBI (VALE1, VAALE1) leaves the walk "
+			     "caches (break-before-make; docs/hazard-rules.md rules 2, 4 and 10)"
+			   : "a descriptor made invalid and then valid with a different output "
+			     "address, with no completed broadcast TLBI covering it in between, "
+			     "nor a completed local TLBI on every cpu that had loaded the address "
+			     "space (break-before-make; docs/hazard-rules.md rules 4 and 10)");
 }
 
 void chk_set_kernel_mode(struct chk_oracle *o)

@@ -416,6 +416,38 @@ static void gen_param_row(const struct tlbsim_gen_param *p, const int *w)
  * range, unit, meaning) and the seed every generator takes, with the
  * syntax of values.
  */
+/* A generator's notes, "    notes: " then words filled to 79 columns,
+ * later lines indented under the first word. */
+static void print_notes(const char *text)
+{
+	const char *lead = "    notes: ";
+	const int indent = (int)strlen(lead), width = 79;
+	int col = indent;
+
+	fputs(lead, stdout);
+	while (*text) {
+		int n = 0;
+
+		while (*text == ' ')
+			text++;
+		while (text[n] && text[n] != ' ')
+			n++;
+		if (!n)
+			break;
+		if (col > indent && col + 1 + n > width) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", n, text);
+		col += n;
+		text += n;
+	}
+	putchar('\n');
+}
+
 static void print_generators(void)
 {
 	/* The header and the seed's row count for the widths too. */
@@ -450,6 +482,8 @@ static void print_generators(void)
 	       "64K, 4M, 1G), within the range shown.  Every generator takes seed too.\n");
 	for (i = 0; (g = tlbsim_generator_at(i)); i++) {
 		printf("\n  %s: %s\n    (%s)\n", g->name, g->summary, g->models);
+		if (g->notes)
+			print_notes(g->notes);
 		printf("      %-*s  %-*s  %-*s  %-*s  %s\n", w[0], head[0], w[1], head[1], w[2],
 		       head[2], w[3], head[3], "meaning");
 		for (k = 0; k < g->nr_params; k++)

@@ -255,6 +255,17 @@ check "... saying which draw random numbers (short-procs, small-free)" \
   bash -c "[ \$(grep '^      seed  ' '$tmp/gens' | grep -c 'of its random numbers') = 2 ]"
 check "... every parameter's default in one column, noise_compute's too" \
   bash -c "grep -q '^      noise_compute  ' '$tmp/gens' && [ \$(awk '/^      [a-z_]+ +[0-9]/ { match(\$0, /^      [a-z_]+ +/); print RLENGTH }' '$tmp/gens' | sort -u | wc -l) = 1 ]"
+# A generator's notes (struct tlbsim_generator.notes) come right under its
+# "(models)" line, before the parameters; kthread-mm and madvise-threads
+# are the two that have them (traces/gen_kthread_mm.c,
+# traces/gen_madvise_threads.c); filled to 79 columns, continuation lines
+# under the first word (11 spaces).
+check "... madvise-threads' notes under its line, before its parameters" \
+  bash -c "grep -A3 '^  madvise-threads: ' '$tmp/gens' | sed -n 3p | grep -q '^    notes: Only the benchmark'"
+check "... kthread-mm's too, and no other generator has notes" \
+  bash -c "grep -A2 '^  kthread-mm: ' '$tmp/gens' | sed -n 3p | grep -q '^    notes: The process and the worker hand off' && [ \$(grep -c '^    notes: ' '$tmp/gens') = 2 ]"
+check "... notes lines fit in 79 columns" \
+  awk '(/^    notes: / || /^           [^ ]/) && length > 79 { bad = 1 } END { exit bad }' "$tmp/gens"
 
 # Friction: tlbsim.h is the whole public API (trace.h and check.h were missing).
 printf '#include <tlbsim/tlbsim.h>\nint main(void) { tlbsim_trace_reader *r = 0; struct tlbsim_replay_config c = {0}; (void)r; (void)c; return 0; }\n' >"$tmp/all.c"
