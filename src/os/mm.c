@@ -721,6 +721,8 @@ bool os_cow_busy(struct os *os, const struct hw_cpu *cpu, const struct os_mm *mm
 	uint64_t start, end;
 	struct os_ret r;
 
+	if (!mm->cow_pending)
+		return false;
 	if (tlbsim_event_is_access(ev->kind)) {
 		start = ev->access.va;
 		end = start + 1;
@@ -1077,6 +1079,7 @@ static void cow_map(struct os *os, struct hw_cpu *cpu)
 		 * across the flush too; here only for the store). */
 		os_fault_install(os, cpu, c->mm, c->va, 0);
 	}
+	c->mm->cow_pending--;
 	c->mm = NULL;
 }
 
@@ -1158,6 +1161,7 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 			 * flush's wait). */
 			oc->cow = (struct os_cow){.mm = mm, .va = page, .pfn = pfn,
 						  .shift = cur.size_shift, .prot = v->prot};
+			mm->cow_pending++;
 			os_flush_range(os, cpu, mm, page, page + size, cur.size_shift, false);
 			if (cpu->core->state == ENG_BLOCKED) {
 				BUG_ON(oc->cont, "one continuation at a time per cpu");
