@@ -205,18 +205,10 @@ static void unref_page(struct os *os, struct os_gather *g, uint64_t pfn, unsigne
 bool os_next_leaf(tlbsim_pgtable *pgt, uint64_t *va, uint64_t end, struct tlbsim_mapping *cur,
 		  uint64_t *pstart)
 {
-	while (*va < end) {
-		uint64_t next = hw_pgtable_next_candidate(pgt, *va);
-
-		if (next != *va) {
-			*va = next;
-			continue;
-		}
-		BUG_ON(tlbsim_pgtable_lookup(pgt, *va, cur), "a found leaf is mapped");
-		*pstart = *va & ~((1ull << cur->size_shift) - 1);
-		return true;
-	}
-	return false;
+	if (!hw_pgtable_next_leaf(pgt, va, end, cur))
+		return false;
+	*pstart = *va & ~((1ull << cur->size_shift) - 1);
+	return true;
 }
 
 static uint64_t page_end(uint64_t pstart, const struct tlbsim_mapping *m)
