@@ -87,6 +87,28 @@ static inline unsigned tlbsim_cpumask_weight(const struct tlbsim_cpumask *m)
 	return n;
 }
 
+/*
+ * Is a bit other than cpu @cpu's set (Linux cpumask_any_but() <
+ * nr_cpu_ids)?  Looks at the words holding cpus 0..@nr_cpus-1 only, a
+ * machine's masks having no bit above them, and stops at the first word
+ * with a bit; @cpu may be TLBSIM_NR_CPUS (no cpu excepted).
+ */
+static inline bool tlbsim_cpumask_any_but(const struct tlbsim_cpumask *m, unsigned cpu,
+					  unsigned nr_cpus)
+{
+	unsigned i, n = nr_cpus < TLBSIM_NR_CPUS ? (nr_cpus + 63) / 64 : TLBSIM_CPUMASK_WORDS;
+
+	for (i = 0; i < n; i++) {
+		uint64_t word = m->w[i];
+
+		if (i == cpu / 64)
+			word &= ~(1ull << (cpu % 64));
+		if (word)
+			return true;
+	}
+	return false;
+}
+
 /* The first set cpu at or after @cpu, or TLBSIM_NR_CPUS if none. */
 static inline unsigned tlbsim_cpumask_next(const struct tlbsim_cpumask *m, unsigned cpu)
 {

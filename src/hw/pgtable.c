@@ -368,7 +368,11 @@ uint64_t tlbsim_pgtable_nr_tables(const tlbsim_pgtable *pt)
 	return pt->nr_tables;
 }
 
-uint64_t hw_pgtable_next_candidate(const tlbsim_pgtable *pt, uint64_t va)
+/*
+ * hw_pgtable_next_leaf()'s step: @va itself if a leaf maps it (the walk in
+ * *@w, as walk() leaves it), else the next address to try.
+ */
+static uint64_t next_candidate(const tlbsim_pgtable *pt, uint64_t va, struct walk_result *w)
 {
 	uint64_t table_pfn = pt->root;
 
@@ -377,17 +381,39 @@ uint64_t hw_pgtable_next_candidate(const tlbsim_pgtable *pt, uint64_t va)
 	for (unsigned level = pt->levels; level-- > 0;) {
 		struct hw_table_page *t = hw_physmem_table(pt->pm, table_pfn);
 		unsigned shift = hw_level_shift(level);
-		struct hw_pte pte;
+		unsigned index = hw_pte_index(va, level);
 
 		if (!t)
 			break;
-		hw_pte_decode(pt->isa, level, t->raw[hw_pte_index(va, level)], &pte);
+		hw_pte_decode(pt->isa, level, t->raw[index], &w->pte);
 		/* Nothing below this descriptor: skip its whole span. */
-		if (!pte.present)
+		if (!w->pte.present)
 			return ((va >> shift) + 1) << shift;
-		if (pte.leaf)
+		if (w->pte.leaf) {
+			w->t = t;
+			w->table_pfn = table_pfn;
+			w->index = index;
+			w->level = level;
 			return va;
-		table_pfn = pte.pfn;
+		}
+		table_pfn = w->pte.pfn;
 	}
 	return va + (1ull << TLBSIM_PAGE_SHIFT);
+}
+
+bool hw_pgtable_next_leaf(const tlbsim_pgtable *pt, uint64_t *va, uint64_t end,
+			  struct tlbsim_mapping *out)
+{
+	struct walk_result w;
+
+	while (*va < end) {
+		uint64_t next = next_candidate(pt, *va, &w);
+
+		if (next == *va) {
+			fill_mapping(&w, out);
+			return true;
+		}
+		*va = next;
+	}
+	return false;
 }

@@ -3,16 +3,22 @@
 #ifndef TLBSIM_HW_PGTABLE_INTERNAL_H
 #define TLBSIM_HW_PGTABLE_INTERNAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tlbsim/pgtable.h"
 
 /*
- * @va itself if a leaf maps it; else the first address after the span of
- * the not-present descriptor the walk stopped at (a whole empty table's
- * span is skipped at once); UINT64_MAX beyond the user range.  Lets a zap
- * of a sparse range cost per present page, not per 4 KiB.
+ * The first leaf at or after *@va and below @end: true with its mapping in
+ * *@out (as tlbsim_pgtable_lookup() gives it) and *@va the address the
+ * search reached, inside the leaf's page; false with *@va >= @end
+ * (UINT64_MAX beyond the user range).  The search skips the span of each
+ * not-present descriptor it stops at (a whole empty table's at once), so a
+ * zap of a sparse range costs per present page, not per 4 KiB; each step
+ * is one walk from the root, the leaf's included (no second walk to read
+ * it).
  */
-uint64_t hw_pgtable_next_candidate(const tlbsim_pgtable *pt, uint64_t va);
+bool hw_pgtable_next_leaf(const tlbsim_pgtable *pt, uint64_t *va, uint64_t end,
+			  struct tlbsim_mapping *out);
 
 #endif

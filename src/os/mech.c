@@ -151,11 +151,12 @@ static void loaded_mm_trampoline(void *info, struct hw_smp *smp, struct hw_cpu *
 void os_flush_loaded_mms(struct os *os, struct hw_cpu *cpu, const struct tlbsim_cpumask *targets)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
-	struct tlbsim_cpumask t = *targets;
+	struct tlbsim_cpumask t;
 
-	tlbsim_cpumask_clear(&t, cpu->id);
-	if (!tlbsim_cpumask_weight(&t))
+	if (!tlbsim_cpumask_any_but(targets, cpu->id, os->m->nr_cpus))
 		return;
+	t = *targets;
+	tlbsim_cpumask_clear(&t, cpu->id);
 	oc->ipi_info = (struct tlbsim_flush_info){.initiator = cpu->id};
 	oc->flush_kind |= OS_FK_IPI;
 	hw_smp_ipi_many(&os->smp, cpu, &t, loaded_mm_trampoline, &oc->ipi_info.initiator);
@@ -175,11 +176,12 @@ static void m_send_ipi(struct tlbsim_pctx *ctx, const struct tlbsim_cpumask *tar
 	struct os *os = os_of(ctx);
 	struct hw_cpu *cpu = hw_of(ctx);
 	struct os_cpu *oc = os_cpu_of(cpu);
-	struct tlbsim_cpumask t = *targets;
+	struct tlbsim_cpumask t;
 
-	tlbsim_cpumask_clear(&t, cpu->id);
-	if (!tlbsim_cpumask_weight(&t))
+	if (!tlbsim_cpumask_any_but(targets, cpu->id, os->m->nr_cpus))
 		return;
+	t = *targets;
+	tlbsim_cpumask_clear(&t, cpu->id);
 	/* The targets read the request while the initiator waits. */
 	oc->ipi_info = *info;
 	mark(ctx, OS_FK_IPI);

@@ -205,18 +205,10 @@ static void unref_page(struct os *os, struct os_gather *g, uint64_t pfn, unsigne
 bool os_next_leaf(tlbsim_pgtable *pgt, uint64_t *va, uint64_t end, struct tlbsim_mapping *cur,
 		  uint64_t *pstart)
 {
-	while (*va < end) {
-		uint64_t next = hw_pgtable_next_candidate(pgt, *va);
-
-		if (next != *va) {
-			*va = next;
-			continue;
-		}
-		BUG_ON(tlbsim_pgtable_lookup(pgt, *va, cur), "a found leaf is mapped");
-		*pstart = *va & ~((1ull << cur->size_shift) - 1);
-		return true;
-	}
-	return false;
+	if (!hw_pgtable_next_leaf(pgt, va, end, cur))
+		return false;
+	*pstart = *va & ~((1ull << cur->size_shift) - 1);
+	return true;
 }
 
 static uint64_t page_end(uint64_t pstart, const struct tlbsim_mapping *m)
@@ -721,6 +713,8 @@ bool os_cow_busy(struct os *os, const struct hw_cpu *cpu, const struct os_mm *mm
 	uint64_t start, end;
 	struct os_ret r;
 
+	if (!mm->cow_pending)
+		return false;
 	if (tlbsim_event_is_access(ev->kind)) {
 		start = ev->access.va;
 		end = start + 1;
@@ -1077,6 +1071,7 @@ static void cow_map(struct os *os, struct hw_cpu *cpu)
 		 * across the flush too; here only for the store). */
 		os_fault_install(os, cpu, c->mm, c->va, 0);
 	}
+	c->mm->cow_pending--;
 	c->mm = NULL;
 }
 
@@ -1158,6 +1153,7 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 			 * flush's wait). */
 			oc->cow = (struct os_cow){.mm = mm, .va = page, .pfn = pfn,
 						  .shift = cur.size_shift, .prot = v->prot};
+			mm->cow_pending++;
 			os_flush_range(os, cpu, mm, page, page + size, cur.size_shift, false);
 			if (cpu->core->state == ENG_BLOCKED) {
 				BUG_ON(oc->cont, "one continuation at a time per cpu");

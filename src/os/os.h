@@ -117,6 +117,8 @@ struct os_mm {
 	unsigned lock_readers;
 	unsigned tlb_flush_pending;
 	bool tlb_flush_batched;
+	/* cpus whose struct os_cow names this mm (os_cow_busy()'s shortcut) */
+	unsigned cow_pending;
 	struct fab_line cpumask_line[OS_CPUMASK_LINES];
 	struct fab_line nr_active_line, tlb_gen_line, ptl_line, mmap_line;
 	struct chk_map vma_line_index;

@@ -72,7 +72,8 @@ void os_rcu_advance(struct os *os, uint64_t now)
 			if (!os->cpu[c].curr || os->cpu[c].rcu_qs_seq != b->qs_seq[c])
 				tlbsim_cpumask_clear(&b->waiting, c);
 		}
-		if (tlbsim_cpumask_weight(&b->waiting) || now < b->start + os->m->costs.rcu_grace_min) {
+		if (tlbsim_cpumask_any_but(&b->waiting, TLBSIM_NR_CPUS, os->m->nr_cpus) ||
+		    now < b->start + os->m->costs.rcu_grace_min) {
 			pb = &b->next;
 			continue;
 		}

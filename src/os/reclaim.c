@@ -84,13 +84,10 @@ static void read_cpumask(struct os *os, struct hw_cpu *cpu, struct os_mm *mm)
 /* arch_tlbbatch_should_defer(). */
 static bool should_defer_flush(struct os *os, struct hw_cpu *cpu, struct os_mm *mm)
 {
-	struct tlbsim_cpumask others = mm->pub.cpumask;
-
 	if (os->m->isa == TLBSIM_ISA_ARM64)
 		return os->m->nr_cpus > 1;
 	read_cpumask(os, cpu, mm);
-	tlbsim_cpumask_clear(&others, cpu->id);
-	return tlbsim_cpumask_weight(&others) > 0;
+	return tlbsim_cpumask_any_but(&mm->pub.cpumask, cpu->id, os->m->nr_cpus);
 }
 
 /* set_tlb_ubc_flush_pending() -> arch_tlbbatch_add_pending(). */
@@ -245,7 +242,8 @@ static void tlbbatch_flush_x86(struct os *os, struct hw_cpu *cpu, struct os_tlbb
 	 * when the batch's cpumask has cpus, which the targeted INVLPGBs of
 	 * add_pending() left it without: they are never waited for (what
 	 * 0b7eb55cb706 rules out: every mm unmapped from must count). */
-	if (os->reclaim_cpumask_only && !tlbsim_cpumask_weight(&b->cpumask)) {
+	if (os->reclaim_cpumask_only &&
+	    !tlbsim_cpumask_any_but(&b->cpumask, TLBSIM_NR_CPUS, os->m->nr_cpus)) {
 		b->unmapped_pages = false;
 		return;
 	}
@@ -256,7 +254,7 @@ static void tlbbatch_flush_x86(struct os *os, struct hw_cpu *cpu, struct os_tlbb
 		os_cpu_of(cpu)->flush_kind |= OS_FK_INVLPGB;
 		hw_invlpgb(&os->smp, cpu, 0, 1, TLBSIM_PAGE_SHIFT, 0, 0);
 		hw_tlbsync(&os->smp, cpu);
-	} else if (tlbsim_cpumask_weight(&others)) {
+	} else if (tlbsim_cpumask_any_but(&others, TLBSIM_NR_CPUS, os->m->nr_cpus)) {
 		/* flush_tlb_multi(): should_flush_tlb() skips lazy cpus (the
 		 * request frees no tables; their tlb_gen is behind). */
 		unsigned c;

@@ -1147,7 +1147,8 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 		return;
 	}
 	oc->park = OS_PARK_NONE;
-	os_rcu_advance(os, c->now);
+	if (os->rcu_head) /* a grace period to end */
+		os_rcu_advance(os, c->now);
 	switch (why) {
 	case OS_PARK_CONT: {
 		os_cont_fn cont = oc->cont;

@@ -459,6 +459,33 @@ static void mechanisms_give_identical_results_for_1_2_4_threads(void **state)
 	assert_true(bcasts > 10000);
 }
 
+/* tlbsim_cpumask_any_but(): a bit of another cpu, in the words of cpus
+ * below nr_cpus only (the IPI send's "any target but me"). */
+static void cpumask_any_but_sees_other_cpus_below_nr_cpus(void **state)
+{
+	struct tlbsim_cpumask m;
+
+	(void)state;
+	tlbsim_cpumask_zero(&m);
+	assert_false(tlbsim_cpumask_any_but(&m, TLBSIM_NR_CPUS, TLBSIM_NR_CPUS));
+	tlbsim_cpumask_set(&m, 5);
+	assert_false(tlbsim_cpumask_any_but(&m, 5, 8)); /* only the sender */
+	assert_true(tlbsim_cpumask_any_but(&m, 4, 8));
+	assert_true(tlbsim_cpumask_any_but(&m, TLBSIM_NR_CPUS, 8));
+	tlbsim_cpumask_clear(&m, 5);
+	tlbsim_cpumask_set(&m, 63); /* last bit of word 0 */
+	assert_false(tlbsim_cpumask_any_but(&m, 63, 64));
+	assert_true(tlbsim_cpumask_any_but(&m, 0, 1)); /* word 0 holds cpu 0 */
+	/* cpu 70 is in word 1 */
+	tlbsim_cpumask_set(&m, 70);
+	assert_true(tlbsim_cpumask_any_but(&m, 63, 71));
+	assert_false(tlbsim_cpumask_any_but(&m, 63, 64)); /* word 1 not looked at */
+	tlbsim_cpumask_zero(&m);
+	tlbsim_cpumask_set(&m, TLBSIM_NR_CPUS - 1);
+	assert_true(tlbsim_cpumask_any_but(&m, 0, TLBSIM_NR_CPUS));
+	assert_false(tlbsim_cpumask_any_but(&m, TLBSIM_NR_CPUS - 1, TLBSIM_NR_CPUS));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +494,7 @@ int main(void)
 		cmocka_unit_test(tlbsync_waits_only_for_its_own_invlpgb),
 		cmocka_unit_test(blocked_cycles_leave_out_broadcasts_taken_while_waiting),
 		cmocka_unit_test(mechanisms_give_identical_results_for_1_2_4_threads),
+		cmocka_unit_test(cpumask_any_but_sees_other_cpus_below_nr_cpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
