@@ -82,6 +82,19 @@ static void set_writer(struct os_mm *mm, const struct hw_cpu *cpu)
 	mm->lock_flush_acq = cpu->st.blocked_cycles;
 }
 
+/* @cpu holds @mm's lock now, for writing or reading. */
+static void take(struct os_mm *mm, struct hw_cpu *cpu, bool write)
+{
+	struct os_cpu *oc = os_cpu_of(cpu);
+
+	if (write)
+		set_writer(mm, cpu);
+	else
+		mm->lock_readers++;
+	oc->locked = mm;
+	oc->locked_write = write;
+}
+
 static void clear_writer(struct os *os, struct os_mm *mm, uint64_t t)
 {
 	mm->lock_flush_base = write_flush(os, mm, t);
@@ -115,12 +128,7 @@ static void grant(struct os *os, struct os_mm *mm, uint32_t w, uint64_t t)
 	}
 	account_wait(os, cpu, mm);
 	os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, write ? FAB_RMW : FAB_READ, 0);
-	if (write)
-		set_writer(mm, cpu);
-	else
-		mm->lock_readers++;
-	oc->locked = mm;
-	oc->locked_write = write;
+	take(mm, cpu, write);
 	oc->mmap_waiting = NULL;
 	oc->mmap_granted = true;
 	/* Its event (the syscall or fault at its thread's head) runs in the
@@ -213,12 +221,7 @@ bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const str
 	/* down_read()/down_write(); a fault holds it for reading until its
 	 * return (os_kernel_exit()), across its flush's wait too. */
 	os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_RMW, 0);
-	if (write)
-		set_writer(mm, cpu);
-	else
-		mm->lock_readers++;
-	oc->locked = mm;
-	oc->locked_write = write;
+	take(mm, cpu, write);
 	return true;
 }
 

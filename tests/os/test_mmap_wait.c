@@ -78,6 +78,15 @@ static void release(struct lab *b, unsigned id, uint64_t t)
 	os_mmap_unlock(b->os, cpu);
 }
 
+/* cpu @id downgrades the write lock it holds at @t. */
+static void downgrade(struct lab *b, unsigned id, uint64_t t)
+{
+	struct hw_cpu *cpu = os_hw(b->os, id);
+
+	cpu->core->now = t;
+	os_mmap_downgrade(b->os, cpu, b->mm);
+}
+
 static uint64_t now(struct lab *b, unsigned id)
 {
 	return os_hw(b->os, id)->core->now;
@@ -228,17 +237,14 @@ static void a_reader_queues_behind_a_waiting_writer(void **state)
 static void downgrade_does_not_pass_a_writer_at_the_head(void **state)
 {
 	struct lab b;
-	struct hw_cpu *c0;
 
 	(void)state;
 	lab_open(&b);
-	c0 = os_hw(b.os, 0);
 	assert_true(ask(&b, 0, 1000, &writer));
 	assert_false(ask(&b, 1, 2000, &writer));
 	assert_false(ask(&b, 2, 3000, &reader));
-	c0->core->now = 10000;
-	os_mmap_downgrade(b.os, c0, b.mm);
-	assert_int_equal(c0->core->now, 10070);
+	downgrade(&b, 0, 10000);
+	assert_int_equal(now(&b, 0), 10070);
 	assert_true(waits(&b, 1) && waits(&b, 2));
 	assert_int_equal(b.mm->lock_readers, 1);
 	release(&b, 0, 20000);
@@ -258,15 +264,12 @@ static void downgrade_does_not_pass_a_writer_at_the_head(void **state)
 static void downgrade_lets_readers_in(void **state)
 {
 	struct lab b;
-	struct hw_cpu *c0;
 
 	(void)state;
 	lab_open(&b);
-	c0 = os_hw(b.os, 0);
 	assert_true(ask(&b, 0, 1000, &writer));
 	assert_false(ask(&b, 1, 2000, &reader));
-	c0->core->now = 10000;
-	os_mmap_downgrade(b.os, c0, b.mm);
+	downgrade(&b, 0, 10000);
 	assert_true(holds(&b, 1));
 	assert_int_equal(b.mm->lock_readers, 2);
 	assert_int_equal(now(&b, 1), 10120);
