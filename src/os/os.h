@@ -402,10 +402,11 @@ struct os_gather {
  *        cpu (part of the core's waiting cycles)
  * @line: per kind of shared line (enum tlbsim_line_kind), what touching
  *        them cost this cpu (os/lines.c)
- * @mmap_lock_wait_cycles: cycles spent stalled for an mmap_lock another cpu
- *        holds (part of the core's waiting cycles)
- * @flush_lock_wait_cycles: of them, while the lock's writer was blocked on
- *        its flush (IPI acknowledgements, DSB, TLBSYNC)
+ * @mmap_lock_wait_cycles: cycles asleep on an mmap_lock's wait list until
+ *        a release handed this cpu the lock (or it gave up), interrupts not
+ *        included (part of the core's waiting cycles; os/mmap_lock.c)
+ * @flush_lock_wait_cycles: of them, while the lock's write holders were
+ *        blocked on their flushes (IPI acknowledgements, DSB, TLBSYNC)
  * @switch_line_cycles: cycles the policy's switch_mm and enter_lazy spent
  *        on shared lines (mm_cpumask, tlb_gen, nr_active_mm: transfers,
  *        waits, atomics), the bookkeeping that says which cpus a flush
