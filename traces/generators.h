@@ -17,12 +17,14 @@ extern const struct tlbsim_generator trace_gen_small_free;
 extern const struct tlbsim_generator trace_gen_spawn;
 extern const struct tlbsim_generator trace_gen_kthread_mm;
 extern const struct tlbsim_generator trace_gen_reclaim;
+extern const struct tlbsim_generator trace_gen_tcmalloc_large_heap;
 
 /* Add a generator: declare it here and append it to GENERATOR_LIST. */
 #define GENERATOR_LIST                                                                             \
 	&trace_gen_mprotect_toggle, &trace_gen_madvise_threads, &trace_gen_munmap_churn,           \
 	    &trace_gen_ctx_switch, &trace_gen_hackbench, &trace_gen_short_procs,                   \
 	    &trace_gen_page_faults, &trace_gen_stencil_noise, &trace_gen_small_free,               \
-	    &trace_gen_spawn, &trace_gen_kthread_mm, &trace_gen_reclaim,
+	    &trace_gen_spawn, &trace_gen_kthread_mm, &trace_gen_reclaim,                           \
+	    &trace_gen_tcmalloc_large_heap,
 
 #endif

@@ -333,7 +333,8 @@ enum tlbsim_dc_op {
  *     older than the change (the hazard oracle's stale use).  A
  *     kernel-level sequence (a hand-written scenario, a recorded kernel
  *     path) claims "this PTE change is complete" with it; the range must
- *     not run past 2^64.  The OS model ignores it in a thread's stream.
+ *     not run past 2^64.  The OS model ignores it (ignored_events), in a
+ *     thread's stream or not.
  *
  * EXEC - no payload: the performing thread's process replaces its address
  *     space with a new, empty one and goes on with its pid and tid

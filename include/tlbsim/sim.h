@@ -150,7 +150,8 @@ enum tlbsim_os_flags {
 
 /**
  * tlbsim_os_options_parse() - OS-model options from text
- * @spec: "key=value,..." (commas or blanks between items): fault_lock=
+ * @spec: "key=value,..." (one comma, blanks, or both between items; an
+ *        empty item, as in "a=1,,b=1" or a trailing comma, is an error): fault_lock=
  *        mm|split|lockless, lru_add_drain=0|1, per_vma_lock=0|1,
  *        no_nested_flush=0|1, and the mutations no_batched_pending=0|1,
  *        reclaim_cpumask_only=0|1, mremap_late_flush=0|1,
@@ -175,8 +176,10 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_os_options_parse(const char *spec, unsig
  * @buf: destination, always NUL-terminated when @size > 0
  * @size: bytes of @buf; 256 always suffice
  *
- * Every option is written, e.g. "fault_lock=split,lru_add_drain=0,
- * per_vma_lock=0,no_nested_flush=0" (no blanks).
+ * The four kernel options are always written, the mutations
+ * (no_batched_pending, ...) only when set, as "=1": e.g.
+ * "fault_lock=split,lru_add_drain=0,per_vma_lock=0,no_nested_flush=0"
+ * or "...,no_nested_flush=0,mremap_late_flush=1" (no blanks).
  *
  * Returns: the characters the text needs, excluding the NUL (as snprintf).
  */

@@ -45,7 +45,10 @@ extern "C" {
  * @faults: page faults
  * @segv: accesses outside a mapping or not permitted (skipped)
  * @bad_syscalls: syscalls with a range outside the user address space
- * @ignored_events: kernel-level events met in a thread's stream
+ * @ignored_events: kernel-level events (INVLPG .. COMMIT), in a thread's stream or
+ *                  on a cpu for no thread, counted on that cpu; and events the OS
+ *                  model refused (traces/FORMAT.md: a kthread_use_mm of no live
+ *                  process, a reclaim of a dead one, a fork by a kernel thread)
  * @flushes_local: flush requests this cpu initiated done with local
  *                 flushes only
  * @flushes_ipi: ... with IPIs (x86 shootdowns)

@@ -400,16 +400,26 @@ static void source_of(const struct record_opts *o, char *src, size_t size)
 	src[len] = 0;
 }
 
-static void print_merge_summary(const struct rec_merge_stats *st, const char *out, double secs)
+/* @rec_secs: wall time under valgrind (0 for --merge), @merge_secs: of the
+ * merge; the rate is of the two together, the command's wall time. */
+static void print_merge_summary(const struct rec_merge_stats *st, const char *out,
+				double rec_secs, double merge_secs)
 {
+	double secs = rec_secs + merge_secs;
 	struct stat sb;
 
 	fprintf(stderr,
 		"%s: %llu events (%llu guest instructions) of %llu process images, "
-		"%llu forks, %llu threads created, recorded in %.1f s: %.2f M events/s",
+		"%llu forks, %llu threads created, ",
 		out, (unsigned long long)st->events, (unsigned long long)st->insns,
 		(unsigned long long)st->images, (unsigned long long)st->forks,
-		(unsigned long long)st->threads, secs, secs > 0 ? st->events / secs / 1e6 : 0.0);
+		(unsigned long long)st->threads);
+	if (rec_secs > 0)
+		fprintf(stderr, "recorded in %.1f s and merged in %.1f s of wall time", rec_secs,
+			merge_secs);
+	else
+		fprintf(stderr, "merged in %.1f s of wall time", merge_secs);
+	fprintf(stderr, ": %.2f M events/s", secs > 0 ? st->events / secs / 1e6 : 0.0);
 	if (stat(out, &sb) == 0)
 		fprintf(stderr, "; %lld bytes (%.3f bytes/event)", (long long)sb.st_size,
 			st->events ? (double)sb.st_size / (double)st->events : 0.0);
@@ -434,7 +444,8 @@ static void print_merge_summary(const struct rec_merge_stats *st, const char *ou
 	fputc('\n', stderr);
 }
 
-/* Merge the parts in @dir into o->out (@secs: the recording's wall time, 0 for --merge). */
+/* Merge the parts in @dir into o->out (@secs: the recording's wall time
+ * under valgrind, 0 for --merge). */
 static int merge_parts(const struct record_opts *o, const char *dir, double secs)
 {
 	struct tlbsim_trace_info info = {.version = 1, .isa = TLBSIM_ISA_X86_64, .page_shift = 12};
@@ -456,7 +467,7 @@ static int merge_parts(const struct record_opts *o, const char *dir, double secs
 	/* What was merged before an error is a valid trace: keep it. */
 	if (tlbsim_trace_writer_close(w, &err))
 		return cli_fail_err(&err);
-	print_merge_summary(&st, o->out, secs ? secs : cli_now() - started);
+	print_merge_summary(&st, o->out, secs, cli_now() - started);
 	if (rc)
 		cli_fail("record: %s keeps the %llu events merged before that error", o->out,
 			 (unsigned long long)st.events);

@@ -277,14 +277,16 @@ static int parse(int argc, char **argv, struct run_opts *o, bool compare)
 			break;
 		case OPT_OS: {
 			char why[256];
+			size_t at = 0;
 
 			if (o->os_text)
 				return cli_fail("%s: --os given twice ('%s', then '%s'): one list, "
 						"K=V,K=V,...",
 						argv[0], o->os_text, optarg);
 			o->os_text = optarg;
-			if (tlbsim_os_options_parse(optarg, &o->os_flags, why, sizeof(why), NULL))
-				return cli_fail("%s: --os: %s", argv[0], why);
+			if (tlbsim_os_options_parse(optarg, &o->os_flags, why, sizeof(why), &at))
+				return cli_fail("%s: --os: byte %zu of '%s': %s", argv[0], at,
+						optarg, why);
 			break;
 		}
 		case OPT_QUIET:
@@ -742,7 +744,7 @@ static const struct anomaly anomalies[] = {
     {"unknown-thread events", "os", "unknown_thread_events",
      "events of threads no event created, not run"},
     {"ignored events", "totals", "ignored_events",
-     "kernel-level events in thread streams, not applied by the OS model"},
+     "kernel-level events (for --kernel) and events the OS model refused, not applied"},
     {"switches folded", "os", "switches_folded",
      "switch events naming cpus the machine lacks, run on cpu % cpus"},
     {"ignored operands", "totals", "ignored_operands",
@@ -822,12 +824,17 @@ static void print_run_table(json_t *st)
 		snprintf(label, sizeof(label), "-");
 	row(cols, NULL, st, "total", label);
 	/* Events run, not those read ahead (a capped run reads past them). */
-	fprintf(out, "simulated time %.6f s (%llu cycles at %.2f GHz), %llu events run",
+	fprintf(out, "simulated time %.6f s (%llu cycles at %.2f GHz), %llu events run on cpus",
 	       json_real_value(json_object_get(st, "seconds")), (unsigned long long)u(st, "cycles"),
 	       json_real_value(json_object_get(st, "freq_ghz")),
 	       (unsigned long long)u(json_object_get(st, "totals"), "events"));
+	/* A process created by no thread (a trace's first proc_create) is
+	 * made as it is read, on no cpu; a capped run also reads ahead. */
 	if (u(st, "events_read") != u(json_object_get(st, "totals"), "events"))
-		fprintf(out, " (%llu read)", (unsigned long long)u(st, "events_read"));
+		fprintf(out, " of %llu read (%s)", (unsigned long long)u(st, "events_read"),
+			json_is_true(json_object_get(st, "partial"))
+			    ? "the stop leaves some read unrun; creations by no thread run on no cpu"
+			    : "creations of processes by no thread run on no cpu");
 	fprintf(out, "\n");
 	for (const struct anomaly *a = anomalies; a->key; a++)
 		if (anomaly(st, a))
@@ -1096,12 +1103,28 @@ int cmd_compare(int argc, char **argv)
 				len += (size_t)snprintf(list + len, 1024 - len, "%s%s", len ? "," : "",
 							p->name);
 	}
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (n == MAX_POLICIES) {
+	for (i = 0, tok = list; tok && *tok; tok++)
+		if (*tok == ',' && ++i >= MAX_POLICIES) {
 			rc = cli_fail("compare: at most %d policies at a time, found more in '%s'",
-				      MAX_POLICIES, o.policy);
+				      MAX_POLICIES, list);
 			goto out;
 		}
+	for (tok = list; list && *list && tok; tok = save) {
+		size_t off = (size_t)(tok - list);
+
+		save = strchr(tok, ',');
+		if (save)
+			*save++ = '\0';
+		if (!*tok) {
+			rc = cli_fail("--policies: empty name at byte %zu of '%s'", off, o.policy);
+			goto out;
+		}
+		for (i = 0; i < n; i++)
+			if (!strcmp(names[i], tok)) {
+				rc = cli_fail("--policies: '%s' named twice (byte %zu of '%s')", tok,
+					      off, o.policy);
+				goto out;
+			}
 		names[n++] = tok;
 	}
 	if (!n) {

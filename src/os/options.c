@@ -100,17 +100,26 @@ int tlbsim_os_options_parse(const char *spec, unsigned *flags, char *why, size_t
 
 	if (!spec || !flags)
 		return -TLBSIM_EINVAL;
+	p += strspn(p, " \t");
 	while (*p) {
 		size_t len = strcspn(p, ", \t");
+		unsigned commas = 0;
 		int rc;
 
-		if (len) {
-			rc = parse_item(p, (int)len, &f, why, size, at, (size_t)(p - spec));
-			if (rc)
-				return rc;
-		}
+		if (!len)
+			return bad(why, size, at, (size_t)(p - spec),
+				   "expected key=value, found an empty item%.*s", "", 0);
+		rc = parse_item(p, (int)len, &f, why, size, at, (size_t)(p - spec));
+		if (rc)
+			return rc;
 		p += len;
-		p += strspn(p, ", \t");
+		/* Blanks and at most one comma up to the next item. */
+		for (; *p == ',' || *p == ' ' || *p == '\t'; p++)
+			if (*p == ',' && ++commas > 1)
+				break;
+		if (commas && !*p)
+			return bad(why, size, at, (size_t)(p - spec),
+				   "expected key=value after ',', found the end%.*s", "", 0);
 	}
 	*flags = f;
 	return 0;

@@ -394,8 +394,8 @@ struct os_gather {
  * @faults: page faults taken
  * @segv: accesses outside any mapping or not permitted (counted, skipped)
  * @events: events completed on this cpu
- * @ignored: kernel-level events in a thread's stream, which the OS model
- *        does not apply
+ * @ignored: kernel-level events (in a thread's stream, or naming this cpu
+ *        for no thread) and events the OS model refused: none applied
  * @bad_syscalls: syscalls whose range lies outside the user address space
  *        (failed as Linux fails them, nothing changed)
  * @lru_wait_cycles: cycles spent waiting for the lru_lock held by another

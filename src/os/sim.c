@@ -345,6 +345,19 @@ static void route_slow(struct os *os, struct hw_cpu *reader, const struct tlbsim
 	     bad;
 	struct os_thread *t = NULL, *child;
 
+	if (ev->tid == TLBSIM_TID_NONE && !unowned_proc) {
+		/* A kernel-level event on a cpu, on behalf of no thread
+		 * (cpu0 tlbi ..., cpu0 commit ...): for the kernel-level
+		 * replayer; counted as in a thread's stream, on the cpu it
+		 * names (refills run in the serial phase: any cpu's counter). */
+		struct os_cpu *oc = &os->cpu[ev->cpu % os->m->nr_cpus];
+
+		if (os->ordered)
+			os_ordered_started(os, idx);
+		oc->st.events++;
+		oc->st.ignored++;
+		return;
+	}
 	if (!unowned_proc) {
 		t = os_thread_get(os, ev->tid, true);
 		if (!t)

@@ -84,7 +84,7 @@ check "an unwritable --json fails before the run" test $rc -eq 2
 check "a bad --max-events names the option" grep -q -- "--max-events expects" "$tmp/err"
 "$bin" run --machine generic-x86-64 --gen ctx-switch --os fault_lock=pte 2>"$tmp/err"; rc=$?
 check "a bad --os exits 2" test $rc -eq 2
-check "... and names the value" grep -q -- "--os: fault_lock is mm, split or lockless, found 'fault_lock=pte'" "$tmp/err"
+check "... and names the value" grep -q -- "--os: byte 0 of 'fault_lock=pte': fault_lock is mm, split or lockless, found 'fault_lock=pte'" "$tmp/err"
 check "--os options reach the statistics" bash -c "'$bin' run --machine milan-36 --gen madvise-threads --param threads=4,loops=1 --os fault_lock=mm,lru_add_drain=1 --quiet --json '$tmp/os.json' && grep -q '\"os_options\": \"fault_lock=mm,lru_add_drain=1,per_vma_lock=0,no_nested_flush=0\"' '$tmp/os.json'"
 check "run prints where the shared lines cost" bash -c "'$bin' run --machine milan-36 --gen madvise-threads --param threads=4,loops=1 | grep -q '^mmap_lock '"
 echo old >"$tmp/real.json"; ln -s real.json "$tmp/link.json"

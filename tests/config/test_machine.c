@@ -204,8 +204,17 @@ static void errata_name_the_modelled_errata(void **state)
 		"{\"isa\": \"x86-64\", \"errata\": [\"arm-1286807\"], \"sources\": {}}", "<test>",
 		&m, &err),
 	    -TLBSIM_ERANGE);
-	assert_non_null(strstr(err.text, "item 0: a known erratum of this ISA expected"));
+	/* On x86 the message must not offer an arm64 erratum as the fix. */
+	assert_non_null(strstr(err.text, "item 0: no erratum of this ISA is modelled"));
+	assert_null(strstr(err.text, "expected (\"arm-1286807\""));
 	assert_string_equal(err.path, "errata");
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_machine_load_string(
+			     "{\"isa\": \"arm64\", \"errata\": [\"arm-1\"], \"sources\": {}}",
+			     "<test>", &m, &err),
+			 -TLBSIM_ERANGE);
+	assert_non_null(strstr(err.text, "item 0: a known arm64 erratum expected (\"arm-1286807\""));
+	assert_non_null(strstr(err.text, "found \"arm-1\""));
 }
 
 static void a_partial_geometry_keeps_the_other_defaults(void **state)

@@ -31,7 +31,7 @@ static int reader_next(void *arg, struct tlbsim_event *ev, struct tlbsim_error *
 struct result {
 	int rc;
 	struct tlbsim_error err;
-	uint64_t events_run, unknown_thread_events, faults;
+	uint64_t events_run, unknown_thread_events, faults, segv, ignored[2];
 	uint32_t threads, mms;
 };
 
@@ -55,6 +55,9 @@ static void run_text(const char *name, const char *text, int ordered, struct res
 	for (unsigned c = 0; c < m->nr_cpus; c++) {
 		res->events_run += os->cpu[c].st.events;
 		res->faults += os->cpu[c].st.faults;
+		res->segv += os->cpu[c].st.segv;
+		if (c < 2)
+			res->ignored[c] = os->cpu[c].st.ignored;
 	}
 	res->unknown_thread_events = os->st.unknown_thread_events;
 	res->threads = os->nr_threads;
@@ -243,6 +246,72 @@ static void events_of_a_thread_never_created_are_counted(void **state)
 	assert_int_equal(res.events_run, 1);
 }
 
+/*
+ * Kernel-level events on a cpu for no thread ("cpu1 invlpg", "cpu0
+ * commit") are the kernel-level replayer's: the OS model counts each as an
+ * ignored event of the cpu it names, as it does in a thread's stream
+ * ("T1@cpu0 invlpg"), never as an event of a thread no event created; in
+ * ordered replay too, which must not wait for them.  Events run: thread
+ * 1's mmap, its invlpg (ignored, on cpu0) and exit, plus the two cpu
+ * events = 5; ignored: cpu0 2 (its invlpg, the commit), cpu1 1.
+ */
+static void kernel_events_for_no_thread_are_ignored_on_their_cpu(void **state)
+{
+	static const char text[] = HEADER "proc_create 1 1\n"
+					  "T1 mmap 0x10000000 0x1000 rw- private,anon\n"
+					  "cpu1 invlpg 0x10000000\n"
+					  "T1@cpu0 invlpg 0x10000000\n"
+					  "cpu0 commit 0x1000 0x10000000 0x1000\n"
+					  "T1 exit\n";
+	struct result res;
+
+	(void)state;
+	for (int ordered = 0; ordered < 2; ordered++) {
+		run_text("kernel-events.tlbt", text, ordered, &res);
+		assert_int_equal(res.rc, 0);
+		assert_int_equal(res.unknown_thread_events, 0);
+		assert_int_equal(res.ignored[0], 2);
+		assert_int_equal(res.ignored[1], 1);
+		assert_int_equal(res.events_run, 5);
+	}
+}
+
+/*
+ * A kernel thread after kthread_unuse_mm() runs on the mm lazily: the
+ * cpu keeps its page tables loaded, so an access the TLB or a walk of
+ * those tables can translate succeeds, as on the hardware; one that
+ * faults finds no mm and is a segv (Linux arch/x86/mm/fault.c
+ * do_user_addr_fault(): no mm, bad_area_nosemaphore()).  T1 writes page A
+ * (fault 1); T9 borrows mm 1 and reads A (present: no fault), unuses it,
+ * reads A again (translated through the lazy mm: no fault) and page B,
+ * mapped but never touched (fault 2, a segv: no mm to fault it in).  T1
+ * makes T9 after its store, so T9's first read finds A written, and ends
+ * asleep: no exit_mmap() under T9.
+ */
+static void a_kthread_after_unuse_translates_lazily_and_cannot_fault(void **state)
+{
+	static const char text[] = HEADER "proc_create 1 1\n"
+					  "T1@cpu0 switch\n"
+					  "T1 mmap 0x10000000 0x2000 rw- private,anon\n"
+					  "T1 store 0x10000000 8\n"
+					  "T1 kthread_create 9\n"
+					  "T9@cpu1 switch\n"
+					  "T9 kthread_use_mm 1 mmget\n"
+					  "T9 load 0x10000000 8\n"
+					  "T9 kthread_unuse_mm\n"
+					  "T9 load 0x10000000 8\n"
+					  "T9 load 0x10001000 8\n"
+					  "T9 exit\n"
+					  "T1 sleep\n";
+	struct result res;
+
+	(void)state;
+	run_text("kthread-unuse.tlbt", text, 0, &res);
+	assert_int_equal(res.rc, 0);
+	assert_int_equal(res.faults, 2);
+	assert_int_equal(res.segv, 1);
+}
+
 /* In trace order, event 1 waits for thread 3, which nothing creates: the
  * replay stops at once with an error rather than spinning. */
 static void ordered_replay_of_a_thread_never_created_stops_with_an_error(void **state)
@@ -284,6 +353,8 @@ int main(void)
 	    cmocka_unit_test(pid_and_tid_reuse_after_exit_is_legal),
 	    cmocka_unit_test(a_tid_made_again_before_its_first_creation_ran_is_a_new_thread),
 	    cmocka_unit_test(events_of_a_thread_never_created_are_counted),
+	    cmocka_unit_test(kernel_events_for_no_thread_are_ignored_on_their_cpu),
+	    cmocka_unit_test(a_kthread_after_unuse_translates_lazily_and_cannot_fault),
 	    cmocka_unit_test(ordered_replay_of_a_thread_never_created_stops_with_an_error),
 	    cmocka_unit_test(ordered_replay_waiting_on_a_sleeper_stops_with_an_error),
 	};

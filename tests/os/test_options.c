@@ -58,6 +58,26 @@ static void a_bad_item_is_named_at_its_offset(void **state)
 	assert_int_equal(tlbsim_os_options_parse("nested", &f, why, sizeof(why), &at),
 			 -TLBSIM_EINVAL);
 	assert_non_null(strstr(why, "found 'nested'"));
+	/* Empty items: two commas in a row, a leading or a trailing comma
+	 * (offsets counted by hand from the strings). */
+	assert_int_equal(tlbsim_os_options_parse("lru_add_drain=1,,per_vma_lock=1", &f, why,
+						 sizeof(why), &at),
+			 -TLBSIM_EINVAL);
+	assert_int_equal(at, 16);
+	assert_string_equal(why, "expected key=value, found an empty item");
+	assert_int_equal(tlbsim_os_options_parse(",lru_add_drain=1", &f, why, sizeof(why), &at),
+			 -TLBSIM_EINVAL);
+	assert_int_equal(at, 0);
+	assert_int_equal(tlbsim_os_options_parse("per_vma_lock=1, ", &f, why, sizeof(why), &at),
+			 -TLBSIM_EINVAL);
+	assert_int_equal(at, 16);
+	assert_string_equal(why, "expected key=value after ',', found the end");
+	assert_int_equal(f, 7);
+	/* One comma with blanks around it is one separator. */
+	assert_int_equal(tlbsim_os_options_parse(" lru_add_drain=1 , per_vma_lock=1", &f, NULL, 0,
+						 NULL),
+			 0);
+	assert_int_equal(f, TLBSIM_OS_LRU_ADD_DRAIN | TLBSIM_OS_PER_VMA_LOCK);
 }
 
 static void format_writes_what_parse_reads(void **state)

@@ -915,6 +915,218 @@ static void small_free_counts_by_kind(void **unused)
 	assert_int_equal(ev[16].access.va, TRACE_VA_BASE + 4 * KB);
 }
 
+/*
+ * tcmalloc-large-heap (gen_tcmalloc_large_heap.c: gperftools 2.7's page
+ * heap under the large-heap fragmentation test), worked out by hand.
+ * H = TRACE_VA_BASE (the initial break); the first metadata chunk is
+ * [H, H + 8 MiB), the heap starts at H + 8 MiB (tcmalloc page p1).
+ *
+ * A: prealloc=0 passes=1 min=2M max=2M+16K step=8K: two pairs, 256 and
+ * 257 tcmalloc pages.
+ *  start-up: PROC_CREATE, MMAP (.bss), BRK H, STORE SizeMap, BRK H+8M
+ *    (the chunk, for the Span allocator's Init), STOREs: Span, StackTrace,
+ *    Bucket allocators' first objects (3), central lists 26, page-map
+ *    cache 128, root 256, free lists 3, ThreadCache allocator and the
+ *    ThreadCache (2): 419 STOREs.
+ *  pair 1: nothing free, GrowHeap(256): BRK H+10M; StackTrace (1); a new
+ *    leaf: 512 + its root entry (1); NewSpan (1); RecordSpan (2);
+ *    Delete -> the large normal set: the node allocator's Init (1) and
+ *    the node (1); IncrementalScavenge(256): the counter (0) goes
+ *    negative, ReleaseAtLeastNPages(1) releases the span: MADVISE
+ *    [H+8M, 2 MiB), node erased (1) and inserted in the returned set
+ *    (1); counter 256000.  Search: the returned span fits exactly:
+ *    erased (1).  Cache entry (1).  Free: inserted as normal (1);
+ *    counter 255744.  524 STOREs, 3 COMPUTE.
+ *  pair 2 (257): the normal 256 is too short, no returned span: no
+ *    forced release (nothing returned), GrowHeap(257): BRK H+10M+257*8K;
+ *    StackTrace (1), leaf exists, NewSpan (1), RecordSpan (2); Delete
+ *    merges the normal 256 before it: node erased (1), Span freed (1),
+ *    new start (1), inserted (1).  Carve 257 of the 513: erased (1), the
+ *    leftover's NewSpan (1), RecordSpan (2), inserted (1), the block's
+ *    end (1).  Cache (1).  Free merges the leftover after it: erased
+ *    (1), Span freed (1), new end (1), inserted (1).  19 STOREs, 3
+ *    COMPUTE, no MADVISE (counter 255230).
+ *  Totals: PROC_CREATE 1, MMAP 1, BRK 4, MADVISE 1, COMPUTE 6,
+ *  STORE 419 + 524 + 19 = 962, EXIT 1: 976.  Distinct 4 KiB pages
+ *  written: .bss 1 + 26 + 128 + 256 + 3 = 414 (the root entry and the
+ *  cache entry fall in them); the chunk: the Span, StackTrace, Bucket and
+ *  ThreadCache areas' first pages (4; every Span and both StackTraces are
+ *  in them), the leaf 512, the node area's first page 1: 931.
+ */
+static void tcmalloc_large_heap_counts_by_kind(void **unused)
+{
+	const char *p = "procs=1,prealloc=0,passes=1,min=2M,max=2113536,step=8K,op=100,"
+			"stats=1000";
+	const uint64_t h = TRACE_VA_BASE, mib = 1ull << 20;
+	static struct tlbsim_event ev[1024];
+	uint64_t pages[1024], brk[8];
+	size_t n, i, j, np = 0, nb = 0, nc = 0;
+	struct counts c;
+
+	(void)unused;
+	run_gen("tcmalloc-large-heap", p, &c);
+	assert_int_equal(N(PROC_CREATE), 1);
+	assert_int_equal(N(MMAP), 1);
+	assert_int_equal(N(BRK), 4);
+	assert_int_equal(N(MADVISE), 1);
+	assert_int_equal(N(COMPUTE), 6);
+	assert_int_equal(N(STORE), 962);
+	assert_int_equal(N(EXIT), 1);
+	assert_int_equal(c.total, 976);
+	n = events_of("tcmalloc-large-heap", p, 1, ev, 1024);
+	assert_int_equal(n, 976);
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind == TLBSIM_EV_BRK) {
+			brk[nb++] = ev[i].brk.end;
+		} else if (ev[i].kind == TLBSIM_EV_MADVISE) {
+			assert_int_equal(ev[i].madvise.addr, h + 8 * mib);
+			assert_int_equal(ev[i].madvise.len, 2 * mib);
+		} else if (ev[i].kind == TLBSIM_EV_COMPUTE) {
+			/* op (malloc), op (free), stats, per pair */
+			assert_int_equal(ev[i].compute.count, nc % 3 == 2 ? 1000 : 100);
+			nc++;
+		} else if (ev[i].kind == TLBSIM_EV_STORE) {
+			uint64_t pg = ev[i].access.va >> 12;
+
+			for (j = 0; j < np && pages[j] != pg; j++)
+				;
+			if (j == np) {
+				assert_true(np < 1024);
+				pages[np++] = pg;
+			}
+		}
+	}
+	assert_int_equal(nb, 4);
+	assert_int_equal(brk[0], h);
+	assert_int_equal(brk[1], h + 8 * mib);
+	assert_int_equal(brk[2], h + 10 * mib);
+	assert_int_equal(brk[3], h + 10 * mib + 257 * 8 * KB);
+	assert_int_equal(np, 931);
+	/* The last events: COMPUTE stats (1000), EXIT. */
+	assert_int_equal(ev[n - 2].kind, TLBSIM_EV_COMPUTE);
+	assert_int_equal(ev[n - 2].compute.count, 1000);
+	assert_int_equal(ev[n - 1].kind, TLBSIM_EV_EXIT);
+}
+
+/*
+ * B: prealloc=100M (12800 pages) passes=1 min=60M (7680) max=60M+16K
+ * step=8K.  The pre-grow: GrowHeap(12800) (BRK H+8M+100M), whose Delete
+ * scavenges at once (counter 0 - 12800): MADVISE [H+8M, 100 MiB) #1,
+ * counter min(12,800,000, 2^20) = 1048576; malloc takes the returned span
+ * whole, free makes it normal (counter 1035776); ReleaseFreeMemory
+ * releases it: #2, the same range.  Pair 1 (7680): carved from the
+ * returned 12800, a returned 5120 left; freed as normal 7680, not merged
+ * with the returned one after it.  Pair 2 (7681): neither fits; free +
+ * returned = 100 MiB >= a quarter of 100 MiB, and 100 MiB + 7681 pages
+ * (160.0 MiB) crosses 128 MiB: the forced release of every normal span:
+ * #3, [H+8M, 60 MiB), which coalesces with the returned 5120 into 12800
+ * and fits.  BRK 3 (H, H+8M, H+108M), MADVISE 3, COMPUTE 3 + 2 x 3 = 9.
+ */
+static void tcmalloc_large_heap_release_and_forced_coalesce(void **unused)
+{
+	const char *p = "procs=1,prealloc=100M,passes=1,min=60M,max=62930944,step=8K";
+	const uint64_t h = TRACE_VA_BASE, mib = 1ull << 20;
+	const uint64_t madv[3] = {100 * mib, 100 * mib, 60 * mib};
+	static struct tlbsim_event ev[2048];
+	size_t n, i, nm = 0, nb = 0;
+	struct counts c;
+
+	(void)unused;
+	run_gen("tcmalloc-large-heap", p, &c);
+	assert_int_equal(N(BRK), 3);
+	assert_int_equal(N(MADVISE), 3);
+	assert_int_equal(N(COMPUTE), 9);
+	assert_int_equal(N(MUNMAP), 0);
+	n = events_of("tcmalloc-large-heap", p, 1, ev, 2048);
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind == TLBSIM_EV_MADVISE) {
+			assert_true(nm < 3);
+			assert_int_equal(ev[i].madvise.addr, h + 8 * mib);
+			assert_int_equal(ev[i].madvise.len, madv[nm]);
+			nm++;
+		}
+		if (ev[i].kind == TLBSIM_EV_BRK && nb++ == 2)
+			assert_int_equal(ev[i].brk.end, h + 108 * mib);
+	}
+	assert_int_equal(nm, 3);
+
+	/*
+	 * C: the test's ASSERT_LT(heap_size, 1 GiB).  prealloc=0 min=600M
+	 * max=1G step=100M: pair 1 grows 600 MiB (released at once by the
+	 * scavenger, MADVISE 1); pair 2 (700 MiB): the normal 600 MiB is too
+	 * short and nothing is returned, so no forced release: GrowHeap(700
+	 * MiB), which merges with it; the heap is 1300 MiB: the test stops
+	 * after 2 of its 4 pairs.  BRK 4, MADVISE 1, COMPUTE 6.
+	 */
+	run_gen("tcmalloc-large-heap", "procs=2,prealloc=0,passes=3,min=600M,max=1G,step=100M",
+		&c);
+	/* Sizes tcmalloc would serve from its size classes are refused, as
+	 * is an empty pass. */
+	{
+		struct tlbsim_error err;
+		tlbsim_gen *g = NULL;
+
+		tlbsim_error_clear(&err);
+		assert_int_equal(tlbsim_gen_create("tcmalloc-large-heap", "min=256K",
+						   TLBSIM_ISA_ARM64, &g, &err),
+				 -TLBSIM_EINVAL);
+		assert_null(g);
+		assert_non_null(strstr(err.text, "must exceed 256 KiB"));
+		tlbsim_error_clear(&err);
+		assert_int_equal(tlbsim_gen_create("tcmalloc-large-heap", "min=500M,max=500M",
+						   TLBSIM_ISA_ARM64, &g, &err),
+				 -TLBSIM_EINVAL);
+		assert_non_null(strstr(err.text, "min (524288000) must be below max (524288000)"));
+	}
+	assert_int_equal(N(PROC_CREATE), 2);
+	assert_int_equal(N(BRK), 8);
+	assert_int_equal(N(MADVISE), 2);
+	assert_int_equal(N(COMPUTE), 12);
+	assert_int_equal(N(EXIT), 2);
+}
+
+/*
+ * tcmalloc releases only memory the test never touched, and its own
+ * metadata stays: madvise of pages never faulted changes no PTE and
+ * flushes nothing (Linux zap_pte_range() gathers nothing,
+ * tlb_flush_mmu_tlbonly() returns at once), nor does growing the break.
+ * On arm64-stock the only flushes are the exits' (exit_mmap() frees the
+ * tables: one flush_tlb_mm(), a broadcast, a process): 3 for 3 copies.
+ */
+static void tcmalloc_large_heap_flushes_only_at_exit(void **unused)
+{
+	struct tlbsim_machine *m = test_machine(TLBSIM_ISA_ARM64, 8);
+	struct tlbsim_sim_config cfg = {0};
+	tlbsim_sim *sim;
+	tlbsim_gen *g;
+	uint64_t broadcasts = 0, local = 0, syscalls = 0;
+	unsigned cpu;
+
+	(void)unused;
+	cfg.machine = m;
+	cfg.policy = "arm64-stock";
+	cfg.threads = 1;
+	assert_int_equal(tlbsim_sim_create(&cfg, &sim, NULL), 0);
+	assert_int_equal(tlbsim_gen_create("tcmalloc-large-heap",
+					   "procs=3,prealloc=100M,passes=1,min=60M,max=61M",
+					   TLBSIM_ISA_ARM64, &g, NULL),
+			 0);
+	assert_int_equal(tlbsim_sim_run(sim, tlbsim_gen_next, g, NULL), 0);
+	for (cpu = 0; cpu < 8; cpu++) {
+		const struct os_cpu_stats *st = &os_of_sim(sim)->cpu[cpu].st;
+
+		broadcasts += st->flushes_broadcast;
+		local += st->flushes_local;
+		syscalls += st->syscalls;
+	}
+	assert_int_equal(broadcasts, 3);
+	assert_int_equal(local, 0);
+	assert_true(syscalls > 3 * 50);
+	tlbsim_gen_destroy(g);
+	tlbsim_sim_destroy(sim);
+	tlbsim_machine_free(m);
+}
+
 /* ---- the whole set --------------------------------------------------------------- */
 
 /* Small parameters for each generator, and whether it changes mappings
@@ -940,6 +1152,7 @@ static const struct {
     {"kthread-mm", "pages=4,loops=5,compute=100", true},
     {"kthread-mm", "pages=2,loops=3,mmget=0,cpu=3", true},
     {"reclaim", "threads=3,pages=2,loops=3,rounds=4,interval=0", true},
+    {"tcmalloc-large-heap", "procs=2,prealloc=4M,passes=2,min=2M,max=3M,step=100K", false},
 };
 
 /* Generators that draw random numbers from the seed. */
@@ -953,13 +1166,14 @@ static void every_generator_is_listed_with_sane_parameters(void **unused)
 	const char *names[] = {"mprotect-toggle", "madvise-threads", "munmap-churn",
 			       "ctx-switch",	  "hackbench",	     "short-procs",
 			       "page-faults",	  "stencil-noise",   "small-free",
-			       "spawn",		  "kthread-mm",	     "reclaim"};
+			       "spawn",		  "kthread-mm",	     "reclaim",
+			       "tcmalloc-large-heap"};
 	const struct tlbsim_generator *g;
 	unsigned i, j;
 
 	(void)unused;
 	for (i = 0; (g = tlbsim_generator_at(i)); i++) {
-		assert_true(i < 12);
+		assert_true(i < 13);
 		assert_string_equal(g->name, names[i]);
 		assert_true(g->summary && g->summary[0] && g->models && g->models[0]);
 		assert_true(g->nr_params <= TLBSIM_GEN_MAX_PARAMS);
@@ -972,7 +1186,7 @@ static void every_generator_is_listed_with_sane_parameters(void **unused)
 			assert_true(g->params[j].def <= g->params[j].max);
 		}
 	}
-	assert_int_equal(i, 12);
+	assert_int_equal(i, 13);
 }
 
 /* With all defaults each generator starts (only the first events are
@@ -1287,6 +1501,9 @@ int main(void)
 	    cmocka_unit_test(small_free_counts_by_kind),
 	    cmocka_unit_test(kthread_mm_counts_by_kind),
 	    cmocka_unit_test(reclaim_counts_by_kind),
+    cmocka_unit_test(tcmalloc_large_heap_counts_by_kind),
+    cmocka_unit_test(tcmalloc_large_heap_release_and_forced_coalesce),
+    cmocka_unit_test(tcmalloc_large_heap_flushes_only_at_exit),
 	    cmocka_unit_test(every_generator_is_listed_with_sane_parameters),
 	    cmocka_unit_test(every_generator_starts_with_its_defaults),
 	    cmocka_unit_test(same_seed_same_stream_another_seed_another),
