@@ -64,10 +64,13 @@ extern "C" {
  *                        every kind (tlbsim_sim_line_stats() by kind)
  * @line_wait_cycles: waiting behind other cpus' atomics and lock holds on
  *                    those lines, every kind
- * @mmap_lock_wait_cycles: stalled for an mmap_lock another cpu held (part
- *                         of @waiting_cycles)
- * @flush_lock_wait_cycles: of them, while the lock's writer was blocked
- *                          on its flush
+ * @mmap_lock_wait_cycles: asleep on an mmap_lock's wait list, from
+ *                         joining it to being handed the lock at a release
+ *                         (Linux kernel/locking/rwsem.c order; src/os/
+ *                         mmap_lock.c), interrupts not included (part of
+ *                         @waiting_cycles)
+ * @flush_lock_wait_cycles: of them, while the lock's write holders were
+ *                          blocked on their flushes
  * @switch_line_cycles: cycles the policy's switch_mm and enter_lazy spent
  *                      on shared lines (mm_cpumask, tlb_gen, nr_active_mm),
  *                      the bookkeeping of which cpus a flush must reach

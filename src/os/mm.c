@@ -352,21 +352,9 @@ static void sys_mmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64
  * mmap_write_downgrade()).  So madvise and faults elsewhere in the mm run
  * while this cpu waits for its shootdown; a fault in the detached range
  * finds no VMA, and free_pgtables()' floor and ceiling keep the tables a
- * neighbouring VMA uses.
+ * neighbouring VMA uses.  (os_mmap_downgrade(): the waiting readers come
+ * in then.)
  */
-static void mmap_write_downgrade(struct os *os, struct hw_cpu *cpu, struct os_mm *mm)
-{
-	struct os_cpu *oc = os_cpu_of(cpu);
-
-	if (oc->locked != mm || !oc->locked_write)
-		return;
-	/* downgrade_write(): an atomic on the rwsem's count. */
-	os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_RMW, 0);
-	mm->lock_writer = 0;
-	mm->lock_readers++;
-	oc->locked_write = false;
-}
-
 static void sys_munmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t addr,
 		       uint64_t len)
 {
@@ -376,7 +364,7 @@ static void sys_munmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint
 	os_cpu_of(cpu)->gather.call_start = start;
 	os_cpu_of(cpu)->gather.call_end = end;
 	unmap_region(os, cpu, mm, start, end, true);
-	mmap_write_downgrade(os, cpu, mm);
+	os_mmap_downgrade(os, cpu, mm);
 	os_gather_finish(os, cpu, NULL);
 }
 
@@ -735,50 +723,6 @@ bool os_cow_busy(struct os *os, const struct hw_cpu *cpu, const struct os_mm *mm
 	return false;
 }
 
-/*
- * Every down_read/down_write/up_read/up_write is an atomic on the rwsem's
- * count, one line per mm that every syscall and fault of the process
- * bounces (the line model, os/lines.c); a cpu that finds the lock taken
- * reads the count once and waits (retrying later, stall() in sim.c).
- */
-bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const struct tlbsim_event *ev)
-{
-	struct os_cpu *oc = os_cpu_of(cpu);
-	bool write = ev && ev->kind != TLBSIM_EV_MADVISE;
-
-	if (!mm || oc->locked || oc->fault_line)
-		return true;
-	if (mm->lock_writer || (write && mm->lock_readers)) {
-		/* The waiter reads the count once, then sleeps on the rwsem's
-		 * wait list until the holder hands the lock over: the
-		 * retries (stall()) touch nothing. */
-		if (oc->mmap_waiting != mm)
-			os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_READ, 0);
-		oc->mmap_waiting = mm;
-		return false;
-	}
-	oc->mmap_waiting = NULL;
-	if (!ev) {
-		/* A fault reads the lock for its own length: it does not wait,
-		 * so no writer can come in meanwhile; up_read() at its return.
-		 * With per-VMA locks it takes its VMA's instead (os_fault()). */
-		if (!os->per_vma_lock) {
-			os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_RMW, 0);
-			oc->fault_line = &mm->mmap_line;
-			oc->fault_kind = TLBSIM_LINE_MMAP_LOCK;
-		}
-		return true;
-	}
-	os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &mm->mmap_line, FAB_RMW, 0);
-	if (write)
-		mm->lock_writer = cpu->id + 1;
-	else
-		mm->lock_readers++;
-	oc->locked = mm;
-	oc->locked_write = write;
-	return true;
-}
-
 void os_kernel_exit(struct os *os, struct hw_cpu *cpu)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
@@ -787,14 +731,7 @@ void os_kernel_exit(struct os *os, struct hw_cpu *cpu)
 	if (oc->cont)
 		return;
 	os_hb_done(os, cpu);
-	if (oc->locked) {
-		os_line(os, cpu, TLBSIM_LINE_MMAP_LOCK, &oc->locked->mmap_line, FAB_RMW, 0);
-		if (oc->locked_write)
-			oc->locked->lock_writer = 0;
-		else
-			oc->locked->lock_readers--;
-		oc->locked = NULL;
-	}
+	os_mmap_unlock(os, cpu);
 	if (oc->fault_line) {
 		os_line(os, cpu, oc->fault_kind, oc->fault_line, FAB_RMW, 0);
 		oc->fault_line = NULL;
@@ -1091,7 +1028,7 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	charge(cpu, os->m->costs.page_fault - pte);
 	oc->st.faults++;
 	mm->st.faults++;
-	if (v && os->per_vma_lock && !oc->fault_line) {
+	if (v && os->per_vma_lock && !oc->fault_line && oc->locked != mm) {
 		/* lock_vma_under_rcu(): vma_start_read(), an atomic on the
 		 * VMA's lock; vma_end_read() at the fault's return. */
 		oc->fault_line = os_vma_line(os, mm, v->start);
@@ -1315,6 +1252,7 @@ void os_mm_destroy(struct os *os, struct os_mm *mm)
 	if (!mm)
 		return;
 	tlbsim_pgtable_destroy(mm->pgt);
+	free(mm->lock_wait);
 	os_mm_lines_fini(mm);
 	chk_map_fini(&mm->vma_line_index);
 	for (s = 0; s < TLBSIM_POLICY_SLOTS; s++)

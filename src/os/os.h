@@ -92,7 +92,15 @@ struct os_mm_stats {
  * @tlb_flush_pending: mmu_gathers of this mm between start and flush
  *        (Linux mm->tlb_flush_pending)
  * @lock_writer/@lock_readers: mmap_lock: 1 + the cpu holding it for
- *        writing (0: none), and the number of read holders
+ *        writing (0: none), and the number of read holders (syscalls and
+ *        faults)
+ * @lock_wait/@lock_nr_wait/@lock_cap_wait: mmap_lock's wait list (Linux
+ *        rwsem wait_list), oldest first: a cpu id each, OS_LOCK_WAIT_WRITE
+ *        set for a writer (os/mmap_lock.c)
+ * @lock_flush_base/@lock_flush_acq: the cycles this mm's write holders
+ *        spent blocked on their flushes, over every write hold that ended;
+ *        and the current writer's hw blocked_cycles when it took the lock
+ *        (flush_lock_wait_cycles, os/mmap_lock.c)
  * @cpumask_line/@nr_active_line/@tlb_gen_line/@ptl_line/@mmap_line: the
  *        mm's shared lines (the line model, os/lines.c): mm_cpumask, one
  *        line per 512 cpus; nr_active_mm; mm->context.tlb_gen;
@@ -115,6 +123,9 @@ struct os_mm {
 	bool dead;
 	unsigned lock_writer;
 	unsigned lock_readers;
+	uint32_t *lock_wait;
+	unsigned lock_nr_wait, lock_cap_wait;
+	uint64_t lock_flush_base, lock_flush_acq;
 	unsigned tlb_flush_pending;
 	bool tlb_flush_batched;
 	/* cpus whose struct os_cow names this mm (os_cow_busy()'s shortcut) */
@@ -393,10 +404,11 @@ struct os_gather {
  *        cpu (part of the core's waiting cycles)
  * @line: per kind of shared line (enum tlbsim_line_kind), what touching
  *        them cost this cpu (os/lines.c)
- * @mmap_lock_wait_cycles: cycles spent stalled for an mmap_lock another cpu
- *        holds (part of the core's waiting cycles)
- * @flush_lock_wait_cycles: of them, while the lock's writer was blocked on
- *        its flush (IPI acknowledgements, DSB, TLBSYNC)
+ * @mmap_lock_wait_cycles: cycles asleep on an mmap_lock's wait list until
+ *        a release handed this cpu the lock (or it gave up), interrupts not
+ *        included (part of the core's waiting cycles; os/mmap_lock.c)
+ * @flush_lock_wait_cycles: of them, while the lock's write holders were
+ *        blocked on their flushes (IPI acknowledgements, DSB, TLBSYNC)
  * @switch_line_cycles: cycles the policy's switch_mm and enter_lazy spent
  *        on shared lines (mm_cpumask, tlb_gen, nr_active_mm: transfers,
  *        waits, atomics), the bookkeeping that says which cpus a flush
@@ -462,15 +474,22 @@ struct os_cow {
  * @rcu_qs_seq: quiescent states passed (context switch, idle, tick)
  * @ret: what the syscall or fault in progress changes (hazard oracle)
  * @cow: a copy-on-write fault's new page, mapped after the flush
- * @locked/@locked_write: the mm whose mmap_lock the syscall in progress
- *        holds, and how
+ * @locked/@locked_write: the mm whose mmap_lock the syscall or fault in
+ *        progress holds, and how (a fault: for reading, to its return,
+ *        across its flush's wait too)
  * @lru_batch: faulted-in pages in this cpu's LRU add batch, not yet on the
  *        LRU (Linux's per-cpu cpu_fbatches.lru_add)
- * @fault_line/@fault_kind: the lock the fault in progress holds for
- *        reading, the mm's mmap_lock or its VMA's lock (released, an
- *        atomic, at its return); NULL: none
- * @mmap_waiting: the mm whose mmap_lock this cpu found taken and waits for
- *        (it read the lock's count once), or NULL
+ * @fault_line/@fault_kind: the VMA's lock the fault in progress holds for
+ *        reading with per-VMA locks (released, an atomic, at its return);
+ *        NULL: none
+ * @mmap_waiting: the mm on whose mmap_lock wait list this cpu is (it read
+ *        the lock's count once, and sleeps until a release hands it the
+ *        lock), or NULL
+ * @mmap_granted: a release handed this cpu the mmap_lock (@locked) for the
+ *        event at its thread's head, which has not run since
+ * @mmap_wait_start/@mmap_wait_stolen/@mmap_wait_flush: when it joined the
+ *        wait list, its core's stolen cycles then, and the mm's write
+ *        holders' flush-blocked cycles then (os/mmap_lock.c)
  * @ptl: the page-table lock of the PTE changes being gathered: the lock's
  *        line and kind, and PTEs changed under it so far (os_ptl_add())
  * @mremap: an mremap's move in progress (mm.c)
@@ -516,6 +535,8 @@ struct os_cpu {
 	struct fab_line *fault_line;
 	enum tlbsim_line_kind fault_kind;
 	struct os_mm *mmap_waiting;
+	bool mmap_granted;
+	uint64_t mmap_wait_start, mmap_wait_stolen, mmap_wait_flush;
 	struct {
 		struct fab_line *l;
 		enum tlbsim_line_kind kind;
@@ -760,10 +781,32 @@ int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot,
 int os_vma_insert_copy(struct os_mm *mm, const struct os_vma *v);
 struct os_vma *os_vma_find(struct os_mm *mm, uint64_t va);
 void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
+/* ---- mmap_lock (os/mmap_lock.c) ---- */
+
+/* In struct os_mm's lock_wait: the waiter wants the lock for writing. */
+#define OS_LOCK_WAIT_WRITE (1u << 31)
+
 /* May @cpu's syscall @ev (or a fault, @ev NULL) take @mm's mmap_lock now?
  * Takes it if so (Linux: mmap, munmap, mremap, brk and mprotect write,
- * madvise and faults read). */
+ * madvise and faults read); else @cpu joins the lock's wait list (once)
+ * and the caller blocks it with os_mmap_wait().  True also when @cpu
+ * already holds the lock (a release handed it over). */
 bool os_mmap_lock(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, const struct tlbsim_event *ev);
+/* Block @cpu, on @mm's wait list since os_mmap_lock(), until a release
+ * hands it the lock (or its time slice ends with threads waiting for the
+ * cpu: os_mmap_give_up()). */
+void os_mmap_wait(struct os *os, struct hw_cpu *cpu);
+/* @cpu leaves the wait list it is on without the lock (its thread is
+ * preempted); a no-op when it is on none. */
+void os_mmap_give_up(struct os *os, struct hw_cpu *cpu);
+/* A thread joined the runqueue of @cpu: if it sleeps on a wait list with
+ * no deadline, it now wakes at its slice's end to let the thread run. */
+void os_mmap_rq_changed(struct os *os, struct hw_cpu *cpu);
+/* up_read()/up_write() of the mmap_lock @cpu holds, at its clock: the
+ * count's atomic, then the wait list's head is handed the lock. */
+void os_mmap_unlock(struct os *os, struct hw_cpu *cpu);
+/* downgrade_write() of the mmap_lock @cpu holds for writing on @mm. */
+void os_mmap_downgrade(struct os *os, struct hw_cpu *cpu, struct os_mm *mm);
 /* Does another cpu's copy-on-write fault hold the PTE lock of a page that
  * @cpu's access or syscall @ev in @mm needs?  Linux holds it from
  * ptep_clear_flush() to set_pte_at() of the copy, so a zap or fault of

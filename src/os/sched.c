@@ -261,6 +261,7 @@ void os_thread_start(struct os *os, struct hw_cpu *waker, struct os_thread *t)
 		return;
 	}
 	rq_push(oc, t);
+	os_mmap_rq_changed(os, cpu);
 }
 
 void os_preempt(struct os *os, struct hw_cpu *cpu)

@@ -720,6 +720,14 @@ static void os_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
 		park(c, oc, OS_PARK_CONT);
 		return;
 	}
+	if (oc->mmap_waiting || oc->mmap_granted) {
+		/* On an mmap_lock's wait list (woken for its slice's end), or
+		 * handed the lock: its event runs next, nothing else. */
+		park(c, oc,
+		     oc->mmap_waiting && c->now >= oc->slice_end && oc->rq_len ? OS_PARK_RESCHED
+									 : OS_PARK_EVENT);
+		return;
+	}
 	BUG_ON(!t, "a running cpu has a thread");
 	while (c->now < stop) {
 		const struct tlbsim_event *ev;
@@ -804,16 +812,16 @@ static uint64_t os_horizon(void *ctx, const struct eng *e, const struct eng_core
 }
 
 /*
- * @cpu cannot go on now (an mmap_lock is taken, an earlier memory syscall
- * of the trace has not returned, or an ordered replay waits for an earlier
- * event): its clock moves to the next window, as time spent waiting
- * (@wait) or idle, and it runs again: it takes interrupts (the lock
- * holder's IPIs) and parks again for the same event.  @lock: the mm whose
- * mmap_lock it waits for, or NULL; a wait while that lock's writer is
- * blocked on its flush (IPI acknowledgements, DSB, TLBSYNC) is also a
- * flush's cost.  (Serial: reading the writer's state is deterministic.)
+ * @cpu cannot go on now (a copy-on-write fault holds a PTE lock it needs,
+ * an earlier memory syscall of the trace has not returned, reclaim or a
+ * truncate is in the way, or an ordered replay waits for an earlier
+ * event): none of these is a lock with a wait list in the model, so its
+ * clock moves to the next window, as time spent waiting (@wait) or idle,
+ * and it runs again: it takes interrupts and parks again for the same
+ * event.  (A held mmap_lock is waited for on its wait list instead:
+ * os_mmap_wait(), os/mmap_lock.c.)
  */
-static void stall(struct os *os, struct hw_cpu *cpu, bool wait, const struct os_mm *lock)
+static void stall(struct os *os, struct hw_cpu *cpu, bool wait)
 {
 	struct eng_core *c = cpu->core;
 	uint64_t to = os->eng.now + os->eng.window;
@@ -824,13 +832,6 @@ static void stall(struct os *os, struct hw_cpu *cpu, bool wait, const struct os_
 		c->st.waiting += to - c->now;
 	else
 		c->st.idle += to - c->now;
-	if (lock) {
-		struct os_cpu_stats *st = &os_cpu_of(cpu)->st;
-
-		st->mmap_lock_wait_cycles += to - c->now;
-		if (lock->lock_writer && os->smp.cpu[lock->lock_writer - 1].waiting_for)
-			st->flush_lock_wait_cycles += to - c->now;
-	}
 	c->now = to;
 	os_cpu_of(cpu)->park = OS_PARK_NONE;
 	c->state = ENG_RUNNING;
@@ -841,7 +842,7 @@ static void stall(struct os *os, struct hw_cpu *cpu, bool wait, const struct os_
  * for an earlier one of thread @blk on an overlapping range (hb.c): when
  * @blk waits in this cpu's runqueue, @t gives way to it, as if it
  * blocked (else, without time slices, they would wait for ever);
- * otherwise the cpu stalls, as for a held mmap_lock.  When no cpu can do
+ * otherwise the cpu stalls (polls).  When no cpu can do
  * anything else, the order cannot be kept: an input error.
  */
 static void hb_wait(struct os *os, struct hw_cpu *cpu, struct os_thread *t, struct os_thread *blk,
@@ -867,7 +868,7 @@ static void hb_wait(struct os *os, struct hw_cpu *cpu, struct os_thread *t, stru
 		    t->tid, blk->tid);
 		return;
 	}
-	stall(os, cpu, true, NULL);
+	stall(os, cpu, true);
 }
 
 static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
@@ -910,11 +911,11 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			return;
 		}
 		if (os_cow_busy(os, cpu, t->mm, &ev)) {
-			stall(os, cpu, true, NULL);
+			stall(os, cpu, true);
 			return;
 		}
 		if (!os_mmap_lock(os, cpu, t->mm, NULL)) {
-			stall(os, cpu, true, t->mm);
+			os_mmap_wait(os, cpu);
 			return;
 		}
 		/* The access stays at the head and is retried, unless it
@@ -963,11 +964,11 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			t->hb_clear = idx + 1;
 		}
 		if (os_cow_busy(os, cpu, t->mm, &ev)) {
-			stall(os, cpu, true, NULL);
+			stall(os, cpu, true);
 			return;
 		}
 		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
-			stall(os, cpu, true, t->mm);
+			os_mmap_wait(os, cpu);
 			return;
 		}
 		os_hb_start(os, cpu, t, idx);
@@ -993,7 +994,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		return;
 	case TLBSIM_EV_RECLAIM:
 		if (os_reclaim_must_wait(os, cpu, &ev)) {
-			stall(os, cpu, true, NULL);
+			stall(os, cpu, true);
 			return;
 		}
 		os_evq_pop(oc, t);
@@ -1009,7 +1010,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			return;
 		}
 		if (!os_mmap_lock(os, cpu, t->mm, &ev)) {
-			stall(os, cpu, true, t->mm);
+			os_mmap_wait(os, cpu);
 			return;
 		}
 		os_evq_pop(oc, t);
@@ -1019,7 +1020,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_TRUNCATE:
 		/* No mmap_lock: the i_mmap lock and the PTE locks only. */
 		if (os_truncate_must_wait(os, cpu, &ev)) {
-			stall(os, cpu, true, NULL);
+			stall(os, cpu, true);
 			return;
 		}
 		os_evq_pop(oc, t);
@@ -1143,7 +1144,7 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 			os_preempt(os, cpu);
 			return;
 		}
-		stall(os, cpu, false, NULL);
+		stall(os, cpu, false);
 		return;
 	}
 	oc->park = OS_PARK_NONE;
@@ -1167,6 +1168,7 @@ static void os_serve(void *ctx, struct eng *e, struct eng_core *c)
 		}
 		break;
 	case OS_PARK_RESCHED:
+		os_mmap_give_up(os, cpu);
 		os_preempt(os, cpu);
 		break;
 	case OS_PARK_EVENT:
