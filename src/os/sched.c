@@ -501,6 +501,13 @@ void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event
 		os_thread_exit(os, cpu, self);
 		break;
 	case TLBSIM_EV_EXEC:
+		/* A kernel thread has no process image to replace (Linux's
+		 * kernel threads exec nothing of their own; a borrowed mm is
+		 * not theirs to drop). */
+		if (self->kthread) {
+			oc->st.ignored++;
+			break;
+		}
 		exec_mm(os, cpu, self);
 		/* execve() returns once the old mm's flush is over. */
 		if (cpu->core->state == ENG_BLOCKED && !os_cpu_of(cpu)->cont)

@@ -312,6 +312,42 @@ static void a_kthread_after_unuse_translates_lazily_and_cannot_fault(void **stat
 	assert_int_equal(res.segv, 1);
 }
 
+/*
+ * An exec by a kernel thread is ignored (traces/FORMAT.md): alone, and
+ * while it borrows process 1's mm, which must survive it: T1's load and
+ * store after it run normally (T1's first store is fault 1, the store
+ * to the second page fault 2) and none is a segv.  Ignored events: the
+ * two execs.
+ */
+static void exec_by_a_kthread_is_ignored(void **state)
+{
+	static const char text[] = HEADER "kthread_create 6\n"
+					  "T6@cpu1 switch\n"
+					  "T6 exec\n"
+					  "T6 exit\n"
+					  "proc_create 1 1\n"
+					  "T1@cpu0 switch\n"
+					  "T1 mmap 0x10000 0x2000 rw- private,anon\n"
+					  "T1 store 0x10000 8\n"
+					  "T1 kthread_create 5\n"
+					  "T5@cpu1 switch\n"
+					  "T5 kthread_use_mm 1\n"
+					  "T5 exec\n"
+					  "T5 kthread_unuse_mm\n"
+					  "T5 exit\n"
+					  "T1 load 0x10000 8\n"
+					  "T1 store 0x11000 8\n"
+					  "T1 sleep\n";
+	struct result res;
+
+	(void)state;
+	run_text("kthread-exec.tlbt", text, 0, &res);
+	assert_int_equal(res.rc, 0);
+	assert_int_equal(res.segv, 0);
+	assert_int_equal(res.faults, 2);
+	assert_int_equal(res.ignored[0] + res.ignored[1], 2);
+}
+
 /* In trace order, event 1 waits for thread 3, which nothing creates: the
  * replay stops at once with an error rather than spinning. */
 static void ordered_replay_of_a_thread_never_created_stops_with_an_error(void **state)
@@ -355,6 +391,7 @@ int main(void)
 	    cmocka_unit_test(events_of_a_thread_never_created_are_counted),
 	    cmocka_unit_test(kernel_events_for_no_thread_are_ignored_on_their_cpu),
 	    cmocka_unit_test(a_kthread_after_unuse_translates_lazily_and_cannot_fault),
+	    cmocka_unit_test(exec_by_a_kthread_is_ignored),
 	    cmocka_unit_test(ordered_replay_of_a_thread_never_created_stops_with_an_error),
 	    cmocka_unit_test(ordered_replay_waiting_on_a_sleeper_stops_with_an_error),
 	};
