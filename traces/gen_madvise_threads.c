@@ -135,7 +135,8 @@ const struct tlbsim_generator trace_gen_madvise_threads = {
 	     "left out, and each thread maps its own region, so the threads share only the "
 	     "mm. Under arm64-nr-active-mm, --check may report bbm: the main thread's cpu "
 	     "loaded the mm and went idle in its join, a local-only flush skips it, and a "
-	     "worker remaps a page table munmap freed (1 with threads=32 on emag-32, none "
-	     "with the defaults; policies/arm64_nr_active_mm.c). Other policies: no "
-	     "report.",
+	     "worker remaps a page table munmap freed; whether it happens depends on the "
+	     "interleaving (1 with threads=32 on emag-32 under the polling mmap_lock, none "
+	     "with the defaults or 8-64 threads since its wait list; "
+	     "policies/arm64_nr_active_mm.c). Other policies: no report.",
 };
