@@ -98,6 +98,8 @@ struct chk_pair {
 	uint16_t asid;
 };
 
+#define DSB_ST_RING 64
+
 struct chk_cpu {
 	uint64_t event;
 	bool ets2;
@@ -133,6 +135,10 @@ struct chk_cpu {
 	/* Table frames (pfn + 1) this cpu made an entry valid in since its
 	 * last store barrier (kernel mode, chk_store_barrier()). */
 	struct chk_map unordered;
+	/* Kernel mode: store-ordering DSBs executed, and the times of the
+	 * last DSB_ST_RING of them (the n-th at [n % DSB_ST_RING]). */
+	uint64_t nr_dsb_st;
+	uint64_t dsb_st_time[DSB_ST_RING];
 	struct chk_pair *pairs;
 	unsigned nr_pairs, cap_pairs;
 	struct chk_reports rep;
@@ -170,6 +176,11 @@ struct chk_break {
 	uint64_t time;
 	uint64_t old_pfn;
 	uint8_t old_leaf;
+	/* kernel mode: the breaking cpu, and its count of store-ordering
+	 * DSBs at the break (rule 6) */
+	uint8_t kernel;
+	unsigned cpu;
+	uint64_t dsb_mark;
 };
 
 /* Completed broadcast TLBIs remembered for the break-before-make check. */
@@ -1419,10 +1430,43 @@ static void compact_breaks(struct chk_oracle *o)
 	o->nr_brk = k;
 }
 
+/*
+ * From when may a TLBI complete the break @b?  Outside kernel mode, its
+ * time (the OS model's policies order their PTE stores before their
+ * TLBIs, as Linux's dsb(ishst) in __flush_tlb_range() does).  In kernel
+ * mode, the first store-ordering DSB on the breaking cpu after it (rule
+ * 6: a DMB orders nothing before a TLBI); UINT64_MAX if none came yet.
+ * Beyond the last DSB_ST_RING DSBs the break's own time is kept.
+ */
+static uint64_t ordered_since(const struct chk_oracle *o, const struct chk_break *b)
+{
+	const struct chk_cpu *c = &o->cpu[b->cpu];
+	uint64_t t;
+
+	if (!b->kernel)
+		return b->time;
+	if (c->nr_dsb_st == b->dsb_mark)
+		return UINT64_MAX;
+	if (c->nr_dsb_st - b->dsb_mark > DSB_ST_RING)
+		return b->time;
+	/* A TLBI's time is taken after its issue cost is charged, so one
+	 * issued before the DSB has a time <= the DSB's, one after it more. */
+	t = c->dsb_st_time[b->dsb_mark % DSB_ST_RING] + 1;
+	return t > b->time ? t : b->time;
+}
+
+void chk_store_dsb(struct chk_oracle *o, unsigned cpu)
+{
+	struct chk_cpu *c = &o->cpu[cpu];
+
+	c->dsb_st_time[c->nr_dsb_st % DSB_ST_RING] = now_of(o, cpu);
+	c->nr_dsb_st++;
+}
+
 static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned index,
 		      const struct hw_pte *old, const struct hw_pte *new, uint64_t va)
 {
-	uint64_t key = t->pfn << 9 | index, idx;
+	uint64_t key = t->pfn << 9 | index, idx, last, since;
 	unsigned by = o->serving;
 	bool walk;
 
@@ -1443,7 +1487,8 @@ static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned in
 			return;
 		}
 		o->brk[o->nr_brk] = (struct chk_break){.time = now_of(o, by), .old_pfn = old->pfn,
-						       .old_leaf = old->leaf};
+						       .old_leaf = old->leaf, .kernel = o->kernel_mode,
+						       .cpu = by, .dsb_mark = o->cpu[by].nr_dsb_st};
 		if (chk_map_put(&o->brk_by_slot, key, o->nr_brk))
 			o->oom = true;
 		o->nr_brk++;
@@ -1464,10 +1509,22 @@ static void check_bbm(struct chk_oracle *o, struct hw_table_page *t, unsigned in
 	/* Local TLBIs completed in this serial step (an IPI-less local
 	 * flush before the make) count too. */
 	chk_sync(o);
-	if (done_since(o, t->root_pfn, va, va + ((1ull << hw_level_shift(t->level)) - 1),
-		       o->brk[idx].time, walk) ||
-	    loaders_flushed(o, t->root_pfn, va, t->level, walk, o->brk[idx].time))
+	last = va + ((1ull << hw_level_shift(t->level)) - 1);
+	since = ordered_since(o, &o->brk[idx]);
+	if (done_since(o, t->root_pfn, va, last, since, walk) ||
+	    loaders_flushed(o, t->root_pfn, va, t->level, walk, since))
 		return;
+	if (since != o->brk[idx].time &&
+	    (done_since(o, t->root_pfn, va, last, o->brk[idx].time, walk) ||
+	     loaders_flushed(o, t->root_pfn, va, t->level, walk, o->brk[idx].time))) {
+		report_serial(o, CHK_BBM, by, by, t->root_pfn, 0, va, new->pfn,
+			      "a descriptor made invalid and then valid with a different output "
+			      "address, whose invalidating store no DSB on the writing cpu ordered "
+			      "before the TLBI (none, or a DMB only): the TLBI may complete before "
+			      "the invalid descriptor is visible, and a walk may cache the old one "
+			      "again (break-before-make; docs/hazard-rules.md rules 6 and 10)");
+		return;
+	}
 	report_serial(o, CHK_BBM, by, by, t->root_pfn, 0, va, new->pfn,
 		      walk ? "a table descriptor made invalid and then valid with a different "
 			     "output address, with no completed non-last-level TLBI covering it "

@@ -119,6 +119,10 @@ void chk_set_kernel_mode(struct chk_oracle *o);
  * ones for the other cpus: DMB or DSB of type ST or full, inner/outer
  * shareable or full system (Arm ARM B2.3.12).  Serial. */
 void chk_store_barrier(struct chk_oracle *o, unsigned cpu);
+/* @cpu executed a DSB that orders its earlier stores (type ST or full):
+ * unlike a DMB it also orders them before its later TLBIs
+ * (docs/hazard-rules.md rule 6; Arm ARM D8.13.4).  Kernel mode; serial. */
+void chk_store_dsb(struct chk_oracle *o, unsigned cpu);
 /* An access by @cpu to @va (kernel-level replay only: the rule-7 check of
  * accesses after a TLBI + DSB without a context synchronisation). */
 void chk_access(struct chk_oracle *o, unsigned cpu, uint64_t va);

@@ -406,8 +406,10 @@ static int exec_event(struct replay *r, struct hw_cpu *cpu, const struct tlbsim_
 		exec_tlbi_range(r, cpu, ev);
 		return 0;
 	case TLBSIM_EV_DSB:
-		if (r->oracle && orders_stores(ev->dsb.domain))
+		if (r->oracle && orders_stores(ev->dsb.domain)) {
 			chk_store_barrier(r->oracle, cpu->id);
+			chk_store_dsb(r->oracle, cpu->id);
+		}
 		if (dsb_completes_broadcast(ev->dsb.domain))
 			hw_dsb(&r->smp, cpu);
 		else if (ev->dsb.domain == TLBSIM_DSB_NSH)
