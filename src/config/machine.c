@@ -625,20 +625,15 @@ static int read_errata(struct jr_ctx *c, const json_t *root, struct tlbsim_machi
 			m->errata |= TLBSIM_ERRATUM_ARM64_1286807;
 			continue;
 		}
-		if (m->isa == TLBSIM_ISA_ARM64)
-			rc = jr_fail_at(c, "errata", -TLBSIM_ERANGE,
-					"item %zu: a known arm64 erratum expected (\"arm-1286807\", "
-					"Cortex-A76/Neoverse-N1 repeat-TLBI), found %s%s%s",
-					i, json_is_string(e) ? "\"" : "",
-					json_is_string(e) ? json_string_value(e) : jr_type_name(e),
-					json_is_string(e) ? "\"" : "");
-		else
-			rc = jr_fail_at(c, "errata", -TLBSIM_ERANGE,
-					"item %zu: no erratum of this ISA is modelled (the list must "
-					"be empty or absent), found %s%s%s",
-					i, json_is_string(e) ? "\"" : "",
-					json_is_string(e) ? json_string_value(e) : jr_type_name(e),
-					json_is_string(e) ? "\"" : "");
+		rc = jr_fail_at(c, "errata", -TLBSIM_ERANGE, "item %zu: %s, found %s%s%s", i,
+				m->isa == TLBSIM_ISA_ARM64
+				    ? "a known arm64 erratum expected (\"arm-1286807\", "
+				      "Cortex-A76/Neoverse-N1 repeat-TLBI)"
+				    : "no erratum of this ISA is modelled (the list must be empty "
+				      "or absent)",
+				json_is_string(e) ? "\"" : "",
+				json_is_string(e) ? json_string_value(e) : jr_type_name(e),
+				json_is_string(e) ? "\"" : "");
 		break;
 	}
 	return rc;
