@@ -35,22 +35,33 @@ static inline char *make_tmpdir(void)
 	return strdup(dir);
 }
 
-/* Remove the files of @dir (one level, as the tests create) and @dir. */
-static inline void rm_tree(char *dir)
+/* Remove what @dir holds, folders too (a recording's parts/), and @dir. */
+static inline void rm_tree_at(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
+	struct stat sb;
 	char path[1024];
 
 	assert_non_null(d);
 	while ((de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		unlink(path);
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= sizeof(path))
+			fail_msg("rm_tree: path too long under %s", dir);
+		if (lstat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+			rm_tree_at(path);
+		else
+			unlink(path);
 	}
 	closedir(d);
 	rmdir(dir);
+}
+
+/* rm_tree_at(@dir), then free @dir (make_tmpdir()'s). */
+static inline void rm_tree(char *dir)
+{
+	rm_tree_at(dir);
 	free(dir);
 }
 
