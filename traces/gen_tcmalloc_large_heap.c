@@ -791,12 +791,16 @@ static int check(const uint64_t *v, char *msg, size_t size)
 {
 	/* Up to kMaxSize tcmalloc serves from size classes and thread caches,
 	 * which are not modelled. */
-	if (v[P_MIN] <= MAX_SIZE || (v[P_PREALLOC] && v[P_PREALLOC] <= MAX_SIZE)) {
+	unsigned bad = v[P_MIN] <= MAX_SIZE ? P_MIN
+		       : v[P_PREALLOC] && v[P_PREALLOC] <= MAX_SIZE ? P_PREALLOC
+								: NR_P;
+
+	if (bad != NR_P) {
 		snprintf(msg, size,
-			 "min (%llu) and a non-zero prealloc (%llu) must exceed 256 KiB (262144): "
-			 "smaller requests go to tcmalloc's size classes, not to the page heap "
-			 "modelled here",
-			 (unsigned long long)v[P_MIN], (unsigned long long)v[P_PREALLOC]);
+			 "%s=%llu must exceed 256 KiB (262144)%s: smaller requests go to "
+			 "tcmalloc's size classes, not to the page heap modelled here",
+			 bad == P_MIN ? "min" : "prealloc", (unsigned long long)v[bad],
+			 bad == P_PREALLOC ? " (or be 0)" : "");
 		return -TLBSIM_EINVAL;
 	}
 	if (v[P_MIN] >= v[P_MAX]) {

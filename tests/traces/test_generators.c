@@ -1071,7 +1071,13 @@ static void tcmalloc_large_heap_release_and_forced_coalesce(void **unused)
 						   TLBSIM_ISA_ARM64, &g, &err),
 				 -TLBSIM_EINVAL);
 		assert_null(g);
-		assert_non_null(strstr(err.text, "must exceed 256 KiB"));
+		assert_non_null(strstr(err.text, "min=262144 must exceed 256 KiB"));
+		tlbsim_error_clear(&err);
+		/* The message names the parameter at fault, here prealloc. */
+		assert_int_equal(tlbsim_gen_create("tcmalloc-large-heap", "prealloc=4K",
+						   TLBSIM_ISA_ARM64, &g, &err),
+				 -TLBSIM_EINVAL);
+		assert_non_null(strstr(err.text, "prealloc=4096 must exceed 256 KiB (262144) (or be 0)"));
 		tlbsim_error_clear(&err);
 		assert_int_equal(tlbsim_gen_create("tcmalloc-large-heap", "min=500M,max=500M",
 						   TLBSIM_ISA_ARM64, &g, &err),
