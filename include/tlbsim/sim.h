@@ -67,8 +67,7 @@ typedef int (*tlbsim_event_batch_fn)(void *arg, struct tlbsim_event *ev, size_t 
  *        short (tests, ThreadSanitizer); the results are the same either
  *        way, only the speed differs
  * @max_events: stop after this many events (0: no cap); stats are then
- *        marked partial if the source had more (one event past the cap is
- *        asked for, neither run nor counted, to tell)
+ *        marked partial
  * @max_cycles: stop at this simulated time, cycles (0: no cap)
  * @memory_frames: physical memory size in 4 KiB frames (0: 2^24 = 64 GiB;
  *        at most 2^40); a run that needs more stops: tlbsim_sim_run()

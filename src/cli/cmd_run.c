@@ -833,7 +833,7 @@ static void print_run_table(json_t *st)
 	if (u(st, "events_read") != u(json_object_get(st, "totals"), "events"))
 		fprintf(out, " of %llu read (%s)", (unsigned long long)u(st, "events_read"),
 			json_is_true(json_object_get(st, "partial"))
-			    ? "a stop may leave some read unrun; creations by no thread run on no cpu"
+			    ? "the stop leaves some read unrun; creations by no thread run on no cpu"
 			    : "creations of processes by no thread run on no cpu");
 	fprintf(out, "\n");
 	for (const struct anomaly *a = anomalies; a->key; a++)

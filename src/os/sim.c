@@ -71,16 +71,8 @@ static bool batch_ready(struct os *os)
 		return true;
 	if (os->max_events) {
 		if (os->st.events_read >= os->max_events) {
-			/* The run is partial only if the source had more: one
-			 * event looked at, neither run nor counted (an error
-			 * there is past the cap: partial, not reported). */
-			struct tlbsim_error scratch;
-
-			tlbsim_error_clear(&scratch);
-			rc = os->next_batch ? os->next_batch(os->next_arg, os->batch, 1, &scratch)
-					    : os->next(os->next_arg, os->batch, &scratch);
 			os->source_ended = true;
-			os->stopped_early = rc != 0;
+			os->stopped_early = true;
 			return false;
 		}
 		if (max > os->max_events - os->st.events_read)
