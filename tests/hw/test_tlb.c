@@ -688,6 +688,34 @@ static void for_each_visits_every_valid_entry(void **state)
 	hw_tlb_fini(&t);
 }
 
+/*
+ * Pages of one set whose fingerprints are equal (tlb.h hw_tlb_fp(): the 7
+ * page-number bits above the set index; 4 sets, so pages 1, 1 + 4 * 128
+ * and 1 + 2 * 4 * 128 share set 1 and fingerprint 0x80) are told apart by
+ * the entries: each hits only itself, and removing one by VA keeps the
+ * others.
+ */
+static void pages_of_one_fingerprint_are_told_apart(void **state)
+{
+	struct hw_tlb t;
+	const uint64_t a = 1, b = 1 + 4 * 128, c = 1 + 2 * 4 * 128;
+	struct hw_tlb_sel sel = {.by_va = true, .va = b << S4K, .asid_match = HW_ASID_ANY};
+
+	init_ok(&t, 16, 4, TLBSIM_PS_4K, TLBSIM_REPL_LRU, 0);
+	assert_int_equal(hw_tlb_fp(&t, a), hw_tlb_fp(&t, b));
+	assert_int_equal(hw_tlb_fp(&t, a), hw_tlb_fp(&t, c));
+	ins4k(&t, a, NULL);
+	ins4k(&t, b, NULL);
+	assert_true(hits4k(&t, a));
+	assert_true(hits4k(&t, b));
+	assert_false(hits4k(&t, c));
+	assert_int_equal(hw_tlb_lookup(&t, b << S4K, 1)->pfn, 0x1000 + b);
+	assert_int_equal(hw_tlb_invalidate(&t, &sel), 1);
+	assert_false(hits4k(&t, b));
+	assert_true(hits4k(&t, a));
+	hw_tlb_fini(&t);
+}
+
 /* ---- differential test against a naive model ---------------------------- */
 
 /*
@@ -900,11 +928,12 @@ static struct diff_stats run_diff(unsigned entries, unsigned ways, unsigned nr_o
 			if (mv != hw_tlb_nr_valid(&t) || mv != t.nr_valid_all ||
 			    by_size[0] != t.nr_valid[0] || by_size[1] != t.nr_valid[1])
 				st.mismatches++;
-			/* Each entry's tag is its page number while valid. */
+			/* Each entry's fingerprint is its page number's while
+			 * valid, 0 while not. */
 			for (unsigned i = 0; i < t.nr_sets * t.ways; i++)
 				st.mismatches +=
-				    t.tag[i] !=
-				    (t.e[i].flags & HW_TLBE_VALID ? t.e[i].vpn : HW_TLB_NO_TAG);
+				    hw_tlb_fp_of(&t, i) !=
+				    (t.e[i].flags & HW_TLBE_VALID ? hw_tlb_fp(&t, t.e[i].vpn) : 0);
 		}
 	}
 	hw_tlb_fini(&t);
@@ -962,6 +991,7 @@ int main(void)
 	    cmocka_unit_test(zero_entries_give_an_empty_structure),
 	    cmocka_unit_test(bad_geometry_is_rejected),
 	    cmocka_unit_test(for_each_visits_every_valid_entry),
+	    cmocka_unit_test(pages_of_one_fingerprint_are_told_apart),
 	    cmocka_unit_test(differential_lru_matches_the_naive_model),
 	    cmocka_unit_test(differential_test_catches_a_planted_mru_bug),
 	};
