@@ -225,6 +225,42 @@ static unsigned walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, un
 	return mmu->levels - 1;
 }
 
+/*
+ * The end of a walk of @va at the leaf @d, read at @lvl from descriptor
+ * version @version after @cycles: count it, fill @out, and fault or fill
+ * the TLBs.
+ */
+static int walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
+		     struct tlbsim_xlate *out, unsigned lvl, const struct hw_pte *d,
+		     uint64_t version, unsigned cycles)
+{
+	struct hw_tlb_entry e = {
+		.vpn = va >> hw_level_shift(lvl),
+		.pfn = d->pfn,
+		.version = version,
+		.asid = mmu->asid,
+		.size_shift = (uint8_t)hw_level_shift(lvl),
+		.flags = HW_TLBE_VALID,
+		.prot = (uint8_t)d->prot,
+	};
+
+	if (d->prot & TLBSIM_PROT_GLOBAL)
+		e.flags |= HW_TLBE_GLOBAL;
+	if (hw_ghosts_take(&mmu->ghosts, va, e.size_shift, e.asid)) {
+		mmu->st.walks_after_flush++;
+		mmu->st.walk_cycles_after_flush += cycles;
+	}
+	mmu->st.walk_cycles += cycles;
+	mmu->st.pte_reads += out->pte_reads;
+	out->cycles += cycles;
+	fill_result(out, &e, va);
+	if (!is_permitted(d->prot, access))
+		return fault(mmu, va, out);
+	tlb_fill(&mmu->l2, &e, va);
+	tlb_fill(mmu->l1_of[access], &e, va);
+	return 0;
+}
+
 static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out)
 {
 	unsigned cycles = 0, lvl;
@@ -236,56 +272,36 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 	for (;;) {
 		struct hw_table_page *t = hw_physmem_table(mmu->pm, table_pfn);
 		unsigned idx = hw_pte_index(va, lvl);
-		struct hw_pte d;
+		uint64_t next_pfn;
 
 		cycles += mmu->m->pte_latency_cycles[lvl];
 		out->pte_reads++;
 		if (!t)
 			break; /* not a table frame (any more): nothing decodable */
-		hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
-		if (!d.present)
-			break;
-		if (d.leaf) {
-			struct hw_tlb_entry e = {
-				.vpn = va >> hw_level_shift(lvl),
-				.pfn = d.pfn,
-				.version = t->version[idx],
-				.asid = mmu->asid,
-				.size_shift = (uint8_t)hw_level_shift(lvl),
-				.flags = HW_TLBE_VALID,
-				.prot = (uint8_t)d.prot,
-			};
+		if (!hw_pte_table(mmu->isa, lvl, t->raw[idx], &next_pfn)) {
+			/* A leaf, or nothing (not present, or a descriptor
+			 * that faults). */
+			struct hw_pte d;
 
-			if (d.prot & TLBSIM_PROT_GLOBAL)
-				e.flags |= HW_TLBE_GLOBAL;
-			if (hw_ghosts_take(&mmu->ghosts, va, e.size_shift, e.asid)) {
-				mmu->st.walks_after_flush++;
-				mmu->st.walk_cycles_after_flush += cycles;
-			}
-			mmu->st.walk_cycles += cycles;
-			mmu->st.pte_reads += out->pte_reads;
-			out->cycles += cycles;
-			fill_result(out, &e, va);
-			if (!is_permitted(d.prot, access))
-				return fault(mmu, va, out);
-			tlb_fill(&mmu->l2, &e, va);
-			tlb_fill(mmu->l1_of[access], &e, va);
-			return 0;
+			hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
+			if (!d.present)
+				break;
+			return walk_leaf(mmu, va, access, out, lvl, &d, t->version[idx], cycles);
 		}
 		/* A table descriptor at lvl >= 1: cache it, descend (walk_start()
 		 * looked it up in that cache and missed). */
 		if (mmu->pwc[lvl].nr_sets) {
 			struct hw_tlb_entry p = {
 				.vpn = va >> hw_level_shift(lvl),
-				.pfn = d.pfn,
-				.version = tlbsim_physmem_generation(mmu->pm, d.pfn),
+				.pfn = next_pfn,
+				.version = tlbsim_physmem_generation(mmu->pm, next_pfn),
 				.asid = mmu->asid,
 				.size_shift = (uint8_t)hw_level_shift(lvl),
 				.flags = HW_TLBE_VALID,
 			};
 			hw_tlb_insert_missed(&mmu->pwc[lvl], &p, NULL);
 		}
-		table_pfn = d.pfn;
+		table_pfn = next_pfn;
 		lvl--;
 	}
 	mmu->st.walk_cycles += cycles;
@@ -432,7 +448,6 @@ void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va)
 	for (unsigned lvl = mmu->levels - 1;; lvl--) {
 		const struct hw_table_page *t = hw_physmem_table(mmu->pm, pfn);
 		const unsigned idx = hw_pte_index(va, lvl);
-		struct hw_pte d;
 
 		if (!t)
 			return;
@@ -441,10 +456,8 @@ void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va)
 			__builtin_prefetch(&t->version[idx]);
 			return;
 		}
-		hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
-		if (!d.present || d.leaf)
-			return;
-		pfn = d.pfn;
+		if (!hw_pte_table(mmu->isa, lvl, t->raw[idx], &pfn))
+			return; /* not present, or a leaf */
 	}
 }
 

@@ -363,7 +363,9 @@ void hw_tlb_fini(struct hw_tlb *t)
 
 /*
  * The first of the ways of set @set that translates @vpn at page size
- * 1 << @shift for @asid (or globally), or @t->ways if none.  The ways'
+ * 1 << @shift for @asid (or globally), or @t->ways if none, given that
+ * word @b of its fingerprints is the first with a match, @m (the bits
+ * fp_zero_bytes() gives), and the ways before it hold none.  The ways'
  * fingerprints are compared first, eight a word, without a branch: which
  * way holds a page is as good as random, so a branch per way would be
  * mispredicted about once a lookup (perf annotate, the hit trace: two
@@ -374,25 +376,39 @@ void hw_tlb_fini(struct hw_tlb *t)
  * checked in full, as a loop over the ways would; an invalid way's
  * fingerprint is 0 and matches none.
  */
-static inline unsigned fp_match(const struct hw_tlb *t, unsigned set, uint64_t vpn,
-				unsigned shift, uint16_t asid)
+/* Does valid or invalid entry @x translate @vpn at 2^@shift bytes for @asid? */
+static inline bool matches(const struct hw_tlb_entry *x, uint64_t vpn, unsigned shift,
+			   uint16_t asid)
+{
+	return x->vpn == vpn && x->size_shift == shift && (x->flags & HW_TLBE_VALID) &&
+	       (x->asid == asid || (x->flags & HW_TLBE_GLOBAL));
+}
+
+static inline unsigned fp_match_from(const struct hw_tlb *t, unsigned set, unsigned b, uint64_t m,
+				     uint64_t vpn, unsigned shift, uint16_t asid)
 {
 	const struct hw_tlb_entry *s = t->e + (size_t)set * t->ways;
 	const uint64_t *fp = t->fp + (size_t)set * t->fp_words;
 	const uint64_t pat = hw_tlb_fp(t, vpn) * FP_BYTES;
-	unsigned b = 0;
 
-	do {
-		for (uint64_t m = fp_zero_bytes(fp[b] ^ pat); m; m &= m - 1) {
+	for (;;) {
+		for (; m; m &= m - 1) {
 			const unsigned w = 8 * b + (unsigned)__builtin_ctzll(m) / 8;
-			const struct hw_tlb_entry *x = &s[w];
-
-			if (x->vpn == vpn && x->size_shift == shift && (x->flags & HW_TLBE_VALID) &&
-			    (x->asid == asid || (x->flags & HW_TLBE_GLOBAL)))
+			if (matches(&s[w], vpn, shift, asid))
 				return w;
 		}
-	} while (++b < t->fp_words);
-	return t->ways;
+		if (++b >= t->fp_words)
+			return t->ways;
+		m = fp_zero_bytes(fp[b] ^ pat);
+	}
+}
+
+/* fp_match_from() out of line: the lookup's loop keeps few values live. */
+static __attribute__((noinline)) unsigned fp_match_slow(const struct hw_tlb *t, unsigned set,
+							 unsigned b, uint64_t m, uint64_t vpn,
+							 unsigned shift, uint16_t asid)
+{
+	return fp_match_from(t, set, b, m, vpn, shift, asid);
 }
 
 struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
@@ -412,14 +428,29 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 		return last;
 
 	for (unsigned i = 0; i < t->nr_shifts; i++) {
+		if (!t->nr_valid[i])
+			continue; /* no entry of this size: no match (nor any set) */
+
 		const unsigned shift = t->shifts[i];
 		const uint64_t vpn = va >> shift;
 		const unsigned set = (unsigned)(vpn & t->set_mask);
+		const uint64_t *fp = t->fp + (size_t)set * t->fp_words;
+		const uint64_t pat = hw_tlb_fp(t, vpn) * FP_BYTES;
+		unsigned b = 0, w;
+		uint64_t m;
 
-		if (!t->nr_valid[i])
-			continue; /* no entry of this size: no match (nor any set) */
-		const unsigned w = fp_match(t, set, vpn, shift, asid);
-
+		/* fp_match_from(), its first look inline: most lookups of the
+		 * miss-heavy trace end at no fingerprint matching. */
+		while (!(m = fp_zero_bytes(fp[b] ^ pat)))
+			if (++b == t->fp_words)
+				break;
+		if (!m)
+			continue;
+		/* The first match is the entry but for a false match (1 in 128
+		 * a way) or a page of another ASID. */
+		w = 8 * b + (unsigned)__builtin_ctzll(m) / 8;
+		if (!matches(&t->e[set * t->ways + w], vpn, shift, asid))
+			w = fp_match_slow(t, set, b, m & (m - 1), vpn, shift, asid);
 		if (w < t->ways) {
 			const unsigned idx = set * t->ways + w;
 
@@ -601,7 +632,7 @@ static unsigned invalidate_range(struct hw_tlb *t, struct hw_tlb_entry *x, unsig
 
 	if (shift) {
 		/* One set (@n is its ways): the ways' fingerprints
-		 * compared first (as fp_match()), then the matching ones
+		 * compared first (as fp_match_from()), then the matching ones
 		 * in full. */
 		const uint64_t vpn = sel->va >> shift, pat = hw_tlb_fp(t, vpn) * FP_BYTES;
 		const uint64_t *fp = t->fp + (size_t)(x - t->e) / n * t->fp_words;
