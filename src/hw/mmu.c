@@ -106,6 +106,13 @@ static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t
 
 	if (!t->nr_sets)
 		return;
+	/* A leaf of @t's smallest size (a walk's leaf: no leaf_shift, vpn
+	 * va >> size_shift) goes in as it is: the loop below would find that
+	 * size and make the same entry. */
+	if (leaf->size_shift == t->shifts[0] && !leaf->leaf_shift) {
+		hw_tlb_insert_missed(t, leaf, NULL);
+		return;
+	}
 	for (i = (int)t->nr_shifts - 1; i >= 0; i--) {
 		unsigned s = t->shifts[i];
 
@@ -155,16 +162,18 @@ static int fault(tlbsim_mmu *mmu, uint64_t va, struct tlbsim_xlate *out)
 }
 
 /*
- * fault() of a walk that found no translation of @va at level @lvl: the
- * same entries go, but the invalidations that would remove none are not
- * made.  The L1 that @access looked up and the L2 missed @va in this
- * context, and so did the walk caches of levels 1 to @lvl (walk_start()
- * looked them up below its hit, and nothing filled them since): none
- * holds an entry for @va that a by-VA invalidation would select, but for
- * the splinters of a larger page covering it, which no lookup of @va
- * finds (looked for only while a structure holds splinters).
+ * fault() of a walk that started at level @top and found no translation of
+ * @va at level @lvl: the same entries go, but the invalidations that would
+ * remove none are not made.  The L1 that @access looked up and the L2
+ * missed @va in this context, and so did the walk caches of levels 1 to
+ * @top (walk_start() looked them up below its hit): none holds an entry
+ * for @va that a by-VA invalidation would select, but for the splinters of
+ * a larger page covering it, which no lookup of @va finds (looked for only
+ * while a structure holds splinters), and for the entries the walk filled
+ * since, at levels @lvl + 1 to @top, each the last fill of its cache.
  */
-static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned lvl)
+static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned lvl,
+			    unsigned top)
 {
 	struct hw_tlb_sel sel = {
 	    .by_va = true, .va = va, .asid_match = HW_ASID_EQ_OR_GLOBAL, .asid = mmu->asid};
@@ -181,8 +190,12 @@ static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access acc
 	if (mmu->l2.nr_splinters)
 		hw_tlb_invalidate(&mmu->l2, &sel);
 	sel.asid_match = HW_ASID_EQ;
-	for (k = lvl + 1; k < mmu->levels; k++)
-		hw_tlb_invalidate(&mmu->pwc[k], &sel);
+	for (k = lvl + 1; k < mmu->levels; k++) {
+		if (k > top)
+			hw_tlb_invalidate(&mmu->pwc[k], &sel);
+		else if (mmu->pwc[k].nr_sets)
+			hw_tlb_invalidate_last_fill(&mmu->pwc[k]);
+	}
 	return -TLBSIM_EFAULT;
 }
 
@@ -263,12 +276,12 @@ static int walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
 
 static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out)
 {
-	unsigned cycles = 0, lvl;
+	unsigned cycles = 0, lvl, top;
 	uint64_t table_pfn;
 
 	mmu->st.walks++;
 	out->src = TLBSIM_XLATE_WALK;
-	lvl = walk_start(mmu, va, &table_pfn, &out->pwc_level, &cycles);
+	lvl = top = walk_start(mmu, va, &table_pfn, &out->pwc_level, &cycles);
 	for (;;) {
 		struct hw_table_page *t = hw_physmem_table(mmu->pm, table_pfn);
 		unsigned idx = hw_pte_index(va, lvl);
@@ -307,7 +320,7 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 	mmu->st.walk_cycles += cycles;
 	mmu->st.pte_reads += out->pte_reads;
 	out->cycles += cycles;
-	return fault_after_walk(mmu, va, access, lvl);
+	return fault_after_walk(mmu, va, access, lvl, top);
 }
 
 /* tlbsim_mmu_translate() but for its fast path: the lookup of @l1 on. */

@@ -491,6 +491,7 @@ static void fill(struct hw_tlb *t, unsigned set, unsigned way, const struct hw_t
 	if (!(e->flags & HW_TLBE_GLOBAL))
 		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
 	touch(t, set, idx);
+	t->last_fill = idx;
 }
 
 bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb_entry *victim)
@@ -622,39 +623,73 @@ bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t a
 }
 
 /*
- * Remove the entries of @x[0 .. @n) whose ASID/global bit @sel selects and,
- * when @shift is not 0, whose page is of that size and covers sel->va.
+ * Remove the entries of set @set whose ASID/global bit @sel selects, whose
+ * page is of size 2^@shift and covers sel->va: the ways' fingerprints
+ * compared first (as fp_match_from()), then the matching ones in full.
  */
-static unsigned invalidate_range(struct hw_tlb *t, struct hw_tlb_entry *x, unsigned n,
-				 const struct hw_tlb_sel *sel, unsigned shift)
+static unsigned invalidate_in_set(struct hw_tlb *t, unsigned set, const struct hw_tlb_sel *sel,
+				  unsigned shift)
+{
+	const uint64_t vpn = sel->va >> shift, pat = hw_tlb_fp(t, vpn) * FP_BYTES;
+	const uint64_t *fp = t->fp + (size_t)set * t->fp_words;
+	struct hw_tlb_entry *x = t->e + (size_t)set * t->ways;
+	const unsigned words = t->fp_words;
+	unsigned removed = 0;
+
+	for (unsigned b = 0; b < words; b++) {
+		for (uint64_t m = fp_zero_bytes(fp[b] ^ pat); m; m &= m - 1) {
+			struct hw_tlb_entry *y = &x[8 * b + (unsigned)__builtin_ctzll(m) / 8];
+
+			if ((y->flags & HW_TLBE_VALID) && y->vpn == vpn && y->size_shift == shift &&
+			    sel_matches_asid(sel, y)) {
+				drop(t, y);
+				removed++;
+			}
+		}
+	}
+	return removed;
+}
+
+/*
+ * Remove every entry whose ASID/global bit @sel selects (not by VA).  Only
+ * the valid ways are looked at, found by their fingerprints' bit 7, sets
+ * with none skipped, and the set's and total counts updated once a set.
+ * Entries go in index order (set by set, lowest way first), as a scan of
+ * every entry would remove them: the ghosts are noted in that order.
+ */
+static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 {
 	unsigned removed = 0;
 
-	if (shift) {
-		/* One set (@n is its ways): the ways' fingerprints
-		 * compared first (as fp_match_from()), then the matching ones
-		 * in full. */
-		const uint64_t vpn = sel->va >> shift, pat = hw_tlb_fp(t, vpn) * FP_BYTES;
-		const uint64_t *fp = t->fp + (size_t)(x - t->e) / n * t->fp_words;
+	for (unsigned set = 0; set < t->nr_sets; set++) {
+		struct hw_tlb_entry *s = t->e + (size_t)set * t->ways;
+		uint64_t *fp = t->fp + (size_t)set * t->fp_words;
+		unsigned gone = 0;
 
-		for (unsigned b = 0; b < t->fp_words; b++) {
-			for (uint64_t m = fp_zero_bytes(fp[b] ^ pat); m; m &= m - 1) {
-				struct hw_tlb_entry *y = &x[8 * b + (unsigned)__builtin_ctzll(m) / 8];
-
-				if ((y->flags & HW_TLBE_VALID) && y->vpn == vpn &&
-				    y->size_shift == shift && sel_matches_asid(sel, y)) {
-					drop(t, y);
-					removed++;
-				}
-			}
-		}
-		return removed;
-	}
-	for (unsigned i = 0; i < n; i++) {
-		if (!(x[i].flags & HW_TLBE_VALID) || !sel_matches_asid(sel, &x[i]))
+		if (!t->set_valid[set])
 			continue;
-		drop(t, &x[i]);
-		removed++;
+		for (unsigned b = 0; b < t->fp_words; b++) {
+			uint64_t word = fp[b];
+
+			for (uint64_t m = word & ~FP_LOW7; m; m &= m - 1) {
+				const unsigned lane = (unsigned)__builtin_ctzll(m);
+				struct hw_tlb_entry *x = &s[8 * b + lane / 8];
+
+				if (!sel_matches_asid(sel, x))
+					continue;
+				if (t->ghosts)
+					ghost_add(t->ghosts, x);
+				t->nr_valid[shift_slot(t, x->size_shift)]--;
+				t->nr_splinters -= is_splinter(x);
+				x->flags = 0;
+				word &= ~(UINT64_C(0xff) << (lane & ~7u));
+				gone++;
+			}
+			fp[b] = word;
+		}
+		t->set_valid[set] -= gone;
+		t->nr_valid_all -= gone;
+		removed += gone;
 	}
 	return removed;
 }
@@ -680,7 +715,7 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 
 		if (sel->asid_match == HW_ASID_EQ && !(t->asid_seen[sel->asid / 64] & bit))
 			return 0;
-		removed = invalidate_range(t, t->e, t->nr_sets * t->ways, sel, 0);
+		removed = invalidate_all(t, sel);
 		if (sel->asid_match == HW_ASID_EQ)
 			t->asid_seen[sel->asid / 64] &= ~bit;
 		else if (sel->asid_match == HW_ASID_ANY || sel->asid_match == HW_ASID_NONGLOBAL)
@@ -693,8 +728,7 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		unsigned set = (unsigned)((sel->va >> shift) & t->set_mask);
 
 		if (t->nr_valid[i])
-			removed +=
-			    invalidate_range(t, t->e + (size_t)set * t->ways, t->ways, sel, shift);
+			removed += invalidate_in_set(t, set, sel, shift);
 	}
 	/* Splinters of a larger page covering va sit in any set: look at all
 	 * of them, only while some are held (1 GiB pages through a TLB that
@@ -709,6 +743,15 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		removed++;
 	}
 	return removed;
+}
+
+unsigned hw_tlb_invalidate_last_fill(struct hw_tlb *t)
+{
+	assert(t->last_fill < t->nr_sets * t->ways && (t->e[t->last_fill].flags & HW_TLBE_VALID) &&
+	       "hw_tlb_invalidate_last_fill: the entry is held");
+	t->last_hit = NULL;
+	drop(t, &t->e[t->last_fill]);
+	return 1;
 }
 
 static unsigned mark_entry(struct hw_tlb_entry *x, uint64_t version, bool poison)

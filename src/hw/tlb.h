@@ -176,6 +176,9 @@ struct hw_tlb {
 	struct hw_tlb_entry *last_hit;
 	uint64_t last_vpn;
 	uint16_t last_asid;
+	/* Index (set * ways + way) of the entry the last insert filled:
+	 * see hw_tlb_invalidate_last_fill(). */
+	unsigned last_fill;
 	/* Where invalidations note the translations they remove (the MMU's,
 	 * for its TLBs), or NULL (walk caches). */
 	struct hw_ghosts *ghosts;
@@ -259,6 +262,15 @@ bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
 
 /* Invalidate every entry @sel selects; returns how many were valid and removed. */
 unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel);
+
+/*
+ * hw_tlb_invalidate() of a selector that selects the entry the last insert
+ * filled and no other, which is still valid, as when a walk fills a walk
+ * cache after a lookup of the same page and ASID missed there, and then
+ * faults (the entry goes, SDM 4.10.4.1): the same result, without looking
+ * for it.  Returns 1.
+ */
+unsigned hw_tlb_invalidate_last_fill(struct hw_tlb *t);
 
 /* Call @fn on every valid entry (for the hazard oracle and for tests). */
 void hw_tlb_for_each(const struct hw_tlb *t, void (*fn)(void *arg, const struct hw_tlb_entry *e),
