@@ -659,28 +659,37 @@ static unsigned invalidate_in_set(struct hw_tlb *t, unsigned set, const struct h
  */
 static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 {
-	unsigned removed = 0;
+	/* sel_matches_asid() as two answers: for a global entry, and for
+	 * a non-global one of another ASID than sel->asid. */
+	const bool global_ok = sel->asid_match == HW_ASID_ANY ||
+			       sel->asid_match == HW_ASID_EQ_OR_GLOBAL;
+	const bool any_asid = sel->asid_match == HW_ASID_ANY ||
+			      sel->asid_match == HW_ASID_NONGLOBAL;
+	const unsigned words = t->fp_words;
+	struct hw_ghosts *ghosts = t->ghosts;
+	unsigned removed = 0, splinters = 0, by_size[3] = {0, 0, 0};
 
 	for (unsigned set = 0; set < t->nr_sets; set++) {
 		struct hw_tlb_entry *s = t->e + (size_t)set * t->ways;
-		uint64_t *fp = t->fp + (size_t)set * t->fp_words;
+		uint64_t *fp = t->fp + (size_t)set * words;
 		unsigned gone = 0;
 
 		if (!t->set_valid[set])
 			continue;
-		for (unsigned b = 0; b < t->fp_words; b++) {
+		for (unsigned b = 0; b < words; b++) {
 			uint64_t word = fp[b];
 
 			for (uint64_t m = word & ~FP_LOW7; m; m &= m - 1) {
 				const unsigned lane = (unsigned)__builtin_ctzll(m);
 				struct hw_tlb_entry *x = &s[8 * b + lane / 8];
 
-				if (!sel_matches_asid(sel, x))
+				if (x->flags & HW_TLBE_GLOBAL ? !global_ok
+							       : !any_asid && x->asid != sel->asid)
 					continue;
-				if (t->ghosts)
-					ghost_add(t->ghosts, x);
-				t->nr_valid[shift_slot(t, x->size_shift)]--;
-				t->nr_splinters -= is_splinter(x);
+				if (ghosts)
+					ghost_add(ghosts, x);
+				by_size[shift_slot(t, x->size_shift)]++;
+				splinters += is_splinter(x);
 				x->flags = 0;
 				word &= ~(UINT64_C(0xff) << (lane & ~7u));
 				gone++;
@@ -688,9 +697,12 @@ static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 			fp[b] = word;
 		}
 		t->set_valid[set] -= gone;
-		t->nr_valid_all -= gone;
 		removed += gone;
 	}
+	for (unsigned i = 0; i < 3; i++)
+		t->nr_valid[i] -= by_size[i];
+	t->nr_splinters -= splinters;
+	t->nr_valid_all -= removed;
 	return removed;
 }
 
