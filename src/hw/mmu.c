@@ -106,6 +106,13 @@ static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t
 
 	if (!t->nr_sets)
 		return;
+	/* A leaf of @t's smallest size (a walk's leaf: no leaf_shift, vpn
+	 * va >> size_shift) goes in as it is: the loop below would find that
+	 * size and make the same entry. */
+	if (leaf->size_shift == t->shifts[0] && !leaf->leaf_shift) {
+		hw_tlb_insert_missed(t, leaf, NULL);
+		return;
+	}
 	for (i = (int)t->nr_shifts - 1; i >= 0; i--) {
 		unsigned s = t->shifts[i];
 
@@ -155,16 +162,18 @@ static int fault(tlbsim_mmu *mmu, uint64_t va, struct tlbsim_xlate *out)
 }
 
 /*
- * fault() of a walk that found no translation of @va at level @lvl: the
- * same entries go, but the invalidations that would remove none are not
- * made.  The L1 that @access looked up and the L2 missed @va in this
- * context, and so did the walk caches of levels 1 to @lvl (walk_start()
- * looked them up below its hit, and nothing filled them since): none
- * holds an entry for @va that a by-VA invalidation would select, but for
- * the splinters of a larger page covering it, which no lookup of @va
- * finds (looked for only while a structure holds splinters).
+ * fault() of a walk that started at level @top and found no translation of
+ * @va at level @lvl: the same entries go, but the invalidations that would
+ * remove none are not made.  The L1 that @access looked up and the L2
+ * missed @va in this context, and so did the walk caches of levels 1 to
+ * @top (walk_start() looked them up below its hit): none holds an entry
+ * for @va that a by-VA invalidation would select, but for the splinters of
+ * a larger page covering it, which no lookup of @va finds (looked for only
+ * while a structure holds splinters), and for the entries the walk filled
+ * since, at levels @lvl + 1 to @top, each the last fill of its cache.
  */
-static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned lvl)
+static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned lvl,
+			    unsigned top)
 {
 	struct hw_tlb_sel sel = {
 	    .by_va = true, .va = va, .asid_match = HW_ASID_EQ_OR_GLOBAL, .asid = mmu->asid};
@@ -181,8 +190,12 @@ static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access acc
 	if (mmu->l2.nr_splinters)
 		hw_tlb_invalidate(&mmu->l2, &sel);
 	sel.asid_match = HW_ASID_EQ;
-	for (k = lvl + 1; k < mmu->levels; k++)
-		hw_tlb_invalidate(&mmu->pwc[k], &sel);
+	for (k = lvl + 1; k < mmu->levels; k++) {
+		if (k > top)
+			hw_tlb_invalidate(&mmu->pwc[k], &sel);
+		else if (mmu->pwc[k].nr_sets)
+			hw_tlb_invalidate_last_fill(&mmu->pwc[k]);
+	}
 	return -TLBSIM_EFAULT;
 }
 
@@ -225,73 +238,89 @@ static unsigned walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, un
 	return mmu->levels - 1;
 }
 
+/*
+ * The end of a walk of @va at the leaf @d, read at @lvl from descriptor
+ * version @version after @cycles: count it, fill @out, and fault or fill
+ * the TLBs.
+ */
+static int walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
+		     struct tlbsim_xlate *out, unsigned lvl, const struct hw_pte *d,
+		     uint64_t version, unsigned cycles)
+{
+	struct hw_tlb_entry e = {
+		.vpn = va >> hw_level_shift(lvl),
+		.pfn = d->pfn,
+		.version = version,
+		.asid = mmu->asid,
+		.size_shift = (uint8_t)hw_level_shift(lvl),
+		.flags = HW_TLBE_VALID,
+		.prot = (uint8_t)d->prot,
+	};
+
+	if (d->prot & TLBSIM_PROT_GLOBAL)
+		e.flags |= HW_TLBE_GLOBAL;
+	if (hw_ghosts_take(&mmu->ghosts, va, e.size_shift, e.asid)) {
+		mmu->st.walks_after_flush++;
+		mmu->st.walk_cycles_after_flush += cycles;
+	}
+	mmu->st.walk_cycles += cycles;
+	mmu->st.pte_reads += out->pte_reads;
+	out->cycles += cycles;
+	fill_result(out, &e, va);
+	if (!is_permitted(d->prot, access))
+		return fault(mmu, va, out);
+	tlb_fill(&mmu->l2, &e, va);
+	tlb_fill(mmu->l1_of[access], &e, va);
+	return 0;
+}
+
 static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out)
 {
-	unsigned cycles = 0, lvl;
+	unsigned cycles = 0, lvl, top;
 	uint64_t table_pfn;
 
 	mmu->st.walks++;
 	out->src = TLBSIM_XLATE_WALK;
-	lvl = walk_start(mmu, va, &table_pfn, &out->pwc_level, &cycles);
+	lvl = top = walk_start(mmu, va, &table_pfn, &out->pwc_level, &cycles);
 	for (;;) {
 		struct hw_table_page *t = hw_physmem_table(mmu->pm, table_pfn);
 		unsigned idx = hw_pte_index(va, lvl);
-		struct hw_pte d;
+		uint64_t next_pfn;
 
 		cycles += mmu->m->pte_latency_cycles[lvl];
 		out->pte_reads++;
 		if (!t)
 			break; /* not a table frame (any more): nothing decodable */
-		hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
-		if (!d.present)
-			break;
-		if (d.leaf) {
-			struct hw_tlb_entry e = {
-				.vpn = va >> hw_level_shift(lvl),
-				.pfn = d.pfn,
-				.version = t->version[idx],
-				.asid = mmu->asid,
-				.size_shift = (uint8_t)hw_level_shift(lvl),
-				.flags = HW_TLBE_VALID,
-				.prot = (uint8_t)d.prot,
-			};
+		if (!hw_pte_table(mmu->isa, lvl, t->raw[idx], &next_pfn)) {
+			/* A leaf, or nothing (not present, or a descriptor
+			 * that faults). */
+			struct hw_pte d;
 
-			if (d.prot & TLBSIM_PROT_GLOBAL)
-				e.flags |= HW_TLBE_GLOBAL;
-			if (hw_ghosts_take(&mmu->ghosts, va, e.size_shift, e.asid)) {
-				mmu->st.walks_after_flush++;
-				mmu->st.walk_cycles_after_flush += cycles;
-			}
-			mmu->st.walk_cycles += cycles;
-			mmu->st.pte_reads += out->pte_reads;
-			out->cycles += cycles;
-			fill_result(out, &e, va);
-			if (!is_permitted(d.prot, access))
-				return fault(mmu, va, out);
-			tlb_fill(&mmu->l2, &e, va);
-			tlb_fill(mmu->l1_of[access], &e, va);
-			return 0;
+			hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
+			if (!d.present)
+				break;
+			return walk_leaf(mmu, va, access, out, lvl, &d, t->version[idx], cycles);
 		}
 		/* A table descriptor at lvl >= 1: cache it, descend (walk_start()
 		 * looked it up in that cache and missed). */
 		if (mmu->pwc[lvl].nr_sets) {
 			struct hw_tlb_entry p = {
 				.vpn = va >> hw_level_shift(lvl),
-				.pfn = d.pfn,
-				.version = tlbsim_physmem_generation(mmu->pm, d.pfn),
+				.pfn = next_pfn,
+				.version = tlbsim_physmem_generation(mmu->pm, next_pfn),
 				.asid = mmu->asid,
 				.size_shift = (uint8_t)hw_level_shift(lvl),
 				.flags = HW_TLBE_VALID,
 			};
 			hw_tlb_insert_missed(&mmu->pwc[lvl], &p, NULL);
 		}
-		table_pfn = d.pfn;
+		table_pfn = next_pfn;
 		lvl--;
 	}
 	mmu->st.walk_cycles += cycles;
 	mmu->st.pte_reads += out->pte_reads;
 	out->cycles += cycles;
-	return fault_after_walk(mmu, va, access, lvl);
+	return fault_after_walk(mmu, va, access, lvl, top);
 }
 
 /* tlbsim_mmu_translate() but for its fast path: the lookup of @l1 on. */
@@ -432,7 +461,6 @@ void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va)
 	for (unsigned lvl = mmu->levels - 1;; lvl--) {
 		const struct hw_table_page *t = hw_physmem_table(mmu->pm, pfn);
 		const unsigned idx = hw_pte_index(va, lvl);
-		struct hw_pte d;
 
 		if (!t)
 			return;
@@ -441,10 +469,8 @@ void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va)
 			__builtin_prefetch(&t->version[idx]);
 			return;
 		}
-		hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
-		if (!d.present || d.leaf)
-			return;
-		pfn = d.pfn;
+		if (!hw_pte_table(mmu->isa, lvl, t->raw[idx], &pfn))
+			return; /* not present, or a leaf */
 	}
 }
 

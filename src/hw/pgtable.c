@@ -82,6 +82,8 @@ static int walk(const tlbsim_pgtable *pt, uint64_t va, struct walk_result *w)
 
 		if (!t)
 			return -TLBSIM_ENOENT;
+		if (hw_pte_table(pt->isa, level, t->raw[index], &table_pfn))
+			continue;
 		hw_pte_decode(pt->isa, level, t->raw[index], &w->pte);
 		if (!w->pte.present)
 			return -TLBSIM_ENOENT;
@@ -385,6 +387,8 @@ static uint64_t next_candidate(const tlbsim_pgtable *pt, uint64_t va, struct wal
 
 		if (!t)
 			break;
+		if (hw_pte_table(pt->isa, level, t->raw[index], &table_pfn))
+			continue;
 		hw_pte_decode(pt->isa, level, t->raw[index], &w->pte);
 		/* Nothing below this descriptor: skip its whole span. */
 		if (!w->pte.present)

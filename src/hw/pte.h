@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "tlbsim/machine.h"
+#include "tlbsim/pgtable.h"
 
 /**
  * struct hw_pte - a decoded descriptor
@@ -46,6 +47,35 @@ struct hw_pte {
 
 /* Decode @raw read from a table at @level (0 = last level). */
 void hw_pte_decode(enum tlbsim_isa isa, unsigned level, uint64_t raw, struct hw_pte *out);
+
+/*
+ * What hw_pte_decode() answers for the descriptor most walks read, a table
+ * descriptor: true, and *@pfn the next table's frame, when @raw at @level
+ * is present and points to a table; false for anything else (not present,
+ * a leaf, a descriptor that faults), which hw_pte_decode() tells apart.
+ * Inline for the walks' intermediate levels, a mask and a compare:
+ * x86-64 P set and PS clear at levels 1..4 (SDM vol. 3A tables 4-14 to
+ * 4-19; PS in a PML4E/PML5E faults, in a PDPTE/PDE maps a page); arm64
+ * bits 0 (valid) and 1 (table) set at our levels 1..3 (Arm ARM D8.3).
+ */
+static inline bool hw_pte_table(enum tlbsim_isa isa, unsigned level, uint64_t raw, uint64_t *pfn)
+{
+	if (isa == TLBSIM_ISA_X86_64) {
+		/* P set, PS clear; address bits 12..51 (MAXPHYADDR 52). */
+		if ((raw & 0x81u) != 0x1u || level - 1u >= TLBSIM_MAX_PT_LEVELS - 1u)
+			return false;
+		*pfn = (raw & 0x000ffffffffff000ull) >> TLBSIM_PAGE_SHIFT;
+		return true;
+	}
+	if (isa == TLBSIM_ISA_ARM64) {
+		/* Valid and table set; output address bits 12..47. */
+		if ((raw & 0x3u) != 0x3u || level - 1u >= 3u)
+			return false;
+		*pfn = (raw & 0x0000fffffffff000ull) >> TLBSIM_PAGE_SHIFT;
+		return true;
+	}
+	return false;
+}
 
 /* Encode a leaf at @level (0: 4K page, 1: 2M, 2: 1G) mapping @pfn with @prot. */
 uint64_t hw_pte_encode_leaf(enum tlbsim_isa isa, unsigned level, uint64_t pfn, unsigned prot);

@@ -5,11 +5,15 @@
  * Intel SDM vol. 3 4.10.2 and the Arm ARM's TLB matching rules; a PWC is the
  * same structure serving one "page size" per level (SDM 4.10.3).
  *
- * Tuned for the hit path of an L1 TLB (a few dozen entries, 4-12 ways),
- * which runs once per simulated memory access: a lookup computes the set
- * index for each served size, scans the ways and, on a hit, updates one LRU
- * stamp or the set's PLRU word (an and-not and an or, from a per-way table).  Nothing else is kept
- * up to date (no valid counter, no per-set occupancy), so misses and maintenance do the scanning.
+ * Tuned for the hit path of an L1 TLB (a few dozen entries, 4-48 ways),
+ * which runs once per simulated memory access, and for the misses of a
+ * miss-heavy trace (an L1, the L2 and the walk caches looked up, two or
+ * three of them filled, per access): a lookup computes the set index for
+ * each served size held, compares the set's one-byte fingerprints eight
+ * ways a word, looks at the entries whose fingerprint matches and, on a
+ * hit, updates one LRU stamp or the set's PLRU word (an and-not and an or,
+ * from a per-way table).  Counts of valid entries (per size, per set, in
+ * all) let lookups skip sizes and inserts skip the search for a free way.
  *
  * Replacement conventions (tested in tests/hw/test_tlb.c):
  *   - an invalid way is always taken first, the lowest index, for every
@@ -139,6 +143,32 @@ static bool same_key(const struct hw_tlb_entry *x, const struct hw_tlb_entry *e)
 	return xg || x->asid == e->asid;
 }
 
+/* ---- fingerprints (struct hw_tlb @fp) ---------------------------------- */
+
+/* The low 7 bits of every byte. */
+#define FP_LOW7 UINT64_C(0x7f7f7f7f7f7f7f7f)
+/* One in every byte: a byte times this is the byte in all eight. */
+#define FP_BYTES UINT64_C(0x0101010101010101)
+
+/* Store fingerprint byte @v (0: invalid) for way @way of set @set. */
+static inline void fp_store(struct hw_tlb *t, unsigned set, unsigned way, unsigned v)
+{
+	uint64_t *w = &t->fp[(size_t)set * t->fp_words + way / 8];
+	const unsigned sh = 8 * (way % 8);
+
+	*w = (*w & ~(UINT64_C(0xff) << sh)) | (uint64_t)v << sh;
+}
+
+/*
+ * Bit 7 of each byte of @x that is 0, exactly (no false positive from a
+ * borrow: Hacker's Delight 6-1, "find first 0-byte"): the ways of a word
+ * of fingerprints XORed with a fingerprint in every byte that hold it.
+ */
+static inline uint64_t fp_zero_bytes(uint64_t x)
+{
+	return ~(((x & FP_LOW7) + FP_LOW7) | x | FP_LOW7);
+}
+
 /* An entry filled from a page larger than itself (see tlb_fill()). */
 static inline bool is_splinter(const struct hw_tlb_entry *x)
 {
@@ -148,11 +178,9 @@ static inline bool is_splinter(const struct hw_tlb_entry *x)
 /* The index into @t->shifts of size @shift, which @t serves. */
 static inline unsigned shift_slot(const struct hw_tlb *t, unsigned shift)
 {
-	unsigned i = 0;
-
-	while (i + 1 < t->nr_shifts && t->shifts[i] != shift)
-		i++;
-	return i;
+	if (shift == t->shifts[0])
+		return 0;
+	return shift == t->shifts[1] || t->nr_shifts < 3 ? 1 : 2;
 }
 
 /* Valid entry @x of set @set is removed (@d = -1) or made (+1): the
@@ -178,7 +206,7 @@ static void drop(struct hw_tlb *t, struct hw_tlb_entry *x)
 		ghost_add(t->ghosts, x);
 	count_valid(t, (unsigned)(i / t->ways), x, -1);
 	x->flags = 0;
-	t->tag[i] = HW_TLB_NO_TAG;
+	fp_store(t, (unsigned)(i / t->ways), (unsigned)(i % t->ways), 0);
 }
 
 static bool sel_matches_asid(const struct hw_tlb_sel *sel, const struct hw_tlb_entry *x)
@@ -236,8 +264,10 @@ uint64_t hw_tlb_bytes(const struct tlbsim_cache_geom *geom)
 		bytes += n * sizeof(uint64_t);
 	else if (geom->repl == TLBSIM_REPL_PLRU && geom->ways)
 		bytes += (n / geom->ways + 2 * (uint64_t)geom->ways) * sizeof(uint64_t);
-	bytes += (n * sizeof(uint64_t) + ENTRY_ALIGN_BYTES - 1) / ENTRY_ALIGN_BYTES *
-		 ENTRY_ALIGN_BYTES; /* tag */
+	if (geom->ways)
+		bytes += (n / geom->ways * ((geom->ways + 7) / 8) * sizeof(uint64_t) +
+			  ENTRY_ALIGN_BYTES - 1) /
+			 ENTRY_ALIGN_BYTES * ENTRY_ALIGN_BYTES; /* fp */
 	if (geom->ways)
 		bytes += n / geom->ways * sizeof(uint32_t); /* set_valid */
 	return bytes + HW_ASID_WORDS * sizeof(uint64_t);
@@ -280,12 +310,15 @@ int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned
 	if (!t->e)
 		goto nomem;
 	memset(t->e, 0, bytes);
-	t->tag = aligned_alloc(ENTRY_ALIGN_BYTES, (n * sizeof(*t->tag) + ENTRY_ALIGN_BYTES - 1) /
-						      ENTRY_ALIGN_BYTES * ENTRY_ALIGN_BYTES);
-	if (!t->tag)
+	t->fp_words = (t->ways + 7) / 8;
+	while ((1u << t->fp_shift) < t->nr_sets)
+		t->fp_shift++;
+	bytes = (size_t)t->nr_sets * t->fp_words * sizeof(*t->fp);
+	bytes = (bytes + ENTRY_ALIGN_BYTES - 1) / ENTRY_ALIGN_BYTES * ENTRY_ALIGN_BYTES;
+	t->fp = aligned_alloc(ENTRY_ALIGN_BYTES, bytes);
+	if (!t->fp)
 		goto nomem;
-	for (unsigned i = 0; i < n; i++)
-		t->tag[i] = HW_TLB_NO_TAG;
+	memset(t->fp, 0, bytes); /* every way invalid */
 	if (t->repl == TLBSIM_REPL_LRU) {
 		t->stamp = calloc(n, sizeof(*t->stamp));
 		if (!t->stamp)
@@ -320,7 +353,7 @@ nomem:
 void hw_tlb_fini(struct hw_tlb *t)
 {
 	free(t->e);
-	free(t->tag);
+	free(t->fp);
 	free(t->stamp);
 	free(t->plru);
 	free(t->asid_seen);
@@ -329,42 +362,57 @@ void hw_tlb_fini(struct hw_tlb *t)
 }
 
 /*
- * The first of the @ways entries of set @s, whose tags are @tag, that
- * translates @vpn at page size 1 << @shift for @asid (or globally), or
- * @ways if none.  The tags of all ways are compared first, a bit each,
- * without a branch: which way holds a page is as good as random, so a
- * branch per way would be mispredicted about once a lookup (perf annotate,
- * the hit trace: two thirds of hw_tlb_lookup()'s samples were on the way
- * loop's branches); and the tags of a 12-way set are two cache lines, its
- * entries six (the miss-heavy trace's L2 lookups wait for them).  The ways
- * whose tag matches, lowest first, are then checked in full, as the way
- * loop did.
+ * The first of the ways of set @set that translates @vpn at page size
+ * 1 << @shift for @asid (or globally), or @t->ways if none, given that
+ * word @b of its fingerprints is the first with a match, @m (the bits
+ * fp_zero_bytes() gives), and the ways before it hold none.  The ways'
+ * fingerprints are compared first, eight a word, without a branch: which
+ * way holds a page is as good as random, so a branch per way would be
+ * mispredicted about once a lookup (perf annotate, the hit trace: two
+ * thirds of hw_tlb_lookup()'s samples were on the way loop's branches);
+ * and a set's fingerprints are one cache line (16 bytes for 12 ways), its
+ * entries six (the miss-heavy trace's L2 lookups miss, and would wait for
+ * them).  The ways whose fingerprint matches, lowest first, are then
+ * checked in full, as a loop over the ways would; an invalid way's
+ * fingerprint is 0 and matches none.
  */
-static inline unsigned first_match(const struct hw_tlb_entry *s, const uint64_t *tag, unsigned ways,
-				   uint64_t vpn, unsigned shift, uint16_t asid)
+/* Does valid or invalid entry @x translate @vpn at 2^@shift bytes for @asid? */
+static inline bool matches(const struct hw_tlb_entry *x, uint64_t vpn, unsigned shift,
+			   uint16_t asid)
 {
-	for (unsigned base = 0; base < ways; base += 64) {
-		const unsigned n = ways - base < 64 ? ways - base : 64;
-		uint64_t m = 0;
+	return x->vpn == vpn && x->size_shift == shift && (x->flags & HW_TLBE_VALID) &&
+	       (x->asid == asid || (x->flags & HW_TLBE_GLOBAL));
+}
 
-		for (unsigned w = 0; w < n; w++)
-			m |= (uint64_t)(tag[base + w] == vpn) << w;
+static inline unsigned fp_match_from(const struct hw_tlb *t, unsigned set, unsigned b, uint64_t m,
+				     uint64_t vpn, unsigned shift, uint16_t asid)
+{
+	const struct hw_tlb_entry *s = t->e + (size_t)set * t->ways;
+	const uint64_t *fp = t->fp + (size_t)set * t->fp_words;
+	const uint64_t pat = hw_tlb_fp(t, vpn) * FP_BYTES;
+
+	for (;;) {
 		for (; m; m &= m - 1) {
-			const unsigned w = base + (unsigned)__builtin_ctzll(m);
-			const struct hw_tlb_entry *x = &s[w];
-
-			if (x->size_shift == shift && (x->flags & HW_TLBE_VALID) &&
-			    (x->asid == asid || (x->flags & HW_TLBE_GLOBAL)))
+			const unsigned w = 8 * b + (unsigned)__builtin_ctzll(m) / 8;
+			if (matches(&s[w], vpn, shift, asid))
 				return w;
 		}
+		if (++b >= t->fp_words)
+			return t->ways;
+		m = fp_zero_bytes(fp[b] ^ pat);
 	}
-	return ways;
+}
+
+/* fp_match_from() out of line: the lookup's loop keeps few values live. */
+static __attribute__((noinline)) unsigned fp_match_slow(const struct hw_tlb *t, unsigned set,
+							 unsigned b, uint64_t m, uint64_t vpn,
+							 unsigned shift, uint16_t asid)
+{
+	return fp_match_from(t, set, b, m, vpn, shift, asid);
 }
 
 struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 {
-	const unsigned ways = t->ways;
-
 	/*
 	 * Consecutive accesses mostly touch one page.  Two lookups of the
 	 * same smallest-size page and ASID compute the same vpn at every
@@ -380,22 +428,37 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 		return last;
 
 	for (unsigned i = 0; i < t->nr_shifts; i++) {
+		if (!t->nr_valid[i])
+			continue; /* no entry of this size: no match (nor any set) */
+
 		const unsigned shift = t->shifts[i];
 		const uint64_t vpn = va >> shift;
 		const unsigned set = (unsigned)(vpn & t->set_mask);
-		struct hw_tlb_entry *s = t->e + (size_t)set * ways;
+		const uint64_t *fp = t->fp + (size_t)set * t->fp_words;
+		const uint64_t pat = hw_tlb_fp(t, vpn) * FP_BYTES;
+		unsigned b = 0, w;
+		uint64_t m;
 
-		if (!t->nr_valid[i])
-			continue; /* no entry of this size: no match */
-		const unsigned w =
-		    first_match(s, t->tag + (size_t)set * ways, ways, vpn, shift, asid);
+		/* fp_match_from(), its first look inline: most lookups of the
+		 * miss-heavy trace end at no fingerprint matching. */
+		while (!(m = fp_zero_bytes(fp[b] ^ pat)))
+			if (++b == t->fp_words)
+				break;
+		if (!m)
+			continue;
+		/* The first match is the entry but for a false match (1 in 128
+		 * a way) or a page of another ASID. */
+		w = 8 * b + (unsigned)__builtin_ctzll(m) / 8;
+		if (!matches(&t->e[set * t->ways + w], vpn, shift, asid))
+			w = fp_match_slow(t, set, b, m & (m - 1), vpn, shift, asid);
+		if (w < t->ways) {
+			const unsigned idx = set * t->ways + w;
 
-		if (w < ways) {
-			touch(t, set, set * ways + w);
-			t->last_hit = &s[w];
+			touch(t, set, idx);
+			t->last_hit = &t->e[idx];
 			t->last_vpn = va >> t->shifts[0];
 			t->last_asid = asid;
-			return &s[w];
+			return &t->e[idx];
 		}
 	}
 	return NULL;
@@ -404,17 +467,31 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 /* Put @e into way @way of set @set, replacing what it held. */
 static void fill(struct hw_tlb *t, unsigned set, unsigned way, const struct hw_tlb_entry *e)
 {
-	struct hw_tlb_entry *x = &t->e[(size_t)set * t->ways + way];
+	const unsigned idx = set * t->ways + way;
+	struct hw_tlb_entry *x = &t->e[idx];
 
-	if (x->flags & HW_TLBE_VALID)
-		count_valid(t, set, x, -1);
-	count_valid(t, set, e, +1);
+	/* count_valid() of the entry replaced, if valid, then of @e; but
+	 * a valid entry replaced leaves the set's and the total count as
+	 * they are, and its size's too if it is @e's (an eviction). */
+	if (x->flags & HW_TLBE_VALID) {
+		if (x->size_shift != e->size_shift) {
+			t->nr_valid[shift_slot(t, x->size_shift)]--;
+			t->nr_valid[shift_slot(t, e->size_shift)]++;
+		}
+		t->nr_splinters -= is_splinter(x);
+	} else {
+		t->nr_valid[shift_slot(t, e->size_shift)]++;
+		t->nr_valid_all++;
+		t->set_valid[set]++;
+	}
+	t->nr_splinters += is_splinter(e);
 	*x = *e;
 	x->flags |= HW_TLBE_VALID;
-	t->tag[(size_t)set * t->ways + way] = e->vpn;
+	fp_store(t, set, way, hw_tlb_fp(t, e->vpn));
 	if (!(e->flags & HW_TLBE_GLOBAL))
 		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
-	touch(t, set, set * t->ways + way);
+	touch(t, set, idx);
+	t->last_fill = idx;
 }
 
 bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb_entry *victim)
@@ -463,7 +540,7 @@ bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
 
 	const unsigned set = (unsigned)(e->vpn & t->set_mask);
 	const struct hw_tlb_entry *s = &t->e[(size_t)set * t->ways];
-	const uint64_t *tag = &t->tag[(size_t)set * t->ways];
+	const uint64_t *fp = &t->fp[(size_t)set * t->fp_words];
 	unsigned way = 0;
 
 #ifndef NDEBUG
@@ -474,8 +551,13 @@ bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
 	/* As hw_tlb_insert() without a way holding the translation: the
 	 * first invalid way, unless the set is full. */
 	if (t->set_valid[set] < t->ways) {
-		while (tag[way] != HW_TLB_NO_TAG)
-			way++;
+		/* Bit 7 is clear in an invalid way's byte only (bytes past
+		 * the ways are 0 too, but an invalid way comes first). */
+		uint64_t m;
+
+		while (!(m = ~fp[way / 8] & ~FP_LOW7))
+			way += 8;
+		way += (unsigned)__builtin_ctzll(m) / 8;
 		fill(t, set, way, e);
 		return false;
 	}
@@ -541,43 +623,86 @@ bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t a
 }
 
 /*
- * Remove the entries of @x[0 .. @n) whose ASID/global bit @sel selects and,
- * when @shift is not 0, whose page is of that size and covers sel->va.
+ * Remove the entries of set @set whose ASID/global bit @sel selects, whose
+ * page is of size 2^@shift and covers sel->va: the ways' fingerprints
+ * compared first (as fp_match_from()), then the matching ones in full.
  */
-static unsigned invalidate_range(struct hw_tlb *t, struct hw_tlb_entry *x, unsigned n,
-				 const struct hw_tlb_sel *sel, unsigned shift)
+static unsigned invalidate_in_set(struct hw_tlb *t, unsigned set, const struct hw_tlb_sel *sel,
+				  unsigned shift)
 {
+	const uint64_t vpn = sel->va >> shift, pat = hw_tlb_fp(t, vpn) * FP_BYTES;
+	const uint64_t *fp = t->fp + (size_t)set * t->fp_words;
+	struct hw_tlb_entry *x = t->e + (size_t)set * t->ways;
+	const unsigned words = t->fp_words;
 	unsigned removed = 0;
 
-	if (shift) {
-		/* One set: its ways' tags compared first, a bit a way (as
-		 * first_match()), then the matching ones in full. */
-		const uint64_t vpn = sel->va >> shift, *tag = t->tag + (x - t->e);
+	for (unsigned b = 0; b < words; b++) {
+		for (uint64_t m = fp_zero_bytes(fp[b] ^ pat); m; m &= m - 1) {
+			struct hw_tlb_entry *y = &x[8 * b + (unsigned)__builtin_ctzll(m) / 8];
 
-		for (unsigned b = 0; b < n; b += 64) {
-			const unsigned k = n - b < 64 ? n - b : 64;
-			uint64_t m = 0;
-
-			for (unsigned w = 0; w < k; w++)
-				m |= (uint64_t)(tag[b + w] == vpn) << w;
-			for (; m; m &= m - 1) {
-				struct hw_tlb_entry *y = &x[b + (unsigned)__builtin_ctzll(m)];
-
-				if ((y->flags & HW_TLBE_VALID) && y->size_shift == shift &&
-				    sel_matches_asid(sel, y)) {
-					drop(t, y);
-					removed++;
-				}
+			if ((y->flags & HW_TLBE_VALID) && y->vpn == vpn && y->size_shift == shift &&
+			    sel_matches_asid(sel, y)) {
+				drop(t, y);
+				removed++;
 			}
 		}
-		return removed;
 	}
-	for (unsigned i = 0; i < n; i++) {
-		if (!(x[i].flags & HW_TLBE_VALID) || !sel_matches_asid(sel, &x[i]))
+	return removed;
+}
+
+/*
+ * Remove every entry whose ASID/global bit @sel selects (not by VA).  Only
+ * the valid ways are looked at, found by their fingerprints' bit 7, sets
+ * with none skipped, and the set's and total counts updated once a set.
+ * Entries go in index order (set by set, lowest way first), as a scan of
+ * every entry would remove them: the ghosts are noted in that order.
+ */
+static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+{
+	/* sel_matches_asid() as two answers: for a global entry, and for
+	 * a non-global one of another ASID than sel->asid. */
+	const bool global_ok = sel->asid_match == HW_ASID_ANY ||
+			       sel->asid_match == HW_ASID_EQ_OR_GLOBAL;
+	const bool any_asid = sel->asid_match == HW_ASID_ANY ||
+			      sel->asid_match == HW_ASID_NONGLOBAL;
+	const unsigned words = t->fp_words;
+	struct hw_ghosts *ghosts = t->ghosts;
+	unsigned removed = 0, splinters = 0, by_size[3] = {0, 0, 0};
+
+	for (unsigned set = 0; set < t->nr_sets; set++) {
+		struct hw_tlb_entry *s = t->e + (size_t)set * t->ways;
+		uint64_t *fp = t->fp + (size_t)set * words;
+		unsigned gone = 0;
+
+		if (!t->set_valid[set])
 			continue;
-		drop(t, &x[i]);
-		removed++;
+		for (unsigned b = 0; b < words; b++) {
+			uint64_t word = fp[b];
+
+			for (uint64_t m = word & ~FP_LOW7; m; m &= m - 1) {
+				const unsigned lane = (unsigned)__builtin_ctzll(m);
+				struct hw_tlb_entry *x = &s[8 * b + lane / 8];
+
+				if (x->flags & HW_TLBE_GLOBAL ? !global_ok
+							       : !any_asid && x->asid != sel->asid)
+					continue;
+				if (ghosts)
+					ghost_add(ghosts, x);
+				by_size[shift_slot(t, x->size_shift)]++;
+				splinters += is_splinter(x);
+				x->flags = 0;
+				word &= ~(UINT64_C(0xff) << (lane & ~7u));
+				gone++;
+			}
+			fp[b] = word;
+		}
+		t->set_valid[set] -= gone;
+		removed += gone;
 	}
+	for (unsigned i = 0; i < 3; i++)
+		t->nr_valid[i] -= by_size[i];
+	t->nr_splinters -= splinters;
+	t->nr_valid_all -= removed;
 	return removed;
 }
 
@@ -602,7 +727,7 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 
 		if (sel->asid_match == HW_ASID_EQ && !(t->asid_seen[sel->asid / 64] & bit))
 			return 0;
-		removed = invalidate_range(t, t->e, t->nr_sets * t->ways, sel, 0);
+		removed = invalidate_all(t, sel);
 		if (sel->asid_match == HW_ASID_EQ)
 			t->asid_seen[sel->asid / 64] &= ~bit;
 		else if (sel->asid_match == HW_ASID_ANY || sel->asid_match == HW_ASID_NONGLOBAL)
@@ -615,8 +740,7 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		unsigned set = (unsigned)((sel->va >> shift) & t->set_mask);
 
 		if (t->nr_valid[i])
-			removed +=
-			    invalidate_range(t, t->e + (size_t)set * t->ways, t->ways, sel, shift);
+			removed += invalidate_in_set(t, set, sel, shift);
 	}
 	/* Splinters of a larger page covering va sit in any set: look at all
 	 * of them, only while some are held (1 GiB pages through a TLB that
@@ -631,6 +755,15 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		removed++;
 	}
 	return removed;
+}
+
+unsigned hw_tlb_invalidate_last_fill(struct hw_tlb *t)
+{
+	assert(t->last_fill < t->nr_sets * t->ways && (t->e[t->last_fill].flags & HW_TLBE_VALID) &&
+	       "hw_tlb_invalidate_last_fill: the entry is held");
+	t->last_hit = NULL;
+	drop(t, &t->e[t->last_fill]);
+	return 1;
 }
 
 static unsigned mark_entry(struct hw_tlb_entry *x, uint64_t version, bool poison)

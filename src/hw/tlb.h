@@ -123,8 +123,13 @@ bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t a
  * @repl: replacement policy
  * @latency_cycles: hit latency
  * @e: @nr_sets * @ways entries, set-major
- * @tag: per entry, its @vpn while valid, HW_TLB_NO_TAG while not: what a
- *       lookup compares first (tlb.c first_match())
+ * @fp: per set, @fp_words words of one-byte fingerprints, a byte a way
+ *      (way w in bits 8 * (w % 8) of word w / 8; bytes past @ways are 0):
+ *      hw_tlb_fp() of the entry's @vpn while valid, 0 while not: what a
+ *      lookup compares first (tlb.c fp_match())
+ * @fp_words: words of @fp per set, @ways / 8 rounded up
+ * @fp_shift: log2(@nr_sets): the fingerprint is the 7 page-number bits
+ *      above the set index
  * @stamp: LRU: per entry, the tick of its last use; PLRU: unused
  * @plru: PLRU: per set, the tree bits (ways - 1 bits used); then, for each
  *        way, the mask of its path's nodes and the value pointing them away
@@ -143,7 +148,9 @@ struct hw_tlb {
 	enum tlbsim_repl repl;
 	unsigned latency_cycles;
 	struct hw_tlb_entry *e;
-	uint64_t *tag;
+	uint64_t *fp;
+	unsigned fp_words;
+	unsigned fp_shift;
 	uint64_t *stamp;
 	uint64_t *plru;
 	uint64_t tick;
@@ -169,14 +176,32 @@ struct hw_tlb {
 	struct hw_tlb_entry *last_hit;
 	uint64_t last_vpn;
 	uint16_t last_asid;
+	/* Index (set * ways + way) of the entry the last insert filled:
+	 * see hw_tlb_invalidate_last_fill(). */
+	unsigned last_fill;
 	/* Where invalidations note the translations they remove (the MMU's,
 	 * for its TLBs), or NULL (walk caches). */
 	struct hw_ghosts *ghosts;
 };
 
-/* The tag of an invalid entry: no page number (va >> 12 or more) has all
- * 64 bits set. */
-#define HW_TLB_NO_TAG UINT64_MAX
+/*
+ * The fingerprint of page number @vpn in @t: bit 7 set (an invalid way's
+ * byte is 0, which no fingerprint equals) and the 7 bits of @vpn above
+ * the set index, which tell apart the pages one set holds but for one in
+ * 128 (a false match costs a look at the entry, no more).
+ */
+static inline unsigned hw_tlb_fp(const struct hw_tlb *t, uint64_t vpn)
+{
+	return 0x80u | (unsigned)((vpn >> t->fp_shift) & 0x7fu);
+}
+
+/* The fingerprint byte held for entry @idx (= set * ways + way) of @t. */
+static inline unsigned hw_tlb_fp_of(const struct hw_tlb *t, unsigned idx)
+{
+	unsigned set = idx / t->ways, way = idx % t->ways;
+
+	return (unsigned)(t->fp[(size_t)set * t->fp_words + way / 8] >> (8 * (way % 8))) & 0xffu;
+}
 
 /* Words of the @asid_seen bitmap: 2^16 ASIDs. */
 #define HW_ASID_WORDS (65536 / 64)
@@ -237,6 +262,15 @@ bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
 
 /* Invalidate every entry @sel selects; returns how many were valid and removed. */
 unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel);
+
+/*
+ * hw_tlb_invalidate() of a selector that selects the entry the last insert
+ * filled and no other, which is still valid, as when a walk fills a walk
+ * cache after a lookup of the same page and ASID missed there, and then
+ * faults (the entry goes, SDM 4.10.4.1): the same result, without looking
+ * for it.  Returns 1.
+ */
+unsigned hw_tlb_invalidate_last_fill(struct hw_tlb *t);
 
 /* Call @fn on every valid entry (for the hazard oracle and for tests). */
 void hw_tlb_for_each(const struct hw_tlb *t, void (*fn)(void *arg, const struct hw_tlb_entry *e),

@@ -121,16 +121,16 @@ check "compare marks a capped run partial" bash -c "'$bin' compare --machine gen
 # A machine at models/README.md's maxima (4096 cores, 7 structures of 65536
 # entries) is refused before any allocation, not after minutes of paging.
 # Per entry: struct hw_tlb_entry is 3x8 + 2 + 3x1 = 29 bytes, padded to 32,
-# plus its 8-byte tag and an 8-byte LRU stamp = 48; per structure (one set
-# of 65536 ways) 65536 x 48 + 4 (the set's count of valid entries) + 8192
-# (the asid_seen bitmap, 65536 bits) = 3153924 bytes; per core x7 =
-# 22077468 bytes = 21560 KiB; x4096 cores = 86240 MiB.  Only meaningful on
-# a host with less memory than that (CI's has far less).
+# plus its 1-byte fingerprint and an 8-byte LRU stamp = 41; per structure
+# (one set of 65536 ways) 65536 x 41 + 4 (the set's count of valid entries)
+# + 8192 (the asid_seen bitmap, 65536 bits) = 2695172 bytes; per core x7 =
+# 18866204 bytes = 18424 KiB; x4096 cores = 73696 MiB.  Only
+# meaningful on a host with less memory than that (CI's has far less).
 mem_mib=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
-if [ "$mem_mib" -lt 86240 ]; then
+if [ "$mem_mib" -lt 73696 ]; then
   timeout 20 "$bin" run --machine "$src/tests/data/machines/huge/at_documented_maxima.json" --gen ctx-switch --param loops=1 2>"$tmp/err"; rc=$?
   check "a machine too big for the host exits 2 at once" test $rc -eq 2
-  check "its message gives the memory needed" grep -q "need 86240 MiB (4096 cores x 21560 KiB)" "$tmp/err"
+  check "its message gives the memory needed" grep -q "need 73696 MiB (4096 cores x 18424 KiB)" "$tmp/err"
 fi
 
 # Absurd sizes in traces (issue 10): a header declaring 2^32-1 threads is

@@ -226,6 +226,41 @@ static void every_leaf_round_trips_through_decode(void **state)
 			}
 }
 
+/*
+ * hw_pte_table() is hw_pte_decode()'s "present, not a leaf" with its pfn,
+ * for every level 0..5 of both ISAs (and an unknown ISA, 0): random
+ * descriptors (splitmix64, Steele et al. 2014), with the low bits each
+ * rule looks at (P, PS; valid, table) in all their combinations.
+ */
+static void table_test_agrees_with_decode(void **state)
+{
+	static const enum tlbsim_isa isas[] = {TLBSIM_ISA_X86_64, TLBSIM_ISA_ARM64,
+					       (enum tlbsim_isa)0};
+	uint64_t x = 29;
+
+	for (unsigned n = 0; n < 20000; n++) {
+		uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+		uint64_t raw, pfn = 0;
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		raw = z ^ (z >> 31);
+		/* Bits 0, 1 and 7 from the counter: every combination. */
+		raw = (raw & ~0x83ull) | (n & 3) | ((n >> 2 & 1) << 7);
+		for (unsigned i = 0; i < 3; i++) {
+			for (unsigned level = 0; level <= 5; level++) {
+				struct hw_pte pte;
+				bool table = hw_pte_table(isas[i], level, raw, &pfn);
+
+				hw_pte_decode(isas[i], level, raw, &pte);
+				assert_int_equal(table, pte.present && !pte.leaf);
+				if (table)
+					assert_int_equal(pfn, pte.pfn);
+			}
+		}
+	}
+}
+
 static void index_and_shift_follow_the_9_bit_radix(void **state)
 {
 	/* VA built from indices 3 (level 3), 5, 7, 9 (level 0) and offset 0xabc. */
@@ -255,6 +290,7 @@ int main(void)
 	    cmocka_unit_test(arm64_table_descriptor),
 	    cmocka_unit_test(arm64_invalid_descriptors_decode_as_not_present),
 	    cmocka_unit_test(every_leaf_round_trips_through_decode),
+	    cmocka_unit_test(table_test_agrees_with_decode),
 	    cmocka_unit_test(index_and_shift_follow_the_9_bit_radix),
 	};
 

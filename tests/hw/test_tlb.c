@@ -688,6 +688,75 @@ static void for_each_visits_every_valid_entry(void **state)
 	hw_tlb_fini(&t);
 }
 
+/*
+ * Pages of one set whose fingerprints are equal (tlb.h hw_tlb_fp(): the 7
+ * page-number bits above the set index; 4 sets, so pages 1, 1 + 4 * 128
+ * and 1 + 2 * 4 * 128 share set 1 and fingerprint 0x80) are told apart by
+ * the entries: each hits only itself, and removing one by VA keeps the
+ * others.
+ */
+static void pages_of_one_fingerprint_are_told_apart(void **state)
+{
+	struct hw_tlb t;
+	const uint64_t a = 1, b = 1 + 4 * 128, c = 1 + 2 * 4 * 128;
+	struct hw_tlb_sel sel = {.by_va = true, .va = b << S4K, .asid_match = HW_ASID_ANY};
+
+	init_ok(&t, 16, 4, TLBSIM_PS_4K, TLBSIM_REPL_LRU, 0);
+	assert_int_equal(hw_tlb_fp(&t, a), hw_tlb_fp(&t, b));
+	assert_int_equal(hw_tlb_fp(&t, a), hw_tlb_fp(&t, c));
+	ins4k(&t, a, NULL);
+	ins4k(&t, b, NULL);
+	assert_true(hits4k(&t, a));
+	assert_true(hits4k(&t, b));
+	assert_false(hits4k(&t, c));
+	assert_int_equal(hw_tlb_lookup(&t, b << S4K, 1)->pfn, 0x1000 + b);
+	assert_int_equal(hw_tlb_invalidate(&t, &sel), 1);
+	assert_false(hits4k(&t, b));
+	assert_true(hits4k(&t, a));
+	hw_tlb_fini(&t);
+}
+
+/*
+ * hw_tlb_invalidate_last_fill() after a walk-cache fill is the by-VA
+ * invalidation of that entry (SDM 4.10.4.1, the fault's): two twin 4-way
+ * PWCs of 2 MiB entries, filled alike with the even pages 0 to 14 (all in
+ * set 0 of 2: pages 10 and 14 evict), after pages 2 and 10 one drops its
+ * last fill and the other invalidates the page by VA and ASID; they hold
+ * the same entries and choose the same victims after.
+ */
+static void invalidate_last_fill_is_the_by_va_invalidation(void **state)
+{
+	struct tlbsim_cache_geom g = geom(8, 4, 0, TLBSIM_REPL_LRU, 0);
+	struct hw_tlb a, b;
+
+	assert_int_equal(hw_tlb_init(&a, &g, S2M), 0);
+	assert_int_equal(hw_tlb_init(&b, &g, S2M), 0);
+	for (uint64_t page = 0; page < 16; page += 2) {
+		struct hw_tlb_entry e = ent(page << S2M, S2M, 7, false, 0x100 + page), va, vb;
+		struct hw_tlb_sel sel = {
+		    .by_va = true, .va = page << S2M, .asid_match = HW_ASID_EQ, .asid = 7};
+		bool eva = hw_tlb_insert_missed(&a, &e, &va), evb = hw_tlb_insert_missed(&b, &e, &vb);
+
+		assert_int_equal(eva, evb);
+		assert_int_equal(eva, page == 10 || page == 14);
+		if (eva)
+			assert_int_equal(va.vpn, vb.vpn);
+		if (page % 8 == 2) {
+			assert_int_equal(hw_tlb_invalidate_last_fill(&a), 1);
+			assert_int_equal(hw_tlb_invalidate(&b, &sel), 1);
+		}
+		assert_int_equal(hw_tlb_nr_valid(&a), hw_tlb_nr_valid(&b));
+		assert_int_equal(a.nr_valid_all, b.nr_valid_all);
+		assert_int_equal(a.nr_valid[0], b.nr_valid[0]);
+		for (unsigned i = 0; i < 8; i++) {
+			assert_int_equal(a.e[i].flags, b.e[i].flags);
+			assert_int_equal(hw_tlb_fp_of(&a, i), hw_tlb_fp_of(&b, i));
+		}
+	}
+	hw_tlb_fini(&a);
+	hw_tlb_fini(&b);
+}
+
 /* ---- differential test against a naive model ---------------------------- */
 
 /*
@@ -900,11 +969,12 @@ static struct diff_stats run_diff(unsigned entries, unsigned ways, unsigned nr_o
 			if (mv != hw_tlb_nr_valid(&t) || mv != t.nr_valid_all ||
 			    by_size[0] != t.nr_valid[0] || by_size[1] != t.nr_valid[1])
 				st.mismatches++;
-			/* Each entry's tag is its page number while valid. */
+			/* Each entry's fingerprint is its page number's while
+			 * valid, 0 while not. */
 			for (unsigned i = 0; i < t.nr_sets * t.ways; i++)
 				st.mismatches +=
-				    t.tag[i] !=
-				    (t.e[i].flags & HW_TLBE_VALID ? t.e[i].vpn : HW_TLB_NO_TAG);
+				    hw_tlb_fp_of(&t, i) !=
+				    (t.e[i].flags & HW_TLBE_VALID ? hw_tlb_fp(&t, t.e[i].vpn) : 0);
 		}
 	}
 	hw_tlb_fini(&t);
@@ -962,6 +1032,8 @@ int main(void)
 	    cmocka_unit_test(zero_entries_give_an_empty_structure),
 	    cmocka_unit_test(bad_geometry_is_rejected),
 	    cmocka_unit_test(for_each_visits_every_valid_entry),
+	    cmocka_unit_test(pages_of_one_fingerprint_are_told_apart),
+	    cmocka_unit_test(invalidate_last_fill_is_the_by_va_invalidation),
 	    cmocka_unit_test(differential_lru_matches_the_naive_model),
 	    cmocka_unit_test(differential_test_catches_a_planted_mru_bug),
 	};
