@@ -42,45 +42,45 @@ static void vec_push(struct eng_heap *h, const struct eng_msg *m)
 	h->m[h->n++] = *m;
 }
 
+/* Heap operations move a hole, not the 72-byte messages in swaps: each
+ * level copies one message. */
 static void heap_push(struct eng_heap *h, const struct eng_msg *m)
 {
 	uint32_t i;
 
-	vec_push(h, m);
+	vec_push(h, m); /* room, and the message at the end */
 	for (i = h->n - 1; i > 0;) {
 		uint32_t p = (i - 1) / 2;
-		struct eng_msg t;
 
-		if (!msg_before(&h->m[i], &h->m[p]))
+		if (!msg_before(m, &h->m[p]))
 			break;
-		t = h->m[i];
 		h->m[i] = h->m[p];
-		h->m[p] = t;
 		i = p;
 	}
+	h->m[i] = *m;
 }
 
 static void heap_pop(struct eng_heap *h, struct eng_msg *out)
 {
+	const struct eng_msg *last;
 	uint32_t i = 0;
 
 	*out = h->m[0];
-	h->m[0] = h->m[--h->n];
+	last = &h->m[--h->n];
 	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, min = i;
-		struct eng_msg t;
+		uint32_t l = 2 * i + 1, r = l + 1, min = l;
 
-		if (l < h->n && msg_before(&h->m[l], &h->m[min]))
-			min = l;
-		if (r < h->n && msg_before(&h->m[r], &h->m[min]))
-			min = r;
-		if (min == i)
+		if (l >= h->n)
 			break;
-		t = h->m[i];
+		if (r < h->n && msg_before(&h->m[r], &h->m[l]))
+			min = r;
+		if (!msg_before(&h->m[min], last))
+			break;
 		h->m[i] = h->m[min];
-		h->m[min] = t;
 		i = min;
 	}
+	if (i != h->n)
+		h->m[i] = *last;
 }
 
 static uint64_t inbox_head_time(const struct eng_core *c)
