@@ -685,6 +685,27 @@ static void check_classes(const struct eng *e)
 }
 #endif
 
+/* The end of a window that starts at @w, with lookahead @h (0: none). */
+static uint64_t window_end(const struct eng *e, uint64_t w, uint64_t h, uint64_t max_time)
+{
+	uint64_t end = w + e->window;
+
+	if (h > w && h - w > e->window && h + e->window > end)
+		end = h + e->window;
+	if (max_time != ENG_NEVER && end > max_time && max_time > w)
+		end = max_time;
+	return end;
+}
+
+/* Is core @id the only hot one? */
+static bool only_hot(const struct eng *e, uint32_t id)
+{
+	for (uint32_t w = 0; w < words(e); w++)
+		if (e->hot[w] != (w == id / 64 ? 1ull << (id % 64) : 0))
+			return false;
+	return true;
+}
+
 /*
  * Serial: choose the next window, or decide that the run is over (*@done,
  * with eng_run()'s result in *@result).
@@ -709,12 +730,10 @@ static void plan_window(struct eng *e, uint64_t max_time, uint64_t *end, bool *d
 		/* A lagging core can start a window behind the previous one's
 		 * end; the window starts at the earliest activity. */
 		e->now = w;
-		*end = w + e->window;
-		if (h > w && h - w > e->window && h + e->window > *end)
-			*end = h + e->window;
-		if (max_time != ENG_NEVER && *end > max_time && max_time > w)
-			*end = max_time;
+		*end = window_end(e, w, h, max_time);
 		list_run(e, *end);
+		e->lone = e->nr_run == 1 && !e->wait.n && e->cores[e->run[0]].state == ENG_RUNNING &&
+			  only_hot(e, e->run[0]);
 	}
 }
 
@@ -771,7 +790,45 @@ static void run_cores(struct eng *e, uint64_t end)
 
 static bool worth_sharing(const struct eng *e, const struct share *sh)
 {
-	return e->threads > 1 && (e->share_all || (sh->avg >= SHARE_MIN_S && sh->since >= sh->wait));
+	return e->threads > 1 &&
+	       (e->share_all || (e->nr_run > 1 && sh->avg >= SHARE_MIN_S && sh->since >= sh->wait));
+}
+
+/*
+ * The windows of a lone core (e->lone): the only one that runs, none
+ * waiting for a message or a deadline, nothing in flight but its own
+ * mail.  Until it parks, blocks, idles or sends, each of its windows ends
+ * in a boundary with nothing to route or serve and a plan that finds it
+ * alone again: those are made here, back to back, as plan_window() makes
+ * them (the same start, end, lookahead and count of windows), without the
+ * walk over the classes; a single-threaded trace spends most of its
+ * windows so.  Returns at the first window after which the boundary or
+ * the plan has something to do, or the run may stop.
+ */
+static void run_lone(struct eng *e, uint64_t max_time, uint64_t *end)
+{
+	struct eng_core *c = &e->cores[e->run[0]];
+
+	for (;;) {
+		uint64_t w, h = 0;
+
+		core_window(e, c, *end);
+		if (c->state != ENG_RUNNING || c->outbox.n || fabric_out(e)->n)
+			return;
+		w = c->now;
+		if (atomic_load_explicit(&e->stop_requested, memory_order_relaxed) ||
+		    (max_time != ENG_NEVER && w >= max_time))
+			return;
+		e->windows++;
+		note_mail(e, c);
+		if (e->ops->horizon && !e->nr_mail) {
+			h = e->ops->horizon(e->ctx, e, c);
+			if (h == ENG_NEVER)
+				h = 0;
+		}
+		e->now = w;
+		*end = window_end(e, w, h, max_time);
+	}
 }
 
 /*
@@ -782,7 +839,9 @@ static void run_alone(struct eng *e, struct eng_core **parked, uint64_t max_time
 		      bool *finished, int *result, struct share *sh)
 {
 	while (!*finished && !worth_sharing(e, sh)) {
-		if (e->threads == 1) {
+		if (e->lone) {
+			run_lone(e, max_time, end);
+		} else if (e->threads == 1) {
 			run_cores(e, *end);
 		} else {
 			double t0 = omp_get_wtime();

@@ -193,6 +193,8 @@ struct eng_ops {
  *        atomic: cores of a shared window add themselves)
  * @run: the cores of the current window, @nr_run of them, in id order:
  *        the hot ones and those whose next act comes before its end
+ * @lone: the window's one core runs alone: no other core is hot or waiting
+ *        (run_lone() in engine.c)
  * @runbits: scratch of the plan, a bit per core of @run
  * @sorted: scratch of the serial phase (the parked cores' merge)
  * @fabric_order: scratch of the serial phase: the fabric's batch sorted,
@@ -230,6 +232,7 @@ struct eng {
 	atomic_uint nr_senders;
 	uint32_t *run;
 	uint32_t nr_run;
+	bool lone;
 	uint64_t *runbits;
 	struct eng_core **sorted;
 	const struct eng_msg **fabric_order;
