@@ -27,15 +27,6 @@ static bool msg_before(const struct eng_msg *a, const struct eng_msg *b)
 	return a->seq < b->seq;
 }
 
-static int msg_cmp(const void *pa, const void *pb)
-{
-	const struct eng_msg *a = pa, *b = pb;
-
-	if (msg_before(a, b))
-		return -1;
-	return msg_before(b, a);
-}
-
 static void vec_push(struct eng_heap *h, const struct eng_msg *m)
 {
 	if (h->n == h->cap) {
@@ -51,45 +42,45 @@ static void vec_push(struct eng_heap *h, const struct eng_msg *m)
 	h->m[h->n++] = *m;
 }
 
+/* Heap operations move a hole, not the 72-byte messages in swaps: each
+ * level copies one message. */
 static void heap_push(struct eng_heap *h, const struct eng_msg *m)
 {
 	uint32_t i;
 
-	vec_push(h, m);
+	vec_push(h, m); /* room, and the message at the end */
 	for (i = h->n - 1; i > 0;) {
 		uint32_t p = (i - 1) / 2;
-		struct eng_msg t;
 
-		if (!msg_before(&h->m[i], &h->m[p]))
+		if (!msg_before(m, &h->m[p]))
 			break;
-		t = h->m[i];
 		h->m[i] = h->m[p];
-		h->m[p] = t;
 		i = p;
 	}
+	h->m[i] = *m;
 }
 
 static void heap_pop(struct eng_heap *h, struct eng_msg *out)
 {
+	const struct eng_msg *last;
 	uint32_t i = 0;
 
 	*out = h->m[0];
-	h->m[0] = h->m[--h->n];
+	last = &h->m[--h->n];
 	for (;;) {
-		uint32_t l = 2 * i + 1, r = l + 1, min = i;
-		struct eng_msg t;
+		uint32_t l = 2 * i + 1, r = l + 1, min = l;
 
-		if (l < h->n && msg_before(&h->m[l], &h->m[min]))
-			min = l;
-		if (r < h->n && msg_before(&h->m[r], &h->m[min]))
-			min = r;
-		if (min == i)
+		if (l >= h->n)
 			break;
-		t = h->m[i];
+		if (r < h->n && msg_before(&h->m[r], &h->m[l]))
+			min = r;
+		if (!msg_before(&h->m[min], last))
+			break;
 		h->m[i] = h->m[min];
-		h->m[min] = t;
 		i = min;
 	}
+	if (i != h->n)
+		h->m[i] = *last;
 }
 
 static uint64_t inbox_head_time(const struct eng_core *c)
@@ -102,15 +93,25 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-/* ---- the active cores ----------------------------------------------- */
+/* ---- the cores' classes ---------------------------------------------- */
 
 /*
- * May @c do nothing until a message reaches it or a serial hook wakes it
- * (eng_wake())?  Then every part of a window passes it by: core_window()
- * finds no message to take and no event before any end, scan_active()
- * gets no activity and no horizon from it, it has nothing to route and is
- * not parked.  So the windows skip it, and a machine of many idle cores
- * costs what its busy ones do (bench/perf/README.md).
+ * Each plan of a window (plan_window()) puts every core in one of three
+ * classes, and a window looks only at the first two:
+ *  - hot: RUNNING (it runs in every window) or PARKED (it waits for the
+ *    serial phase); a bit in e->hot;
+ *  - waiting: BLOCKED or IDLE with something ahead of it, a message in its
+ *    inbox or a block's deadline; an entry in the heap e->wait keyed by
+ *    wait_key(), and the window runs it only once that time has come;
+ *  - quiescent: IDLE, DONE, or BLOCKED without a deadline, with empty
+ *    mailboxes: nothing happens to it until a message reaches it or a
+ *    serial hook wakes it.
+ * A core's class changes only when it runs (its own window), when a
+ * serial hook serves or wakes it (eng_wake()) or when a message is routed
+ * to it; each of these puts it on e->dirty, and the next plan classifies
+ * the dirty and the hot cores again, and no other.  So a machine of many
+ * cores that wait (for acknowledgements, for IPIs due windows later) or
+ * idle costs what its busy ones do (bench/perf/README.md).
  */
 static bool is_quiescent(const struct eng_core *c)
 {
@@ -120,17 +121,175 @@ static bool is_quiescent(const struct eng_core *c)
 	       (c->state == ENG_BLOCKED && c->wake_time == ENG_NEVER);
 }
 
-static uint32_t active_words(const struct eng *e)
+/*
+ * A waiting core's next act, the key of its entry in e->wait: 0 when a
+ * message has arrived by its clock (take_due() takes it at once, even in
+ * a window that ends before that clock), else the earliest of the next
+ * message's arrival and the block's deadline.  A window that ends at or
+ * before the key passes the core by without a change: take_due() finds
+ * nothing due and wait_until_event() nothing before the end.
+ */
+static uint64_t wait_key(const struct eng_core *c)
+{
+	uint64_t head = inbox_head_time(c);
+
+	if (head <= c->now)
+		return 0;
+	return c->state == ENG_BLOCKED ? min_u64(head, c->wake_time) : head;
+}
+
+/* The earliest event of a waiting core: where a window may start. */
+static uint64_t wait_time(const struct eng_core *c)
+{
+	uint64_t head = inbox_head_time(c);
+
+	return c->state == ENG_BLOCKED ? min_u64(head, c->wake_time) : head;
+}
+
+static uint32_t words(const struct eng *e)
 {
 	return (e->nr_cores + 63) / 64;
 }
 
-/* Every active core, in id order: @i names it in the body.  A bit set
- * while the loop runs is seen if it lies in a later word. */
-#define for_each_active(e, i)                                                                      \
-	for (uint32_t w_ = 0, n_ = active_words(e); w_ < n_; w_++)                                 \
-		for (uint64_t b_ = (e)->active[w_];                                                \
+/* Every core whose bit is set in the bitmap @bits, in id order: @i names
+ * it in the body. */
+#define for_each_bit(e, bits, i)                                                                   \
+	for (uint32_t w_ = 0, n_ = words(e); w_ < n_; w_++)                                        \
+		for (uint64_t b_ = (bits)[w_];                                                     \
 		     b_ && ((i) = w_ * 64 + (uint32_t)__builtin_ctzll(b_), 1); b_ &= b_ - 1)
+
+static bool wait_before(const struct eng_wait_entry *a, const struct eng_wait_entry *b)
+{
+	return a->key < b->key;
+}
+
+static void wait_push(struct eng *e, struct eng_wait_entry x)
+{
+	struct eng_wait *w = &e->wait;
+	uint32_t i;
+
+	if (w->n == w->cap) {
+		uint32_t cap = w->cap ? 2 * w->cap : 64;
+		struct eng_wait_entry *nh = realloc(w->h, cap * sizeof(*nh));
+
+		/* As vec_push(): no way to report it from a plan. */
+		BUG_ON(!nh, "memory for the waiting cores");
+		w->h = nh;
+		w->cap = cap;
+	}
+	for (i = w->n++; i > 0;) {
+		uint32_t p = (i - 1) / 2;
+
+		if (!wait_before(&x, &w->h[p]))
+			break;
+		w->h[i] = w->h[p];
+		i = p;
+	}
+	w->h[i] = x;
+}
+
+static void wait_pop(struct eng *e)
+{
+	struct eng_wait *w = &e->wait;
+	struct eng_wait_entry x = w->h[--w->n];
+	uint32_t i = 0;
+
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, min = i;
+		const struct eng_wait_entry *m = &x;
+
+		if (l < w->n && wait_before(&w->h[l], m)) {
+			min = l;
+			m = &w->h[l];
+		}
+		if (r < w->n && wait_before(&w->h[r], m))
+			min = r;
+		if (min == i)
+			break;
+		w->h[i] = w->h[min];
+		i = min;
+	}
+	if (w->n)
+		w->h[i] = x;
+}
+
+/* Is @x the live entry of its core?  A core's entry goes stale when it
+ * is classified again with another key, or taken out to run. */
+static bool wait_live(const struct eng *e, const struct eng_wait_entry *x)
+{
+	return (e->mark[x->id] & ENG_MARK_WAIT) && e->wait.gen[x->id] == x->gen;
+}
+
+/* Drop the stale entries from the top of e->wait. */
+static void wait_clean_top(struct eng *e)
+{
+	while (e->wait.n && !wait_live(e, &e->wait.h[0]))
+		wait_pop(e);
+}
+
+/*
+ * Stale entries deeper in the heap leave it when they reach the top; when
+ * they come to outnumber the cores, rebuild it from the live ones, so its
+ * size stays bounded by the machine's.
+ */
+static void wait_compact(struct eng *e)
+{
+	struct eng_wait *w = &e->wait;
+	uint32_t n = 0;
+
+	if (w->n < 2 * e->nr_cores + 64)
+		return;
+	for (uint32_t k = 0; k < w->n; k++)
+		if (wait_live(e, &w->h[k]))
+			w->h[n++] = w->h[k];
+	w->n = 0;
+	for (uint32_t k = 0; k < n; k++)
+		wait_push(e, w->h[k]);
+}
+
+/* Count @c in e->nr_mail as its inbox now is. */
+static void note_mail(struct eng *e, const struct eng_core *c)
+{
+	bool mail = c->inbox.n != 0, was = e->mark[c->id] & ENG_MARK_MAIL;
+
+	if (mail == was)
+		return;
+	e->mark[c->id] ^= ENG_MARK_MAIL;
+	if (mail)
+		e->nr_mail++;
+	else
+		e->nr_mail--;
+}
+
+/*
+ * Put @c in its class as it is now (see above): hot, waiting with its
+ * entry in e->wait (a new one if its key changed), or quiescent.
+ */
+static void classify(struct eng *e, struct eng_core *c)
+{
+	uint8_t *mark = &e->mark[c->id];
+
+	*mark &= (uint8_t)~ENG_MARK_DIRTY;
+	BUG_ON(c->outbox.n, "a core is classified with messages to route");
+	if (c->state == ENG_RUNNING || c->state == ENG_PARKED) {
+		e->hot[c->id / 64] |= 1ull << (c->id % 64);
+		*mark &= (uint8_t)~ENG_MARK_WAIT;
+		note_mail(e, c);
+		return;
+	}
+	e->hot[c->id / 64] &= ~(1ull << (c->id % 64));
+	if (is_quiescent(c)) {
+		*mark &= (uint8_t)~ENG_MARK_WAIT;
+		note_mail(e, c);
+		return;
+	}
+	note_mail(e, c);
+	/* A new entry (an older one of this core goes stale). */
+	*mark |= ENG_MARK_WAIT;
+	wait_push(e, (struct eng_wait_entry){
+			 .key = wait_key(c), .time = wait_time(c), .id = c->id,
+			 .gen = ++e->wait.gen[c->id]});
+}
 
 /* ---- one core's window ---------------------------------------------- */
 
@@ -207,19 +366,61 @@ static void core_window(struct eng *e, struct eng_core *c, uint64_t end)
 
 /* ---- boundary: routing and the serial phase ------------------------- */
 
+/*
+ * Sort the @n messages @a points to into (time, src, seq) order: a
+ * bottom-up merge sort of the pointers (@tmp has room for @n), so that
+ * no message is copied.  Returns @a or @tmp, whichever holds the result.
+ * The order is total ((src, seq) is unique), so any sort gives it.
+ */
+static const struct eng_msg **sort_msgs(const struct eng_msg **a, const struct eng_msg **tmp,
+					uint32_t n)
+{
+	for (uint32_t width = 1; width < n; width *= 2) {
+		for (uint32_t i = 0; i < n; i += 2 * width) {
+			uint32_t mid = i + width < n ? i + width : n;
+			uint32_t end = i + 2 * width < n ? i + 2 * width : n;
+			uint32_t l = i, r = mid, o = i;
+
+			while (l < mid && r < end)
+				tmp[o++] = msg_before(a[r], a[l]) ? a[r++] : a[l++];
+			while (l < mid)
+				tmp[o++] = a[l++];
+			while (r < end)
+				tmp[o++] = a[r++];
+		}
+		const struct eng_msg **t = a;
+
+		a = tmp;
+		tmp = t;
+	}
+	return a;
+}
+
 /* Fabric messages in (time, src, seq) order: the fabric's hook may keep
  * state (a FIFO server) that depends on the order it sees them in. */
 static void route_fabric(struct eng *e)
 {
+	struct eng_heap *b = &e->merge;
+	const struct eng_msg **order;
 	uint32_t i;
 
-	if (!e->merge.n)
-		return; /* and merge.m may still be NULL, which qsort() must not get */
-	qsort(e->merge.m, e->merge.n, sizeof(*e->merge.m), msg_cmp);
-	for (i = 0; i < e->merge.n; i++)
+	if (!b->n)
+		return;
+	if (b->n > e->fabric_cap) {
+		uint32_t cap = b->cap;
+		const struct eng_msg **no = realloc(e->fabric_order, 2 * (size_t)cap * sizeof(*no));
+
+		BUG_ON(!no, "memory to sort the fabric's messages");
+		e->fabric_order = no;
+		e->fabric_cap = cap;
+	}
+	for (i = 0; i < b->n; i++)
+		e->fabric_order[i] = &b->m[i];
+	order = sort_msgs(e->fabric_order, e->fabric_order + e->fabric_cap, b->n);
+	for (i = 0; i < b->n; i++)
 		if (e->ops->fabric)
-			e->ops->fabric(e->ctx, e, &e->merge.m[i]);
-	e->merge.n = 0;
+			e->ops->fabric(e->ctx, e, order[i]);
+	b->n = 0;
 }
 
 /* Messages the fabric sends while being handed messages: kept apart, so
@@ -230,19 +431,16 @@ static struct eng_heap *fabric_out(struct eng *e)
 }
 
 /*
- * Empty every outbox: messages for cores go straight into their inboxes,
- * those for the fabric into e->merge.  Returns true if any message was
- * routed.  The order of insertion into an inbox does not matter: the heap
- * pops in (time, src, seq) order, a total order, since (src, seq) is
- * unique; so only the fabric's messages need sorting.
+ * Empty an outbox: messages for cores go straight into their inboxes
+ * (and make their receivers dirty: their next act may come sooner), those
+ * for the fabric into e->merge.  The order of insertion into an inbox
+ * does not matter: the heap pops in (time, src, seq) order, a total
+ * order, since (src, seq) is unique; so only the fabric's messages need
+ * sorting.
  */
-static bool collect_outbox(struct eng *e, struct eng_heap *o)
+static void collect_outbox(struct eng *e, struct eng_heap *o)
 {
-	uint32_t k;
-
-	if (!o->n)
-		return false;
-	for (k = 0; k < o->n; k++) {
+	for (uint32_t k = 0; k < o->n; k++) {
 		uint32_t d = o->m[k].dst;
 
 		if (d == ENG_FABRIC) {
@@ -253,18 +451,28 @@ static bool collect_outbox(struct eng *e, struct eng_heap *o)
 		}
 	}
 	o->n = 0;
-	return true;
 }
 
-/* Only active cores send: an inactive one runs no hook. */
+/*
+ * Empty the outboxes of the cores that sent (e->senders, in any order:
+ * the result does not depend on it, see collect_outbox()) and the
+ * fabric's.  Returns true if any message was routed.
+ */
 static bool collect_outboxes(struct eng *e)
 {
-	bool any = false;
-	uint32_t i;
+	uint32_t n = atomic_load_explicit(&e->nr_senders, memory_order_relaxed);
+	bool any = fabric_out(e)->n != 0;
 
-	for_each_active(e, i)
-		any |= collect_outbox(e, &e->cores[i].outbox);
-	any |= collect_outbox(e, fabric_out(e));
+	for (uint32_t k = 0; k < n; k++) {
+		struct eng_core *c = &e->cores[e->senders[k]];
+
+		e->mark[c->id] &= (uint8_t)~ENG_MARK_SENDER;
+		any |= c->outbox.n != 0;
+		collect_outbox(e, &c->outbox);
+		eng_wake(e, c); /* what it sent may have been its last act */
+	}
+	atomic_store_explicit(&e->nr_senders, 0, memory_order_relaxed);
+	collect_outbox(e, fabric_out(e));
 	return any;
 }
 
@@ -313,92 +521,190 @@ static struct eng_core **sort_parked(struct eng_core **a, struct eng_core **tmp,
 static void boundary(struct eng *e, struct eng_core **parked)
 {
 	struct eng_core **order = parked;
-	uint32_t i, n = 0;
+	uint32_t n = 0;
 	bool sorted = true;
 
 	while (collect_outboxes(e))
 		route_fabric(e);
-	for_each_active(e, i)
-		if (e->cores[i].state == ENG_PARKED) {
-			parked[n++] = &e->cores[i];
-			/* In id order already: sorted unless a clock went
-			 * down. */
-			sorted &= n == 1 || parked[n - 2]->now <= parked[n - 1]->now;
-		}
+	/* A core parks only in its own window, or was parked at the plan:
+	 * the window's cores hold every parked one. */
+	for (uint32_t k = 0; k < e->nr_run; k++) {
+		struct eng_core *c = &e->cores[e->run[k]];
+
+		if (c->state != ENG_PARKED)
+			continue;
+		parked[n++] = c;
+		/* In id order already: sorted unless a clock went down. */
+		sorted &= n == 1 || parked[n - 2]->now <= parked[n - 1]->now;
+	}
 	if (!sorted)
 		order = sort_parked(parked, e->sorted, n);
-	for (i = 0; i < n && e->ops->serve; i++)
+	for (uint32_t i = 0; i < n && e->ops->serve; i++)
 		e->ops->serve(e->ctx, e, order[i]);
 	while (collect_outboxes(e))
 		route_fabric(e);
 }
 
 /*
- * One pass over the active cores, before a window: drops those that went
- * quiescent, lists the others in @e->run (the window's cores), and finds
- * the earliest time at which anything happens (*@next, ENG_NEVER if
- * nothing does) and the lookahead (*@quiet, below).
+ * Classify the cores that may have changed since the last plan: the hot
+ * ones (every one ran in the last window, or was served), and the dirty
+ * ones (served, woken, sent to, or taken out of e->wait to run).  The
+ * others keep their class and their entries in e->wait.  Then find the
+ * earliest clock of a hot core (*@next) and the lookahead (*@quiet, below).
  *
  * Lookahead: with no message in flight, a core can affect another only
  * after it parks (or a timed block ends), at the earliest at its horizon;
  * what it then sends arrives a window later.  So the window may end at the
  * smallest horizon plus the window length instead of the earliest activity
  * plus it: long computations need no boundary every L cycles.  *@quiet is
- * the smallest horizon, or 0 when no lookahead applies (a message in an
- * inbox, a parked core, no horizon hook).
+ * the smallest horizon (the RUNNING cores' and, with no mail anywhere, the
+ * deadlines of the BLOCKED ones, which are their keys in e->wait), or 0
+ * when no lookahead applies (a message in an inbox, a parked core, no
+ * horizon hook).
  */
-static void scan_active(struct eng *e, uint64_t *next, uint64_t *quiet)
+static void plan_classes(struct eng *e, uint64_t *next, uint64_t *quiet)
 {
 	uint64_t t = ENG_NEVER, h = ENG_NEVER;
-	bool lookahead = e->ops->horizon != NULL;
+	bool parked = false, lookahead;
 	uint32_t i;
 
-	e->nr_run = 0;
-	for_each_active(e, i) {
-		const struct eng_core *c = &e->cores[i];
+	for (uint32_t k = 0; k < e->nr_dirty; k++) {
+		struct eng_core *c = &e->cores[e->dirty[k]];
 
-		if (is_quiescent(c)) {
-			e->active[i / 64] &= ~(1ull << (i % 64));
+		e->mark[c->id] &= (uint8_t)~ENG_MARK_DIRTY;
+		if (!(e->hot[c->id / 64] >> (c->id % 64) & 1))
+			classify(e, c);
+	}
+	e->nr_dirty = 0;
+	for_each_bit(e, e->hot, i) {
+		struct eng_core *c = &e->cores[i];
+
+		if (c->state != ENG_RUNNING && c->state != ENG_PARKED) {
+			classify(e, c); /* no longer hot */
 			continue;
 		}
-		e->run[e->nr_run++] = i;
-		if (c->inbox.n)
-			lookahead = false;
-		switch (c->state) {
-		case ENG_RUNNING:
-			t = min_u64(t, c->now);
-			if (lookahead)
-				h = min_u64(h, e->ops->horizon(e->ctx, e, c));
-			break;
-		case ENG_PARKED:
-			t = min_u64(t, c->now);
-			lookahead = false;
-			break;
-		case ENG_BLOCKED:
-			t = min_u64(t, min_u64(c->wake_time, inbox_head_time(c)));
-			h = min_u64(h, c->wake_time);
-			break;
-		case ENG_IDLE:
-			t = min_u64(t, inbox_head_time(c));
-			break;
-		default:
-			break;
-		}
+		BUG_ON(c->outbox.n, "a core is classified with messages to route");
+		note_mail(e, c);
+		t = min_u64(t, c->now);
+		parked |= c->state == ENG_PARKED;
+	}
+	wait_compact(e);
+	wait_clean_top(e);
+	lookahead = e->ops->horizon != NULL && !e->nr_mail && !parked;
+	if (lookahead) {
+		for_each_bit(e, e->hot, i)
+			h = min_u64(h, e->ops->horizon(e->ctx, e, &e->cores[i]));
+		if (e->wait.n)
+			h = min_u64(h, e->wait.h[0].key);
 	}
 	*next = t;
 	*quiet = lookahead && h != ENG_NEVER ? h : 0;
 }
 
-#ifndef NDEBUG
-/* Debug builds check eng_wake()'s contract: every core left out of the
- * windows is quiescent. */
-static void check_inactive(const struct eng *e)
+/* Take the live top entry of e->wait out, its core to run in the window
+ * being planned (dirty: the next plan classifies it again). */
+static void take_top(struct eng *e)
 {
-	for (uint32_t i = 0; i < e->nr_cores; i++)
-		BUG_ON(!(e->active[i / 64] >> (i % 64) & 1) && !is_quiescent(&e->cores[i]),
-		       "a core that may do something is active (eng_wake())");
+	uint32_t i = e->wait.h[0].id;
+
+	wait_pop(e);
+	e->mark[i] &= (uint8_t)~ENG_MARK_WAIT;
+	e->runbits[i / 64] |= 1ull << (i % 64);
+	eng_wake(e, &e->cores[i]);
+}
+
+/*
+ * Start the list of the window's cores (e->runbits) with the hot ones and
+ * the waiting ones whose next act is at once (key 0: a message arrived
+ * by their clock), which any window runs; lower *@next to the earliest
+ * event among those (their messages' arrival, or a block's deadline) and
+ * among the others (their keys).
+ */
+static void take_at_once(struct eng *e, uint64_t *next)
+{
+	memcpy(e->runbits, e->hot, words(e) * sizeof(*e->runbits));
+	for (;;) {
+		wait_clean_top(e);
+		if (!e->wait.n)
+			return;
+		if (e->wait.h[0].key) {
+			*next = min_u64(*next, e->wait.h[0].key);
+			return;
+		}
+		*next = min_u64(*next, e->wait.h[0].time);
+		take_top(e);
+	}
+}
+
+/*
+ * The window's cores (e->run, in id order): those take_at_once() chose,
+ * and every waiting core whose next act comes before @end, taken out of
+ * e->wait.  The window passes the others by (wait_key()).
+ */
+static void list_run(struct eng *e, uint64_t end)
+{
+	uint32_t i;
+
+	for (;;) {
+		wait_clean_top(e);
+		if (!e->wait.n || e->wait.h[0].key >= end)
+			break;
+		take_top(e);
+	}
+	e->nr_run = 0;
+	for_each_bit(e, e->runbits, i)
+		e->run[e->nr_run++] = i;
+}
+
+#ifndef NDEBUG
+/* Debug builds check the classes: a core neither hot nor dirty is as the
+ * last plan classified it (eng_wake()'s contract). */
+static void check_classes(const struct eng *e)
+{
+	for (uint32_t i = 0; i < e->nr_cores; i++) {
+		const struct eng_core *c = &e->cores[i];
+		bool waiting = e->mark[i] & ENG_MARK_WAIT;
+
+		if ((e->hot[i / 64] >> (i % 64) & 1) || (e->mark[i] & ENG_MARK_DIRTY))
+			continue;
+		BUG_ON(c->state == ENG_RUNNING || c->state == ENG_PARKED,
+		       "a core that runs or is parked is hot (eng_wake())");
+		BUG_ON(waiting == is_quiescent(c), "a waiting core is not quiescent (eng_wake())");
+		BUG_ON(!!(e->mark[i] & ENG_MARK_MAIL) != (c->inbox.n != 0),
+		       "a core's mail is counted (eng_wake())");
+		if (waiting) {
+			bool found = false;
+
+			for (uint32_t k = 0; k < e->wait.n; k++)
+				if (e->wait.h[k].id == i && e->wait.gen[i] == e->wait.h[k].gen)
+					found = e->wait.h[k].key == wait_key(c) &&
+						e->wait.h[k].time == wait_time(c);
+			BUG_ON(!found, "a waiting core's entry has its next act (eng_wake())");
+		}
+	}
 }
 #endif
+
+/* The end of a window that starts at @w, with lookahead @h (0: none). */
+static uint64_t window_end(const struct eng *e, uint64_t w, uint64_t h, uint64_t max_time)
+{
+	uint64_t end = w + e->window;
+
+	if (h > w && h - w > e->window && h + e->window > end)
+		end = h + e->window;
+	if (max_time != ENG_NEVER && end > max_time && max_time > w)
+		end = max_time;
+	return end;
+}
+
+/* Is core @id the only hot one? */
+static bool only_hot(const struct eng *e, uint32_t id)
+{
+	for (uint32_t w = 0; w < words(e); w++)
+		if (e->hot[w] != (w == id / 64 ? 1ull << (id % 64) : 0))
+			return false;
+	return true;
+}
 
 /*
  * Serial: choose the next window, or decide that the run is over (*@done,
@@ -409,9 +715,10 @@ static void plan_window(struct eng *e, uint64_t max_time, uint64_t *end, bool *d
 	uint64_t w, h;
 
 #ifndef NDEBUG
-	check_inactive(e);
+	check_classes(e);
 #endif
-	scan_active(e, &w, &h);
+	plan_classes(e, &w, &h);
+	take_at_once(e, &w);
 
 	if (atomic_load_explicit(&e->stop_requested, memory_order_relaxed) ||
 	    (max_time != ENG_NEVER && w != ENG_NEVER && w >= max_time)) {
@@ -423,11 +730,10 @@ static void plan_window(struct eng *e, uint64_t max_time, uint64_t *end, bool *d
 		/* A lagging core can start a window behind the previous one's
 		 * end; the window starts at the earliest activity. */
 		e->now = w;
-		*end = w + e->window;
-		if (h > w && h - w > e->window && h + e->window > *end)
-			*end = h + e->window;
-		if (max_time != ENG_NEVER && *end > max_time && max_time > w)
-			*end = max_time;
+		*end = window_end(e, w, h, max_time);
+		list_run(e, *end);
+		e->lone = e->nr_run == 1 && !e->wait.n && e->cores[e->run[0]].state == ENG_RUNNING &&
+			  only_hot(e, e->run[0]);
 	}
 }
 
@@ -484,7 +790,45 @@ static void run_cores(struct eng *e, uint64_t end)
 
 static bool worth_sharing(const struct eng *e, const struct share *sh)
 {
-	return e->threads > 1 && (e->share_all || (sh->avg >= SHARE_MIN_S && sh->since >= sh->wait));
+	return e->threads > 1 &&
+	       (e->share_all || (e->nr_run > 1 && sh->avg >= SHARE_MIN_S && sh->since >= sh->wait));
+}
+
+/*
+ * The windows of a lone core (e->lone): the only one that runs, none
+ * waiting for a message or a deadline, nothing in flight but its own
+ * mail.  Until it parks, blocks, idles or sends, each of its windows ends
+ * in a boundary with nothing to route or serve and a plan that finds it
+ * alone again: those are made here, back to back, as plan_window() makes
+ * them (the same start, end, lookahead and count of windows), without the
+ * walk over the classes; a single-threaded trace spends most of its
+ * windows so.  Returns at the first window after which the boundary or
+ * the plan has something to do, or the run may stop.
+ */
+static void run_lone(struct eng *e, uint64_t max_time, uint64_t *end)
+{
+	struct eng_core *c = &e->cores[e->run[0]];
+
+	for (;;) {
+		uint64_t w, h = 0;
+
+		core_window(e, c, *end);
+		if (c->state != ENG_RUNNING || c->outbox.n || fabric_out(e)->n)
+			return;
+		w = c->now;
+		if (atomic_load_explicit(&e->stop_requested, memory_order_relaxed) ||
+		    (max_time != ENG_NEVER && w >= max_time))
+			return;
+		e->windows++;
+		note_mail(e, c);
+		if (e->ops->horizon && !e->nr_mail) {
+			h = e->ops->horizon(e->ctx, e, c);
+			if (h == ENG_NEVER)
+				h = 0;
+		}
+		e->now = w;
+		*end = window_end(e, w, h, max_time);
+	}
 }
 
 /*
@@ -495,7 +839,9 @@ static void run_alone(struct eng *e, struct eng_core **parked, uint64_t max_time
 		      bool *finished, int *result, struct share *sh)
 {
 	while (!*finished && !worth_sharing(e, sh)) {
-		if (e->threads == 1) {
+		if (e->lone) {
+			run_lone(e, max_time, end);
+		} else if (e->threads == 1) {
 			run_cores(e, *end);
 		} else {
 			double t0 = omp_get_wtime();
@@ -633,11 +979,19 @@ int eng_run(struct eng *e, uint64_t max_time)
 
 	if (!parked)
 		return -TLBSIM_ENOMEM;
-	/* The owner set the cores up as it liked: every one may be active. */
-	for (uint32_t i = 0; i < e->nr_cores; i++)
-		if (!is_quiescent(&e->cores[i]))
-			eng_wake(e, &e->cores[i]);
-	/* Parked cores from set-up are served before the first window. */
+	/* The owner set the cores up as it liked (or a stopped run left
+	 * them): every one is classified afresh, and parked ones from set-up
+	 * are served before the first window. */
+	memset(e->hot, 0, words(e) * sizeof(*e->hot));
+	e->wait.n = 0;
+	e->nr_mail = 0;
+	e->nr_dirty = 0;
+	e->nr_run = 0;
+	for (uint32_t i = 0; i < e->nr_cores; i++) {
+		e->mark[i] &= ENG_MARK_SENDER;
+		eng_wake(e, &e->cores[i]);
+		e->run[e->nr_run++] = i;
+	}
 	boundary(e, parked);
 	plan_window(e, max_time, &end, &finished, &result);
 	/* With one thread, no parallel region ever. */
@@ -705,6 +1059,13 @@ void eng_send(struct eng *e, struct eng_core *from, struct eng_msg *m)
 		m->seq = from->seq++;
 		from->st.msgs_sent++;
 		vec_push(&from->outbox, m);
+		/* Its first message since the last collection: a sender.  In a
+		 * shared window only the core's own thread touches its mark. */
+		if (!(e->mark[from->id] & ENG_MARK_SENDER)) {
+			e->mark[from->id] |= ENG_MARK_SENDER;
+			e->senders[atomic_fetch_add_explicit(&e->nr_senders, 1,
+							     memory_order_relaxed)] = from->id;
+		}
 	} else {
 		m->src = ENG_FABRIC;
 		m->seq = e->fabric_seq++;
@@ -726,17 +1087,21 @@ int eng_init(struct eng *e, uint32_t nr_cores, uint64_t window, int threads,
 		return -TLBSIM_EINVAL;
 	/* One extra core record holds the fabric's outbox. */
 	e->cores = calloc(nr_cores + 1, sizeof(*e->cores));
-	e->active = calloc((nr_cores + 63) / 64, sizeof(*e->active));
+	e->hot = calloc((nr_cores + 63) / 64, sizeof(*e->hot));
+	e->runbits = calloc((nr_cores + 63) / 64, sizeof(*e->runbits));
+	e->wait.gen = calloc(nr_cores, sizeof(*e->wait.gen));
+	e->mark = calloc(nr_cores, sizeof(*e->mark));
+	e->dirty = malloc(nr_cores * sizeof(*e->dirty));
+	e->senders = malloc(nr_cores * sizeof(*e->senders));
 	e->run = malloc(nr_cores * sizeof(*e->run));
 	e->sorted = malloc(nr_cores * sizeof(*e->sorted));
-	if (!e->cores || !e->active || !e->run || !e->sorted) {
-		free(e->cores);
-		free(e->active);
-		free(e->run);
-		free(e->sorted);
-		memset(e, 0, sizeof(*e));
+	if (!e->cores || !e->hot || !e->runbits || !e->wait.gen || !e->mark || !e->dirty ||
+	    !e->senders || !e->run || !e->sorted) {
+		e->nr_cores = nr_cores;
+		eng_fini(e);
 		return -TLBSIM_ENOMEM;
 	}
+	atomic_init(&e->nr_senders, 0);
 	e->nr_cores = nr_cores;
 	e->window = window;
 	e->threads = threads > 0 ? threads : 1;
@@ -754,16 +1119,22 @@ void eng_fini(struct eng *e)
 {
 	uint32_t i;
 
-	if (!e->cores)
-		return;
-	for (i = 0; i <= e->nr_cores; i++) {
-		free(e->cores[i].inbox.m);
-		free(e->cores[i].outbox.m);
-	}
+	if (e->cores)
+		for (i = 0; i <= e->nr_cores; i++) {
+			free(e->cores[i].inbox.m);
+			free(e->cores[i].outbox.m);
+		}
 	free(e->cores);
 	free(e->merge.m);
-	free(e->active);
+	free(e->hot);
+	free(e->runbits);
+	free(e->wait.h);
+	free(e->wait.gen);
+	free(e->mark);
+	free(e->dirty);
+	free(e->senders);
 	free(e->run);
 	free(e->sorted);
+	free(e->fabric_order);
 	memset(e, 0, sizeof(*e));
 }

@@ -178,12 +178,27 @@ struct eng_ops {
  *        cores are worth the threads meeting (eng_run())
  * @shared_windows: windows whose cores ran on all the threads (host-time
  *        dependent: not part of the results)
- * @active: a bit per core that may do something: every core but those
- *        IDLE, DONE or BLOCKED without a deadline with empty mailboxes
- *        (eng_wake()); the windows look at these cores only
- * @run: the cores of the current window (@active as planned), @nr_run of
- *        them, in id order
+ * @hot: a bit per core that is RUNNING or PARKED as of the last plan
+ *        (the cores every window looks at)
+ * @wait: the cores BLOCKED or IDLE with something ahead of them (a message
+ *        in the inbox, a block's deadline), each with the time of its next
+ *        act, a min-heap (plan_window() in engine.c); a core neither hot nor
+ *        waiting is quiescent: nothing happens to it until a message reaches
+ *        it or a serial hook wakes it (eng_wake())
+ * @mark: per core, the engine's flags (ENG_MARK_*)
+ * @dirty: cores whose state may have changed since the last plan (woken,
+ *        sent a message, taken out of @wait to run), @nr_dirty of them
+ * @nr_mail: cores hot or waiting with a message in their inbox
+ * @senders: cores whose outbox holds messages, @nr_senders of them (an
+ *        atomic: cores of a shared window add themselves)
+ * @run: the cores of the current window, @nr_run of them, in id order:
+ *        the hot ones and those whose next act comes before its end
+ * @lone: the window's one core runs alone: no other core is hot or waiting
+ *        (run_lone() in engine.c)
+ * @runbits: scratch of the plan, a bit per core of @run
  * @sorted: scratch of the serial phase (the parked cores' merge)
+ * @fabric_order: scratch of the serial phase: the fabric's batch sorted,
+ *        room for 2 x @fabric_cap pointers
  */
 struct eng {
 	struct eng_core *cores;
@@ -199,10 +214,29 @@ struct eng {
 	struct eng_heap merge;
 	bool share_all;
 	uint64_t shared_windows;
-	uint64_t *active;
+	uint64_t *hot;
+	struct eng_wait {
+		struct eng_wait_entry {
+			uint64_t key;  /* when the core acts next (0: at once) */
+			uint64_t time; /* its earliest event (see plan_window()) */
+			uint32_t id, gen;
+		} *h;
+		uint32_t n, cap;
+		uint32_t *gen; /* per core: its entry's generation */
+	} wait;
+	uint8_t *mark;
+	uint32_t *dirty;
+	uint32_t nr_dirty;
+	uint32_t nr_mail;
+	uint32_t *senders;
+	atomic_uint nr_senders;
 	uint32_t *run;
 	uint32_t nr_run;
+	bool lone;
+	uint64_t *runbits;
 	struct eng_core **sorted;
+	const struct eng_msg **fabric_order;
+	uint32_t fabric_cap;
 };
 
 /*
@@ -229,16 +263,29 @@ int eng_run(struct eng *e, uint64_t max_time);
 void eng_send(struct eng *e, struct eng_core *from, struct eng_msg *m);
 
 /*
- * A serial hook (serve, fabric) that changes the state or clock of a core
- * other than the one it was called for (an idle cpu given a thread) tells
- * the engine so: windows run only the cores that may do something, and
- * one IDLE, DONE or BLOCKED without a deadline, with empty mailboxes, may
- * not until a message reaches it (which wakes it) or this call.  Setting
- * up cores before eng_run() needs no call.
+ * A serial hook (serve, fabric) that changes the state, clock or block
+ * deadline of a core other than the one it was called for (an idle cpu
+ * given a thread, a lock handed to a waiter) tells the engine so: the
+ * windows look only at the cores that are RUNNING or PARKED and at those
+ * whose next act (a message's arrival, a block's deadline) has come, and
+ * the engine learns of a change to any other core from a message it
+ * routes to it or from this call.  Setting up cores before eng_run()
+ * needs no call.
  */
+/* ENG_MARK_*: the engine's flags of a core, in eng->mark. */
+enum {
+	ENG_MARK_DIRTY = 1u << 0,  /* on eng->dirty */
+	ENG_MARK_SENDER = 1u << 1, /* on eng->senders */
+	ENG_MARK_WAIT = 1u << 2,   /* has a live entry in eng->wait */
+	ENG_MARK_MAIL = 1u << 3,   /* counted in eng->nr_mail */
+};
+
 static inline void eng_wake(struct eng *e, const struct eng_core *c)
 {
-	e->active[c->id / 64] |= 1ull << (c->id % 64);
+	if (!(e->mark[c->id] & ENG_MARK_DIRTY)) {
+		e->mark[c->id] |= ENG_MARK_DIRTY;
+		e->dirty[e->nr_dirty++] = c->id;
+	}
 }
 
 /* Charge @cycles of the core's own work. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The time engine: a hand-worked request/acknowledge exchange, and
+ * The time engine: a hand-worked request/acknowledge exchange,
  * byte-identical results for 1, 2 and 4 OpenMP threads on a 16-core machine
- * with heavy cross-core traffic, blocking and serial-phase work.
+ * with heavy cross-core traffic, blocking and serial-phase work, and which
+ * cores a window looks at.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -311,6 +312,140 @@ static void timed_block_ends_at_its_deadline(void **state)
 	eng_fini(&e);
 }
 
+/* ---- which cores a window looks at ------------------------------------- */
+
+/*
+ * Window L = 100, 64 cores.  Core 0 runs 1000 cycles (its step charges to
+ * the stop it is given); cores 1..63 are BLOCKED until 950, then work 20
+ * cycles and are done.  A window looks only at the cores that run and at
+ * those whose next event has come, so the windows [0, 100) .. [800, 900)
+ * run core 0 alone, and [900, 1000), which holds 950, runs all 64.  The
+ * blocked cores wait 950 cycles and end at 970; core 0 ends at 1000.
+ */
+struct lone {
+	uint32_t max_run_before_900, run_at_900;
+};
+
+static void lone_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
+{
+	struct lone *l = ctx;
+
+	if (c->id) {
+		eng_charge(c, 20);
+		c->state = ENG_DONE;
+		return;
+	}
+	if (e->now < 900 && e->nr_run > l->max_run_before_900)
+		l->max_run_before_900 = e->nr_run;
+	if (e->now == 900)
+		l->run_at_900 = e->nr_run;
+	eng_charge(c, stop - c->now);
+	if (c->now >= 1000)
+		c->state = ENG_DONE;
+}
+
+static void lone_deliver(void *ctx, struct eng *e, struct eng_core *c, const struct eng_msg *m)
+{
+	(void)ctx;
+	(void)e;
+	(void)c;
+	(void)m;
+	fail_msg("no message is sent");
+}
+
+static void waiting_cores_stay_out_of_windows_until_due(void **state)
+{
+	const struct eng_ops ops = {.step = lone_step, .deliver = lone_deliver};
+	struct lone l = {0};
+	struct eng e;
+
+	(void)state;
+	assert_int_equal(eng_init(&e, 64, 100, 1, &ops, &l), 0);
+	e.cores[0].state = ENG_RUNNING;
+	for (uint32_t i = 1; i < 64; i++) {
+		e.cores[i].state = ENG_BLOCKED;
+		e.cores[i].wake_time = 950;
+	}
+	assert_int_equal(eng_run(&e, ENG_NEVER), 0);
+	assert_int_equal(l.max_run_before_900, 1);
+	assert_int_equal(l.run_at_900, 64);
+	assert_int_equal(e.cores[0].now, 1000);
+	for (uint32_t i = 1; i < 64; i++) {
+		assert_int_equal(e.cores[i].st.waiting, 950);
+		assert_int_equal(e.cores[i].now, 970);
+	}
+	assert_int_equal(e.windows, 10);
+	eng_fini(&e);
+}
+
+/*
+ * A message that arrives at a core whose clock is already past it is
+ * taken in the next window, even when that window ends before the arrival
+ * time.  L = 100.  Core 0 runs to 300, and at 10 sends core 1 a message
+ * arriving at 250.  Core 1's first step overshoots to 500 and blocks
+ * without a deadline.  At the boundary of [0, 100) the message reaches an
+ * inbox whose core is at 500 > 250: window [100, 200) runs core 1, which
+ * takes it late at 500 (the window started at 100), unblocks, and is done
+ * 20 cycles later.
+ */
+struct late {
+	uint64_t window_of_delivery;
+};
+
+static void late_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
+{
+	struct eng_msg m = {0};
+
+	(void)ctx;
+	if (c->id == 1) {
+		if (c->now == 0) {
+			eng_charge(c, 500);
+			eng_block(c, ENG_NEVER);
+		} else {
+			eng_charge(c, 20);
+			c->state = ENG_DONE;
+		}
+		return;
+	}
+	if (c->now == 0) {
+		eng_charge(c, 10);
+		m.time = 250;
+		m.dst = 1;
+		eng_send(e, c, &m);
+	}
+	eng_charge(c, stop - c->now);
+	if (c->now >= 300)
+		c->state = ENG_DONE;
+}
+
+static void late_deliver(void *ctx, struct eng *e, struct eng_core *c, const struct eng_msg *m)
+{
+	struct late *l = ctx;
+
+	(void)m;
+	l->window_of_delivery = e->now;
+	eng_unblock(c);
+}
+
+static void late_message_is_taken_in_the_next_window(void **state)
+{
+	const struct eng_ops ops = {.step = late_step, .deliver = late_deliver};
+	struct late l = {0};
+	struct eng e;
+
+	(void)state;
+	assert_int_equal(eng_init(&e, 2, 100, 1, &ops, &l), 0);
+	e.cores[0].state = ENG_RUNNING;
+	e.cores[1].state = ENG_RUNNING;
+	assert_int_equal(eng_run(&e, ENG_NEVER), 0);
+	assert_int_equal(l.window_of_delivery, 100);
+	assert_int_equal(e.cores[1].st.late_msgs, 1);
+	assert_int_equal(e.cores[1].st.waiting, 0);
+	assert_int_equal(e.cores[1].now, 520);
+	assert_int_equal(e.cores[0].now, 300);
+	eng_fini(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +453,8 @@ int main(void)
 		cmocka_unit_test(results_are_identical_for_1_2_and_4_threads),
 		cmocka_unit_test(long_windows_are_shared),
 		cmocka_unit_test(timed_block_ends_at_its_deadline),
+		cmocka_unit_test(waiting_cores_stay_out_of_windows_until_due),
+		cmocka_unit_test(late_message_is_taken_in_the_next_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
