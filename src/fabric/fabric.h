@@ -35,8 +35,10 @@ uint64_t fab_line_latency(const struct tlbsim_machine *m, unsigned from, unsigne
  * server use whose user does not matter (a broadcast engine's). */
 #define FAB_NO_CPU UINT32_MAX
 
-/* Uses of a server remembered for placing a late-served earlier one. */
+/* Uses of a server remembered for placing a late-served earlier one (a
+ * power of two: struct fab_server keeps them in a ring). */
 #define FAB_HOLDS 16
+_Static_assert((FAB_HOLDS & (FAB_HOLDS - 1)) == 0, "FAB_HOLDS is a power of two");
 
 /* One use of a server: [@start, @end), by @cpu. */
 struct fab_hold {
@@ -52,7 +54,11 @@ struct fab_hold {
  * @busy_until: the end of its latest use, cycles
  * @served: uses (broadcasts, atomics, lock holds) so far
  * @queued_cycles: cycles they waited for it (contention)
- * @hold: the latest @nr_hold uses, in time order (oldest first)
+ * @hold: the latest @nr_hold uses, in time order (oldest first), a ring
+ *        from @head (fab_server_use()): the oldest is forgotten when a
+ *        use comes to a full record without moving the others (a line
+ *        in steady use has a full record, and every use made it shift)
+ * @head: the index in @hold of the oldest use remembered
  * @before: the cpu of the last use dropped from @hold (FAB_NO_CPU: none)
  * @before_end: when the uses dropped from @hold ended: no gap before it
  *
@@ -72,12 +78,18 @@ struct fab_server {
 	uint64_t served;
 	uint64_t queued_cycles;
 	struct fab_hold hold[FAB_HOLDS];
-	uint8_t nr_hold;
+	uint8_t nr_hold, head;
 	uint32_t before;
 	uint64_t before_end;
 };
 
 void fab_server_init(struct fab_server *s, uint64_t service);
+
+/* The @i-th oldest use @s remembers, @i < s->nr_hold. */
+static inline const struct fab_hold *fab_server_use(const struct fab_server *s, unsigned i)
+{
+	return &s->hold[(s->head + i) % FAB_HOLDS];
+}
 
 /* How long a use takes, given the user of the server just before it
  * (@prev, FAB_NO_CPU if unknown) and whether it goes after the latest use
@@ -86,8 +98,9 @@ typedef uint64_t (*fab_len_fn)(const void *arg, uint32_t prev, bool last);
 
 /*
  * Where a use arriving at @arrive goes (see struct fab_server): its start
- * in *@start, its length (@len's) in *@length; returns its index in
- * s->hold (s->nr_hold: after the latest).  Changes nothing.
+ * in *@start, its length (@len's) in *@length; returns its place among
+ * the uses remembered, oldest first (s->nr_hold: after the latest).
+ * Changes nothing.
  */
 unsigned fab_server_place(const struct fab_server *s, uint64_t arrive, fab_len_fn len,
 			  const void *arg, uint64_t *start, uint64_t *length);

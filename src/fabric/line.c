@@ -75,10 +75,21 @@ static uint64_t use_len(const void *arg, uint32_t prev, bool last)
 static unsigned place(const struct tlbsim_machine *m, const struct fab_line *l, unsigned cpu,
 		      uint64_t now, uint64_t busy, struct fab_cost *c)
 {
+	const struct fab_server *s = &l->srv;
 	struct use u = {.m = m, .l = l, .cpu = cpu, .busy = busy};
 	uint64_t len;
-	unsigned p = fab_server_place(&l->srv, now, use_len, &u, &c->start, &len);
+	unsigned p;
 
+	if (!s->nr_hold || fab_server_use(s, s->nr_hold - 1)->start < now) {
+		/* fab_server_place()'s common case, without the calls: no
+		 * use kept starts at or after @now, so none has a gap before
+		 * it for this one, which goes after the latest. */
+		c->start = now > s->busy_until ? now : s->busy_until;
+		c->transfer = farthest(m, l, cpu);
+		c->done = c->start + c->transfer + busy;
+		return s->nr_hold;
+	}
+	p = fab_server_place(s, now, use_len, &u, &c->start, &len);
 	c->transfer = len - busy;
 	c->done = c->start + len;
 	return p;
@@ -96,16 +107,16 @@ static bool place_read(const struct tlbsim_machine *m, const struct fab_line *l,
 	uint64_t at = now;
 	unsigned p;
 
-	for (p = 0; p < s->nr_hold && s->hold[p].start <= at; p++)
-		if (s->hold[p].end > at)
-			at = s->hold[p].end;
+	for (p = 0; p < s->nr_hold && fab_server_use(s, p)->start <= at; p++)
+		if (fab_server_use(s, p)->end > at)
+			at = fab_server_use(s, p)->end;
 	c->start = at;
 	if (p == s->nr_hold)
 		c->transfer = holds(l, cpu) || l->owner == FAB_NO_CPU
 				  ? 0
 				  : fab_line_latency(m, l->owner, cpu);
 	else
-		c->transfer = from_writer(m, p ? s->hold[p - 1].cpu : s->before, cpu);
+		c->transfer = from_writer(m, p ? fab_server_use(s, p - 1)->cpu : s->before, cpu);
 	c->done = at + c->transfer;
 	return p == s->nr_hold;
 }
