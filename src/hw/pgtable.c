@@ -180,8 +180,8 @@ uint64_t tlbsim_pgtable_root(const tlbsim_pgtable *pt)
 	return pt->root;
 }
 
-int tlbsim_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_shift,
-		       unsigned prot)
+int hw_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_shift,
+		   unsigned prot, uint64_t *table_pfn_out)
 {
 	unsigned leaf_level = (size_shift - TLBSIM_PAGE_SHIFT) / 9;
 	uint64_t table_pfn;
@@ -231,7 +231,15 @@ int tlbsim_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned s
 		return -TLBSIM_EEXIST;
 	hw_physmem_write(pt->pm, t, hw_pte_index(va, leaf_level),
 			 hw_pte_encode_leaf(pt->isa, leaf_level, pfn, prot | TLBSIM_PROT_READ));
+	if (table_pfn_out)
+		*table_pfn_out = table_pfn;
 	return 0;
+}
+
+int tlbsim_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_shift,
+		       unsigned prot)
+{
+	return hw_pgtable_map(pt, va, pfn, size_shift, prot, NULL);
 }
 
 int tlbsim_pgtable_unmap(tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *old)
@@ -417,3 +425,4 @@ bool hw_pgtable_next_leaf(const tlbsim_pgtable *pt, uint64_t *va, uint64_t end,
 	}
 	return false;
 }
+

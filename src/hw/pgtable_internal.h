@@ -21,4 +21,13 @@
 bool hw_pgtable_next_leaf(const tlbsim_pgtable *pt, uint64_t *va, uint64_t end,
 			  struct tlbsim_mapping *out);
 
+/*
+ * tlbsim_pgtable_map(), which also gives the frame of the table the leaf
+ * went into in *@table_pfn (NULL: not wanted): the table_pfn a lookup of
+ * @va would give next, without its walk (a fault takes that table's PTE
+ * lock right after mapping its page).
+ */
+int hw_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_shift,
+		   unsigned prot, uint64_t *table_pfn);
+
 #endif

@@ -220,26 +220,21 @@ void os_ptl_add(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t ta
 }
 
 void os_fault_install(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
-		      uint64_t tables_added)
+		      unsigned shift, uint64_t table_pfn, uint64_t tables_added)
 {
-	struct tlbsim_mapping cur;
 	struct fab_line *l;
 
 	if (tables_added)
 		os_line(os, cpu, TLBSIM_LINE_PAGE_TABLE_LOCK, &mm->ptl_line, FAB_RMW,
 			tables_added * os->m->costs.pte_update);
-	if (tlbsim_pgtable_lookup(mm->pgt, va, &cur)) {
-		hw_charge(cpu, os->m->costs.pte_update);
-		return;
-	}
 	if (os->fault_lock != OS_FAULT_LOCKLESS) {
-		os_ptl_add(os, cpu, mm, cur.table_pfn);
+		os_ptl_add(os, cpu, mm, table_pfn);
 		os_ptl_flush(os, cpu);
 		return;
 	}
 	/* The 2004 fast path: set_pte with cmpxchg if the PTE is still none;
 	 * the PTE's line is the only one the fault writes. */
-	l = table_line(os, cur.table_pfn, 1 + (unsigned)((va >> cur.size_shift) % 512) / 8);
+	l = table_line(os, table_pfn, 1 + (unsigned)((va >> shift) % 512) / 8);
 	if (l)
 		os_line(os, cpu, TLBSIM_LINE_PTE, l, FAB_RMW, 0);
 	hw_charge(cpu, os->m->costs.pte_update);

@@ -151,15 +151,17 @@ static int mapcount_grow(struct os *os, uint64_t pfn)
 	return 0;
 }
 
+/* Map @pfn at @va, one more map count on its frames; the table the leaf
+ * went into in *@table_pfn (NULL: not wanted). */
 static int map_page(struct os *os, struct os_mm *mm, uint64_t va, uint64_t pfn, unsigned shift,
-		    unsigned prot)
+		    unsigned prot, uint64_t *table_pfn)
 {
 	uint64_t n = 1ull << (shift - TLBSIM_PAGE_SHIFT), i;
 	int err;
 
 	if (pfn + n > os->mapcount_cap && mapcount_grow(os, pfn + n))
 		return -TLBSIM_ENOMEM;
-	err = tlbsim_pgtable_map(mm->pgt, va, pfn, shift, prot | TLBSIM_PROT_USER);
+	err = hw_pgtable_map(mm->pgt, va, pfn, shift, prot | TLBSIM_PROT_USER, table_pfn);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++)
@@ -872,7 +874,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		       uint64_t va)
 {
 	unsigned shift = 12;
-	uint64_t pfn, tables;
+	uint64_t pfn, tables, table;
 	int err;
 
 	if (v->flags & OS_VMA_FILE) {
@@ -882,9 +884,10 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 			return -TLBSIM_ENOMEM;
 		}
 		tables = tlbsim_pgtable_nr_tables(mm->pgt);
-		if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot)))
+		if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, &table)))
 			return err;
-		os_fault_install(os, cpu, mm, va, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
+		os_fault_install(os, cpu, mm, va, shift, table,
+				 tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 		return 0;
 	}
 
@@ -895,11 +898,11 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		if (base >= v->start && base + (1ull << s) <= v->end &&
 		    !tlbsim_physmem_alloc_block(os->pm, s - TLBSIM_PAGE_SHIFT, &pfn)) {
 			tables = tlbsim_pgtable_nr_tables(mm->pgt);
-			if (!map_page(os, mm, base, pfn, s, v->prot)) {
+			if (!map_page(os, mm, base, pfn, s, v->prot, &table)) {
 				/* Zeroing the whole huge page, then the PMD entry
 				 * under its lock. */
 				charge(cpu, (uint64_t)os->m->costs.page_copy << (s - 12));
-				os_fault_install(os, cpu, mm, base,
+				os_fault_install(os, cpu, mm, base, s, table,
 						 tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 				os_lru_add(os, cpu);
 				return 0;
@@ -914,8 +917,8 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		/* do_swap_page(): the folio reclaim unmapped is still in the
 		 * swap cache; it is mapped again, as it is (no zeroing). */
 		tables = tlbsim_pgtable_nr_tables(mm->pgt);
-		if (!map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot)) {
-			os_fault_install(os, cpu, mm, va,
+		if (!map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, &table)) {
+			os_fault_install(os, cpu, mm, va, shift, table,
 					 tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 			return 0;
 		}
@@ -927,7 +930,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		return -TLBSIM_ENOMEM;
 	}
 	tables = tlbsim_pgtable_nr_tables(mm->pgt);
-	if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot))) {
+	if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, &table))) {
 		BUG_ON(tlbsim_physmem_free(os->pm, pfn), "free an unused frame");
 		if (err == -TLBSIM_ENOMEM)
 			os_out_of_memory(os, "a page fault's page table", va);
@@ -935,7 +938,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 	}
 	/* The page is zeroed before the PTE lock is taken (do_anonymous_page()). */
 	charge(cpu, os->m->costs.page_copy);
-	os_fault_install(os, cpu, mm, va, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
+	os_fault_install(os, cpu, mm, va, shift, table, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 	/* do_anonymous_page() -> folio_add_lru_vma() */
 	os_lru_add(os, cpu);
 	return 0;
@@ -972,7 +975,7 @@ static bool zero_page(struct os *os, uint64_t *pfn)
 static int zero_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struct os_vma *v,
 		      uint64_t va)
 {
-	uint64_t pfn, tables;
+	uint64_t pfn, tables, table;
 
 	if ((v->flags & (OS_VMA_SHARED | OS_VMA_HUGE_2M | OS_VMA_HUGE_1G)) ||
 	    !(v->flags & OS_VMA_ANON) || os_swapcache_has(os, mm, va & ~(PAGE_SIZE - 1)))
@@ -982,12 +985,12 @@ static int zero_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struc
 		return -TLBSIM_ENOMEM;
 	}
 	tables = tlbsim_pgtable_nr_tables(mm->pgt);
-	if (map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, 12, v->prot & ~TLBSIM_PROT_WRITE)) {
+	if (map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, 12, v->prot & ~TLBSIM_PROT_WRITE, &table)) {
 		os_out_of_memory(os, "a page fault's page table", va);
 		return -TLBSIM_ENOMEM;
 	}
 	/* set_pte_at() under the PTE lock, as any fault that installs one */
-	os_fault_install(os, cpu, mm, va, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
+	os_fault_install(os, cpu, mm, va, 12, table, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 	return 0;
 }
 
@@ -996,8 +999,9 @@ static int zero_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struc
 static void cow_map(struct os *os, struct hw_cpu *cpu)
 {
 	struct os_cow *c = &os_cpu_of(cpu)->cow;
+	uint64_t table;
 
-	if (map_page(os, c->mm, c->va, c->pfn, c->shift, c->prot)) {
+	if (map_page(os, c->mm, c->va, c->pfn, c->shift, c->prot, &table)) {
 		uint64_t i;
 
 		for (i = 0; i < 1ull << (c->shift - TLBSIM_PAGE_SHIFT); i++)
@@ -1006,7 +1010,7 @@ static void cow_map(struct os *os, struct hw_cpu *cpu)
 	} else {
 		/* set_pte_at() of the copy under the PTE lock (held, in Linux,
 		 * across the flush too; here only for the store). */
-		os_fault_install(os, cpu, c->mm, c->va, 0);
+		os_fault_install(os, cpu, c->mm, c->va, c->shift, table, 0);
 	}
 	c->mm->cow_pending--;
 	c->mm = NULL;
@@ -1141,7 +1145,7 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 				BUG_ON(tlbsim_pgtable_protect(parent->pgt, va, prot), "write-protect");
 			}
 			/* copy_pte_range() under the parent's PTE lock. */
-			int e = map_page(os, child, pstart, cur.pfn, cur.size_shift, prot);
+			int e = map_page(os, child, pstart, cur.pfn, cur.size_shift, prot, NULL);
 
 			if (!e) {
 				os_ptl_add(os, cpu, parent, cur.table_pfn);

@@ -1064,12 +1064,13 @@ bool os_ptl_held_elsewhere(const struct os *os, const struct hw_cpu *cpu, uint64
 /* The lock of the VMA starting at @start of @mm (Linux 6.4 per-VMA locks),
  * or NULL when out of memory. */
 struct fab_line *os_vma_line(struct os *os, struct os_mm *mm, uint64_t start);
-/* A fault installs one PTE, at @va of @mm, after its page was mapped:
- * under the PTE lock or page_table_lock, or by cmpxchg on the PTE
- * (os->fault_lock); @tables_added: page-table pages the mapping linked in,
- * each under mm->page_table_lock. */
+/* A fault installs one PTE, at @va of @mm, after its page (2^@shift
+ * bytes) was mapped into the page-table page @table_pfn: under the PTE
+ * lock or page_table_lock, or by cmpxchg on the PTE (os->fault_lock);
+ * @tables_added: page-table pages the mapping linked in, each under
+ * mm->page_table_lock. */
 void os_fault_install(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
-		      uint64_t tables_added);
+		      unsigned shift, uint64_t table_pfn, uint64_t tables_added);
 
 /* rcu.c */
 void os_rcu_call(struct os *os, struct hw_cpu *cpu, const uint64_t *pfns, unsigned n);

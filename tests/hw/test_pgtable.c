@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "hw/pgtable_internal.h"
 #include "tlbsim/error.h"
 #include "tlbsim/pgtable.h"
 
@@ -575,6 +576,29 @@ static void lookup_sees_descriptors_written_raw(void **state)
 	unmake(&f);
 }
 
+/*
+ * hw_pgtable_map() names the table its leaf went into, as a lookup names
+ * it.  4-level, fresh memory: root 1, then PDPT 2, PD 3 and PT 4 for the
+ * page at 4 MiB; the 2 MiB page at 2 MiB is a PD entry: table 3.
+ */
+static void map_names_the_table_of_its_leaf(void **state)
+{
+	struct fixture f = make(TLBSIM_ISA_X86_64, 4);
+	struct tlbsim_mapping m;
+	uint64_t table = 0;
+
+	(void)state;
+	assert_int_equal(hw_pgtable_map(f.pt, MiB(4), 0x1234, 12, W, &table), 0);
+	assert_int_equal(table, 4);
+	assert_int_equal(hw_pgtable_map(f.pt, MiB(2), 0x200, 21, W, &table), 0);
+	assert_int_equal(table, 3);
+	assert_int_equal(tlbsim_pgtable_lookup(f.pt, MiB(2) + 5, &m), 0);
+	assert_int_equal(m.table_pfn, 3);
+	assert_int_equal(tlbsim_pgtable_lookup(f.pt, MiB(4), &m), 0);
+	assert_int_equal(m.table_pfn, 4);
+	unmake(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +621,7 @@ int main(void)
 	    cmocka_unit_test(destroy_frees_table_frames_only),
 	    cmocka_unit_test(map_out_of_frames_leaves_empty_tables_to_free),
 	    cmocka_unit_test(lookup_sees_descriptors_written_raw),
+	    cmocka_unit_test(map_names_the_table_of_its_leaf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
