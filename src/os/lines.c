@@ -79,6 +79,8 @@ void os_lines_fini(struct os *os)
 	os->line_chunk = NULL;
 	os->nr_lines = os->cap_chunks = 0;
 	chk_map_fini(&os->tline_index);
+	os->tline_last_key = 0;
+	os->tline_last = NULL;
 	fab_line_fini(&os->asid_line);
 }
 
@@ -184,7 +186,17 @@ static struct fab_line *keyed_line(struct os *os, struct chk_map *index, uint64_
 /* The line @sub of the page-table page in frame @pfn. */
 static struct fab_line *table_line(struct os *os, uint64_t pfn, unsigned sub)
 {
-	return keyed_line(os, &os->tline_index, (pfn + 1) | (uint64_t)sub << TLINE_SUB_SHIFT);
+	uint64_t key = (pfn + 1) | (uint64_t)sub << TLINE_SUB_SHIFT;
+	struct fab_line *l;
+
+	if (key == os->tline_last_key)
+		return os->tline_last;
+	l = keyed_line(os, &os->tline_index, key);
+	if (l) {
+		os->tline_last_key = key;
+		os->tline_last = l;
+	}
+	return l;
 }
 
 struct fab_line *os_vma_line(struct os *os, struct os_mm *mm, uint64_t start)
