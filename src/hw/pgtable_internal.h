@@ -8,6 +8,8 @@
 
 #include "tlbsim/pgtable.h"
 
+struct hw_table_page;
+
 /*
  * The first leaf at or after *@va and below @end: true with its mapping in
  * *@out (as tlbsim_pgtable_lookup() gives it) and *@va the address the
@@ -20,6 +22,34 @@
  */
 bool hw_pgtable_next_leaf(const tlbsim_pgtable *pt, uint64_t *va, uint64_t end,
 			  struct tlbsim_mapping *out);
+
+/**
+ * struct hw_pgtable_zap - a walk over the present leaves of a range that
+ * clears each leaf it finds (hw_pgtable_zap_next())
+ * @va: where the search goes on: the range's start at first
+ * @end: the range's end
+ * @t/@table_pfn/@level/@base: the table the last leaf was in, its frame
+ *        and level, and that leaf's first address (@t NULL: none yet)
+ */
+struct hw_pgtable_zap {
+	uint64_t va, end;
+	struct hw_table_page *t;
+	uint64_t table_pfn, base;
+	unsigned level;
+};
+
+/*
+ * The next present leaf of @z's range, as hw_pgtable_next_leaf() finds it
+ * from @z->va, cleared as tlbsim_pgtable_unmap() clears it: true with its
+ * mapping before the clear in *@out and the page's first address in
+ * *@pstart (@z->va then goes on past the page); false when none is left.
+ * The search goes on in the table of the last leaf while it can, instead
+ * of walking from the root for each leaf: between two calls nothing may
+ * change in @pt but the leaves cleared (Linux zap_pte_range() also holds
+ * the PTE table's lock across its run).
+ */
+bool hw_pgtable_zap_next(tlbsim_pgtable *pt, struct hw_pgtable_zap *z, struct tlbsim_mapping *out,
+			 uint64_t *pstart);
 
 /*
  * tlbsim_pgtable_map(), which also gives the frame of the table the leaf

@@ -228,15 +228,16 @@ static uint64_t page_end(uint64_t pstart, const struct tlbsim_mapping *m)
 static uint64_t zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struct os_gather *g,
 			  uint64_t start, uint64_t end)
 {
+	struct hw_pgtable_zap z = {.va = start, .end = end};
 	struct tlbsim_mapping old;
-	uint64_t va = start, pstart, zapped = 0;
+	uint64_t pstart, zapped = 0;
 
-	while (os_next_leaf(mm->pgt, &va, end, &old, &pstart)) {
-		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, NULL) != 0, "a found leaf can be unmapped");
+	/* Nothing below changes a page table: the walk goes on in the table
+	 * of the last leaf. */
+	while (hw_pgtable_zap_next(mm->pgt, &z, &old, &pstart)) {
 		os_ptl_add(os, cpu, mm, old.table_pfn);
 		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
 		unref_page(os, g, old.pfn, old.size_shift);
-		va = page_end(pstart, &old);
 		zapped++;
 	}
 	os_ptl_flush(os, cpu);

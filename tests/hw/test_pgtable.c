@@ -599,6 +599,119 @@ static void map_names_the_table_of_its_leaf(void **state)
 	unmake(&f);
 }
 
+/* splitmix64 (Steele, Lea, Flood, OOPSLA 2014). */
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* @a and @b are the same mapping, field by field (not their padding). */
+static void assert_same_mapping(const struct tlbsim_mapping *a, const struct tlbsim_mapping *b)
+{
+	assert_int_equal(a->pfn, b->pfn);
+	assert_int_equal(a->size_shift, b->size_shift);
+	assert_int_equal(a->prot, b->prot);
+	assert_int_equal(a->version, b->version);
+	assert_int_equal(a->level, b->level);
+	assert_int_equal(a->table_pfn, b->table_pfn);
+}
+
+/*
+ * hw_pgtable_zap_next() against what it stands for: hw_pgtable_next_leaf(),
+ * then tlbsim_pgtable_unmap() of the leaf found, on a twin tree built the
+ * same way in its own memory (so the same frames and versions).  Pages of
+ * 4 KiB (dense runs, some across a PT's end, and scattered) and 2 MiB in
+ * 16 MiB across the 1 GiB boundary (two PDs); in some trees a PTE written
+ * raw that is not present but not 0 (zapped from the page before it on),
+ * and a PD entry naming a frame that holds no table; zapped over random
+ * ranges: the same leaves, mappings and
+ * page starts, then the same descriptors and versions everywhere.
+ */
+static void zap_next_clears_what_next_leaf_and_unmap_clear(void **state)
+{
+	const struct {
+		enum tlbsim_isa isa;
+		unsigned levels;
+		uint64_t absent; /* a leaf that is not present: x86 P clear, arm64 AF clear */
+	} trees[] = {{TLBSIM_ISA_X86_64, 4, 0x1234006},
+		     {TLBSIM_ISA_X86_64, 5, 0x1234006},
+		     {TLBSIM_ISA_ARM64, 4, 0x0060000001234b43ull}};
+	const uint64_t lo = GiB(1) - MiB(8);
+	uint64_t seed = 29;
+
+	(void)state;
+	for (unsigned k = 0; k < 3 * 40; k++) {
+		struct fixture a = make(trees[k % 3].isa, trees[k % 3].levels);
+		struct fixture b = make(trees[k % 3].isa, trees[k % 3].levels);
+		struct hw_pgtable_zap z;
+		struct tlbsim_mapping ma, mb, pd;
+		uint64_t start, end, va, pa, saved = 0;
+		unsigned hide = 0;
+
+		/* A 2 MiB page first: its table is the PD of 1 GiB + 2 MiB on. */
+		assert_int_equal(tlbsim_pgtable_map(a.pt, GiB(1) + MiB(2), 0x400000, 21, W), 0);
+		assert_int_equal(tlbsim_pgtable_map(b.pt, GiB(1) + MiB(2), 0x400000, 21, W), 0);
+		assert_int_equal(tlbsim_pgtable_lookup(a.pt, GiB(1) + MiB(2), &pd), 0);
+		/* And lo's page. */
+		assert_int_equal(tlbsim_pgtable_map(a.pt, lo, 0x800, 12, W), 0);
+		assert_int_equal(tlbsim_pgtable_map(b.pt, lo, 0x800, 12, W), 0);
+		for (unsigned i = 0; i < 600; i++) {
+			uint64_t r = splitmix64(&seed);
+			unsigned shift = r % 16 ? 12 : 21;
+			uint64_t at = (r >> 8) % 4 ? lo + (r >> 16) % MiB(16) : lo + (uint64_t)i * KiB(4);
+
+			at &= ~((1ull << shift) - 1);
+			assert_int_equal(tlbsim_pgtable_map(a.pt, at, 0x1000 + i * 512, shift, W | U),
+					 tlbsim_pgtable_map(b.pt, at, 0x1000 + i * 512, shift, W | U));
+		}
+		if (k % 4 == 1) {
+			/* The PTE of lo + 8 KiB, in the PT of lo's page. */
+			assert_int_equal(tlbsim_pgtable_lookup(a.pt, lo, &ma), 0);
+			assert_int_equal(tlbsim_physmem_write_desc(a.pm, ma.table_pfn, 2, trees[k % 3].absent), 0);
+			assert_int_equal(tlbsim_physmem_write_desc(b.pm, ma.table_pfn, 2, trees[k % 3].absent), 0);
+		}
+		if (k % 4 == 2) {
+			/* The PD entry of 1 GiB + 8 MiB names frame 0xabcde. */
+			hide = (unsigned)((GiB(1) + MiB(8)) >> 21) % 512;
+			assert_int_equal(tlbsim_physmem_read_desc(a.pm, pd.table_pfn, hide, &saved, NULL), 0);
+			assert_int_equal(tlbsim_physmem_write_desc(a.pm, pd.table_pfn, hide, 0xabcde003), 0);
+			assert_int_equal(tlbsim_physmem_write_desc(b.pm, pd.table_pfn, hide, 0xabcde003), 0);
+		}
+		start = k % 4 == 1 ? lo : lo + splitmix64(&seed) % MiB(16);
+		end = start + splitmix64(&seed) % MiB(17);
+		z = (struct hw_pgtable_zap){.va = start, .end = end};
+		va = start;
+		while (hw_pgtable_zap_next(a.pt, &z, &ma, &pa)) {
+			assert_true(hw_pgtable_next_leaf(b.pt, &va, end, &mb));
+			assert_int_equal(pa, va & ~((1ull << mb.size_shift) - 1));
+			assert_int_equal(tlbsim_pgtable_unmap(b.pt, va, NULL), 0);
+			assert_same_mapping(&ma, &mb);
+			va = pa + (1ull << mb.size_shift);
+		}
+		assert_false(hw_pgtable_next_leaf(b.pt, &va, end, &mb));
+		if (hide) {
+			assert_int_equal(tlbsim_physmem_write_desc(a.pm, pd.table_pfn, hide, saved), 0);
+			assert_int_equal(tlbsim_physmem_write_desc(b.pm, pd.table_pfn, hide, saved), 0);
+		}
+		for (uint64_t f = 1; f < 64; f++) {
+			for (unsigned i = 0; i < TLBSIM_PTRS_PER_TABLE; i++) {
+				uint64_t ra = 0, rb = 0, vera = 0, verb = 0;
+				int e = tlbsim_physmem_read_desc(a.pm, f, i, &ra, &vera);
+
+				assert_int_equal(e, tlbsim_physmem_read_desc(b.pm, f, i, &rb, &verb));
+				assert_int_equal(ra, rb);
+				assert_int_equal(vera, verb);
+			}
+		}
+		unmake(&a);
+		unmake(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -622,6 +735,7 @@ int main(void)
 	    cmocka_unit_test(map_out_of_frames_leaves_empty_tables_to_free),
 	    cmocka_unit_test(lookup_sees_descriptors_written_raw),
 	    cmocka_unit_test(map_names_the_table_of_its_leaf),
+	    cmocka_unit_test(zap_next_clears_what_next_leaf_and_unmap_clear),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
