@@ -143,6 +143,8 @@ enum fab_op {
  *        or FAB_NO_CPU (in memory: its first use pays no transfer)
  * @sharers: cpus that read it after that use and hold a copy; NULL until
  *        one does
+ * @sharer_words: words of @sharers below which all its bits are (so a
+ *        write looks at and clears those only, not all TLBSIM_NR_CPUS)
  *
  * Cost of an access by cpu c at time t: it starts at s >= t, when the line
  * is not in another cpu's exclusive use; a read costs the transfer from the
@@ -158,6 +160,7 @@ enum fab_op {
 struct fab_line {
 	struct fab_server srv;
 	uint32_t owner;
+	uint32_t sharer_words;
 	struct tlbsim_cpumask *sharers;
 };
 

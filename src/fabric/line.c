@@ -29,6 +29,7 @@ void fab_line_fini(struct fab_line *l)
 {
 	free(l->sharers);
 	l->sharers = NULL;
+	l->sharer_words = 0;
 }
 
 static bool holds(const struct fab_line *l, unsigned cpu)
@@ -47,12 +48,14 @@ static uint64_t from_writer(const struct tlbsim_machine *m, uint32_t from, unsig
 static uint64_t farthest(const struct tlbsim_machine *m, const struct fab_line *l, unsigned cpu)
 {
 	uint64_t worst = from_writer(m, l->owner, cpu), t;
-	unsigned h;
 
-	if (!l->sharers)
-		return worst;
-	tlbsim_for_each_cpu(h, l->sharers) if (h != cpu &&
-					       (t = fab_line_latency(m, h, cpu)) > worst) worst = t;
+	for (unsigned i = 0; i < l->sharer_words; i++)
+		for (uint64_t w = l->sharers->w[i]; w; w &= w - 1) {
+			unsigned h = i * 64 + (unsigned)__builtin_ctzll(w);
+
+			if (h != cpu && (t = fab_line_latency(m, h, cpu)) > worst)
+				worst = t;
+		}
 	return worst;
 }
 
@@ -107,9 +110,18 @@ static bool place_read(const struct tlbsim_machine *m, const struct fab_line *l,
 	uint64_t at = now;
 	unsigned p;
 
-	for (p = 0; p < s->nr_hold && fab_server_use(s, p)->start <= at; p++)
-		if (fab_server_use(s, p)->end > at)
-			at = fab_server_use(s, p)->end;
+	if (!s->nr_hold || fab_server_use(s, s->nr_hold - 1)->start <= now) {
+		/* The common case, the loop below in one step: every use
+		 * kept starts at or before @now, and all but the latest end
+		 * before it starts (they do not overlap). */
+		p = s->nr_hold;
+		if (p && fab_server_use(s, p - 1)->end > at)
+			at = fab_server_use(s, p - 1)->end;
+	} else {
+		for (p = 0; p < s->nr_hold && fab_server_use(s, p)->start <= at; p++)
+			if (fab_server_use(s, p)->end > at)
+				at = fab_server_use(s, p)->end;
+	}
 	c->start = at;
 	if (p == s->nr_hold)
 		c->transfer = holds(l, cpu) || l->owner == FAB_NO_CPU
@@ -144,12 +156,16 @@ void fab_line_access(const struct tlbsim_machine *m, struct fab_line *l, unsigne
 				return;
 		}
 		tlbsim_cpumask_set(l->sharers, cpu);
+		if (cpu / 64 >= l->sharer_words)
+			l->sharer_words = cpu / 64 + 1;
 		return;
 	}
 	p = place(m, l, cpu, now, busy, c);
 	if (!fab_server_commit(&l->srv, p, now, c->start, c->done, cpu))
 		return; /* in a gap before later uses: the line's state is theirs */
 	l->owner = cpu;
-	if (l->sharers)
-		tlbsim_cpumask_zero(l->sharers);
+	if (l->sharer_words) {
+		memset(l->sharers->w, 0, l->sharer_words * sizeof(l->sharers->w[0]));
+		l->sharer_words = 0;
+	}
 }
