@@ -145,6 +145,7 @@ void fab_line_cost(const struct tlbsim_machine *m, const struct fab_line *l, uns
 void fab_line_access(const struct tlbsim_machine *m, struct fab_line *l, unsigned cpu, uint64_t now,
 		     enum fab_op op, uint64_t busy, struct fab_cost *c)
 {
+	struct fab_server *s = &l->srv;
 	unsigned p;
 
 	if (op == FAB_READ) {
@@ -160,9 +161,18 @@ void fab_line_access(const struct tlbsim_machine *m, struct fab_line *l, unsigne
 			l->sharer_words = cpu / 64 + 1;
 		return;
 	}
-	p = place(m, l, cpu, now, busy, c);
-	if (!fab_server_commit(&l->srv, p, now, c->start, c->done, cpu))
-		return; /* in a gap before later uses: the line's state is theirs */
+	if (!s->nr_hold || fab_server_use(s, s->nr_hold - 1)->start < now) {
+		/* place() and fab_server_commit() of their common case in
+		 * one go: after the latest use. */
+		c->start = now > s->busy_until ? now : s->busy_until;
+		c->transfer = farthest(m, l, cpu);
+		c->done = c->start + c->transfer + busy;
+		fab_server_append(s, now, c->start, c->done, cpu);
+	} else {
+		p = place(m, l, cpu, now, busy, c);
+		if (!fab_server_commit(s, p, now, c->start, c->done, cpu))
+			return; /* in a gap before later uses: the line's state is theirs */
+	}
 	l->owner = cpu;
 	if (l->sharer_words) {
 		memset(l->sharers->w, 0, l->sharer_words * sizeof(l->sharers->w[0]));

@@ -62,6 +62,10 @@ bool fab_server_commit(struct fab_server *s, unsigned p, uint64_t arrive, uint64
 {
 	unsigned i;
 
+	if (p == s->nr_hold) {
+		fab_server_append(s, arrive, start, end, cpu);
+		return true;
+	}
 	s->served++;
 	s->queued_cycles += start - arrive;
 	if (s->nr_hold == FAB_HOLDS) {
