@@ -181,9 +181,9 @@ uint64_t tlbsim_pgtable_root(const tlbsim_pgtable *pt)
 }
 
 int hw_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_shift,
-		   unsigned prot, uint64_t *table_pfn_out)
+		   unsigned prot, const struct hw_pgtable_hint *hint, uint64_t *table_pfn_out)
 {
-	unsigned leaf_level = (size_shift - TLBSIM_PAGE_SHIFT) / 9;
+	unsigned leaf_level = (size_shift - TLBSIM_PAGE_SHIFT) / 9, level = pt ? pt->levels - 1 : 0;
 	uint64_t table_pfn;
 	struct hw_table_page *t;
 	struct hw_pte pte;
@@ -196,7 +196,14 @@ int hw_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_
 		return -TLBSIM_EINVAL;
 
 	table_pfn = pt->root;
-	for (unsigned level = pt->levels - 1;; level--) {
+	if (hint && hint->t && hint->level >= leaf_level &&
+	    (va ^ hint->va) >> (hw_level_shift(hint->level) + 9) == 0) {
+		/* The walk from the root would come to the hint's table: the
+		 * entries above it were present tables, and are. */
+		table_pfn = hint->table_pfn;
+		level = hint->level;
+	}
+	for (;; level--) {
 		unsigned index = hw_pte_index(va, level);
 
 		t = hw_physmem_table(pt->pm, table_pfn);
@@ -239,7 +246,7 @@ int hw_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_
 int tlbsim_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_shift,
 		       unsigned prot)
 {
-	return hw_pgtable_map(pt, va, pfn, size_shift, prot, NULL);
+	return hw_pgtable_map(pt, va, pfn, size_shift, prot, NULL, NULL);
 }
 
 int tlbsim_pgtable_unmap(tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *old)
@@ -271,6 +278,47 @@ int tlbsim_pgtable_protect(tlbsim_pgtable *pt, uint64_t va, unsigned prot)
 	hw_physmem_write(pt->pm, w.t, w.index,
 			 hw_pte_encode_leaf(pt->isa, w.level, w.pte.pfn, prot | TLBSIM_PROT_READ));
 	return 0;
+}
+
+int hw_pgtable_lookup_hint(const tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *out,
+			   struct hw_pgtable_hint *hint)
+{
+	uint64_t table_pfn = pt->root;
+	struct walk_result w;
+
+	/* walk(), noting where it stops. */
+	hint->t = NULL;
+	if (va >= pt->va_limit)
+		return -TLBSIM_ENOENT;
+	for (unsigned level = pt->levels; level-- > 0;) {
+		struct hw_table_page *t = hw_physmem_table(pt->pm, table_pfn);
+		unsigned index = hw_pte_index(va, level);
+
+		if (!t)
+			return -TLBSIM_ENOENT;
+		hw_pte_decode(pt->isa, level, t->raw[index], &w.pte);
+		if (!w.pte.present) {
+			*hint = (struct hw_pgtable_hint){
+			    .t = t, .table_pfn = table_pfn, .level = level, .va = va};
+			return -TLBSIM_ENOENT;
+		}
+		if (w.pte.leaf) {
+			w.t = t;
+			w.table_pfn = table_pfn;
+			w.index = index;
+			w.level = level;
+			fill_mapping(&w, out);
+			return 0;
+		}
+		table_pfn = w.pte.pfn;
+	}
+	return -TLBSIM_ENOENT; /* not reached: level-0 descriptors are leaves */
+}
+
+void hw_pgtable_clear_found(tlbsim_pgtable *pt, uint64_t va, const struct tlbsim_mapping *found)
+{
+	hw_physmem_write(pt->pm, hw_physmem_table(pt->pm, found->table_pfn),
+			 hw_pte_index(va, found->level), 0);
 }
 
 int tlbsim_pgtable_lookup(const tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *out)

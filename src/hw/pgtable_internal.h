@@ -51,13 +51,41 @@ struct hw_pgtable_zap {
 bool hw_pgtable_zap_next(tlbsim_pgtable *pt, struct hw_pgtable_zap *z, struct tlbsim_mapping *out,
 			 uint64_t *pstart);
 
+/**
+ * struct hw_pgtable_hint - where a lookup of @va stopped short of a leaf
+ * (hw_pgtable_lookup_hint()): the last table it read, its frame and level
+ * (@t NULL: nowhere to go on from)
+ */
+struct hw_pgtable_hint {
+	struct hw_table_page *t;
+	uint64_t table_pfn, va;
+	unsigned level;
+};
+
 /*
- * tlbsim_pgtable_map(), which also gives the frame of the table the leaf
- * went into in *@table_pfn (NULL: not wanted): the table_pfn a lookup of
- * @va would give next, without its walk (a fault takes that table's PTE
- * lock right after mapping its page).
+ * tlbsim_pgtable_lookup(); when @va is not mapped, *@hint says where the
+ * walk stopped, so that a map of @va that follows, with no table unlinked
+ * in between (a fault mapping the page it looked up), goes on from there.
+ */
+int hw_pgtable_lookup_hint(const tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *out,
+			   struct hw_pgtable_hint *hint);
+
+/*
+ * tlbsim_pgtable_map(), starting at @hint's table when it is on @va's
+ * path and at or above the leaf's level (@hint NULL: from the root; the
+ * walk would come there, the entries above it being tables still), and
+ * which gives the frame of the table the leaf went into in *@table_pfn
+ * (NULL: not wanted): the table_pfn a lookup of @va would give next,
+ * without its walk (a fault takes that table's PTE lock right after).
  */
 int hw_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_shift,
-		   unsigned prot, uint64_t *table_pfn);
+		   unsigned prot, const struct hw_pgtable_hint *hint, uint64_t *table_pfn);
+
+/*
+ * tlbsim_pgtable_unmap() of the leaf @found, which a lookup of @va gave
+ * and which is still there (the same descriptor write, without the walk):
+ * a copy-on-write fault clears the PTE it just looked at.
+ */
+void hw_pgtable_clear_found(tlbsim_pgtable *pt, uint64_t va, const struct tlbsim_mapping *found);
 
 #endif

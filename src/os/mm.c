@@ -152,16 +152,17 @@ static int mapcount_grow(struct os *os, uint64_t pfn)
 }
 
 /* Map @pfn at @va, one more map count on its frames; the table the leaf
- * went into in *@table_pfn (NULL: not wanted). */
+ * went into in *@table_pfn (NULL: not wanted).  @hint: where the fault's
+ * lookup of @va stopped (hw_pgtable_map()), or NULL. */
 static int map_page(struct os *os, struct os_mm *mm, uint64_t va, uint64_t pfn, unsigned shift,
-		    unsigned prot, uint64_t *table_pfn)
+		    unsigned prot, const struct hw_pgtable_hint *hint, uint64_t *table_pfn)
 {
 	uint64_t n = 1ull << (shift - TLBSIM_PAGE_SHIFT), i;
 	int err;
 
 	if (pfn + n > os->mapcount_cap && mapcount_grow(os, pfn + n))
 		return -TLBSIM_ENOMEM;
-	err = hw_pgtable_map(mm->pgt, va, pfn, shift, prot | TLBSIM_PROT_USER, table_pfn);
+	err = hw_pgtable_map(mm->pgt, va, pfn, shift, prot | TLBSIM_PROT_USER, hint, table_pfn);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++)
@@ -872,7 +873,7 @@ static unsigned access_prot(enum tlbsim_access access)
 /* A new zeroed page for @va in @v: a huge page where the VMA asks and the
  * aligned block fits, else 4 KiB (do_anonymous_page, do_huge_pmd_anonymous_page). */
 static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struct os_vma *v,
-		       uint64_t va)
+		       uint64_t va, const struct hw_pgtable_hint *hint)
 {
 	unsigned shift = 12;
 	uint64_t pfn, tables, table;
@@ -885,7 +886,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 			return -TLBSIM_ENOMEM;
 		}
 		tables = tlbsim_pgtable_nr_tables(mm->pgt);
-		if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, &table)))
+		if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, hint, &table)))
 			return err;
 		os_fault_install(os, cpu, mm, va, shift, table,
 				 tlbsim_pgtable_nr_tables(mm->pgt) - tables);
@@ -899,7 +900,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		if (base >= v->start && base + (1ull << s) <= v->end &&
 		    !tlbsim_physmem_alloc_block(os->pm, s - TLBSIM_PAGE_SHIFT, &pfn)) {
 			tables = tlbsim_pgtable_nr_tables(mm->pgt);
-			if (!map_page(os, mm, base, pfn, s, v->prot, &table)) {
+			if (!map_page(os, mm, base, pfn, s, v->prot, hint, &table)) {
 				/* Zeroing the whole huge page, then the PMD entry
 				 * under its lock. */
 				charge(cpu, (uint64_t)os->m->costs.page_copy << (s - 12));
@@ -918,7 +919,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		/* do_swap_page(): the folio reclaim unmapped is still in the
 		 * swap cache; it is mapped again, as it is (no zeroing). */
 		tables = tlbsim_pgtable_nr_tables(mm->pgt);
-		if (!map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, &table)) {
+		if (!map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, hint, &table)) {
 			os_fault_install(os, cpu, mm, va, shift, table,
 					 tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 			return 0;
@@ -931,7 +932,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		return -TLBSIM_ENOMEM;
 	}
 	tables = tlbsim_pgtable_nr_tables(mm->pgt);
-	if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, &table))) {
+	if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, hint, &table))) {
 		BUG_ON(tlbsim_physmem_free(os->pm, pfn), "free an unused frame");
 		if (err == -TLBSIM_ENOMEM)
 			os_out_of_memory(os, "a page fault's page table", va);
@@ -974,7 +975,7 @@ static bool zero_page(struct os *os, uint64_t *pfn)
  * anonymous memory in 4 KiB pages (a huge page's read fault allocates, as
  * THP without the huge zero page does); -1 when it does not apply. */
 static int zero_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struct os_vma *v,
-		      uint64_t va)
+		      uint64_t va, const struct hw_pgtable_hint *hint)
 {
 	uint64_t pfn, tables, table;
 
@@ -986,7 +987,8 @@ static int zero_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struc
 		return -TLBSIM_ENOMEM;
 	}
 	tables = tlbsim_pgtable_nr_tables(mm->pgt);
-	if (map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, 12, v->prot & ~TLBSIM_PROT_WRITE, &table)) {
+	if (map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, 12, v->prot & ~TLBSIM_PROT_WRITE, hint,
+		     &table)) {
 		os_out_of_memory(os, "a page fault's page table", va);
 		return -TLBSIM_ENOMEM;
 	}
@@ -1002,7 +1004,7 @@ static void cow_map(struct os *os, struct hw_cpu *cpu)
 	struct os_cow *c = &os_cpu_of(cpu)->cow;
 	uint64_t table;
 
-	if (map_page(os, c->mm, c->va, c->pfn, c->shift, c->prot, &table)) {
+	if (map_page(os, c->mm, c->va, c->pfn, c->shift, c->prot, NULL, &table)) {
 		uint64_t i;
 
 		for (i = 0; i < 1ull << (c->shift - TLBSIM_PAGE_SHIFT); i++)
@@ -1024,6 +1026,7 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	struct os_vma *v = os_vma_find(mm, va);
 	unsigned need = access_prot(access);
 	struct tlbsim_mapping cur;
+	struct hw_pgtable_hint hint;
 	/* page_fault includes the PTE's store, which a fault that installs
 	 * or changes a PTE makes under its page-table lock (pte_update
 	 * cycles, os_fault_install()); the others pay it here. */
@@ -1046,11 +1049,13 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 		oc->st.segv++;
 		return false;
 	}
-	if (tlbsim_pgtable_lookup(mm->pgt, va, &cur)) {
-		int rc = access == TLBSIM_ACCESS_STORE ? -1 : zero_fault(os, cpu, mm, v, va);
+	/* Nothing below unlinks a table before the page is mapped: the map
+	 * goes on from where the lookup's walk stopped. */
+	if (hw_pgtable_lookup_hint(mm->pgt, va, &cur, &hint)) {
+		int rc = access == TLBSIM_ACCESS_STORE ? -1 : zero_fault(os, cpu, mm, v, va, &hint);
 
 		if (rc < 0 && rc != -TLBSIM_ENOMEM)
-			rc = demand_page(os, cpu, mm, v, va);
+			rc = demand_page(os, cpu, mm, v, va, &hint);
 		if (rc == 0)
 			return true;
 		charge(cpu, pte);
@@ -1078,7 +1083,8 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 				charge(cpu, pte);
 				return false;
 			}
-			BUG_ON(tlbsim_pgtable_unmap(mm->pgt, page, NULL), "unmap the shared page");
+			/* The leaf just looked at (ptep_clear_flush()'s clear). */
+			hw_pgtable_clear_found(mm->pgt, page, &cur);
 			for (i = 0; i < (1ull << order); i++)
 				os->mapcount[cur.pfn + i]--;
 			charge(cpu, (uint64_t)os->m->costs.page_copy << order);
@@ -1146,7 +1152,7 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 				BUG_ON(tlbsim_pgtable_protect(parent->pgt, va, prot), "write-protect");
 			}
 			/* copy_pte_range() under the parent's PTE lock. */
-			int e = map_page(os, child, pstart, cur.pfn, cur.size_shift, prot, NULL);
+			int e = map_page(os, child, pstart, cur.pfn, cur.size_shift, prot, NULL, NULL);
 
 			if (!e) {
 				os_ptl_add(os, cpu, parent, cur.table_pfn);

@@ -588,9 +588,9 @@ static void map_names_the_table_of_its_leaf(void **state)
 	uint64_t table = 0;
 
 	(void)state;
-	assert_int_equal(hw_pgtable_map(f.pt, MiB(4), 0x1234, 12, W, &table), 0);
+	assert_int_equal(hw_pgtable_map(f.pt, MiB(4), 0x1234, 12, W, NULL, &table), 0);
 	assert_int_equal(table, 4);
-	assert_int_equal(hw_pgtable_map(f.pt, MiB(2), 0x200, 21, W, &table), 0);
+	assert_int_equal(hw_pgtable_map(f.pt, MiB(2), 0x200, 21, W, NULL, &table), 0);
 	assert_int_equal(table, 3);
 	assert_int_equal(tlbsim_pgtable_lookup(f.pt, MiB(2) + 5, &m), 0);
 	assert_int_equal(m.table_pfn, 3);
@@ -712,6 +712,78 @@ static void zap_next_clears_what_next_leaf_and_unmap_clear(void **state)
 	}
 }
 
+/*
+ * A fault's lookup, then its map from where the lookup stopped
+ * (hw_pgtable_lookup_hint(), hw_pgtable_map() with the hint), against
+ * tlbsim_pgtable_lookup() and a map from the root, on twin trees: pages of
+ * 4 KiB and 2 MiB at random in 16 MiB across the 1 GiB boundary (the
+ * lookups stop at every level: no PDPT, no PD, no PT, an empty PTE), a
+ * 2 MiB map where a PT is in the way (the hint is below the leaf's level),
+ * and a map after an intervening one that linked tables below the hint;
+ * then copy-on-write's clear of a leaf found (hw_pgtable_clear_found())
+ * against tlbsim_pgtable_unmap().  The same results, tables and versions.
+ */
+static void a_map_from_the_lookups_stop_is_a_map_from_the_root(void **state)
+{
+	const struct {
+		enum tlbsim_isa isa;
+		unsigned levels;
+	} trees[] = {{TLBSIM_ISA_X86_64, 4}, {TLBSIM_ISA_X86_64, 5}, {TLBSIM_ISA_ARM64, 4}};
+	const uint64_t lo = GiB(1) - MiB(8);
+	uint64_t seed = 30;
+
+	(void)state;
+	for (unsigned k = 0; k < 3 * 10; k++) {
+		struct fixture a = make(trees[k % 3].isa, trees[k % 3].levels);
+		struct fixture b = make(trees[k % 3].isa, trees[k % 3].levels);
+
+		for (unsigned i = 0; i < 400; i++) {
+			uint64_t r = splitmix64(&seed), va = lo + (r >> 8) % MiB(16);
+			unsigned shift = r % 8 ? 12 : 21;
+			uint64_t page = va & ~((1ull << shift) - 1), ta = 0, tb = 0;
+			struct tlbsim_mapping ma, mb;
+			struct hw_pgtable_hint hint;
+			int ra = hw_pgtable_lookup_hint(a.pt, va, &ma, &hint);
+
+			assert_int_equal(ra, tlbsim_pgtable_lookup(b.pt, va, &mb));
+			if (!ra) {
+				assert_same_mapping(&ma, &mb);
+				if (r % 3 == 0) {
+					hw_pgtable_clear_found(a.pt, va, &ma);
+					assert_int_equal(tlbsim_pgtable_unmap(b.pt, va, NULL), 0);
+				}
+				continue;
+			}
+			if (r % 5 == 0) {
+				/* Another map first, linking tables below the hint. */
+				uint64_t other = (va & ~(MiB(2) - 1)) + ((va + KiB(4)) & (MiB(2) - 1));
+
+				other &= ~(KiB(4) - 1);
+				assert_int_equal(tlbsim_pgtable_map(a.pt, other, 0x9000 + i, 12, W),
+						 tlbsim_pgtable_map(b.pt, other, 0x9000 + i, 12, W));
+			}
+			assert_int_equal(hw_pgtable_map(a.pt, page, 0x1000 + i * 512, shift, W | U, &hint,
+							&ta),
+					 hw_pgtable_map(b.pt, page, 0x1000 + i * 512, shift, W | U, NULL,
+							&tb));
+			assert_int_equal(ta, tb);
+		}
+		for (uint64_t f = 1; f < 64; f++) {
+			for (unsigned i = 0; i < TLBSIM_PTRS_PER_TABLE; i++) {
+				uint64_t ra = 0, rb = 0, vera = 0, verb = 0;
+				int e = tlbsim_physmem_read_desc(a.pm, f, i, &ra, &vera);
+
+				assert_int_equal(e, tlbsim_physmem_read_desc(b.pm, f, i, &rb, &verb));
+				assert_int_equal(ra, rb);
+				assert_int_equal(vera, verb);
+			}
+		}
+		assert_int_equal(tlbsim_pgtable_nr_tables(a.pt), tlbsim_pgtable_nr_tables(b.pt));
+		unmake(&a);
+		unmake(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -736,6 +808,7 @@ int main(void)
 	    cmocka_unit_test(lookup_sees_descriptors_written_raw),
 	    cmocka_unit_test(map_names_the_table_of_its_leaf),
 	    cmocka_unit_test(zap_next_clears_what_next_leaf_and_unmap_clear),
+	    cmocka_unit_test(a_map_from_the_lookups_stop_is_a_map_from_the_root),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
