@@ -315,10 +315,14 @@ int hw_pgtable_lookup_hint(const tlbsim_pgtable *pt, uint64_t va, struct tlbsim_
 	return -TLBSIM_ENOENT; /* not reached: level-0 descriptors are leaves */
 }
 
-void hw_pgtable_clear_found(tlbsim_pgtable *pt, uint64_t va, const struct tlbsim_mapping *found)
+void hw_pgtable_clear_found(tlbsim_pgtable *pt, uint64_t va, const struct tlbsim_mapping *found,
+			    struct hw_pgtable_hint *hint)
 {
-	hw_physmem_write(pt->pm, hw_physmem_table(pt->pm, found->table_pfn),
-			 hw_pte_index(va, found->level), 0);
+	struct hw_table_page *t = hw_physmem_table(pt->pm, found->table_pfn);
+
+	hw_physmem_write(pt->pm, t, hw_pte_index(va, found->level), 0);
+	*hint = (struct hw_pgtable_hint){
+	    .t = t, .table_pfn = found->table_pfn, .level = found->level, .va = va};
 }
 
 int tlbsim_pgtable_lookup(const tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *out)

@@ -84,8 +84,10 @@ int hw_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_
 /*
  * tlbsim_pgtable_unmap() of the leaf @found, which a lookup of @va gave
  * and which is still there (the same descriptor write, without the walk):
- * a copy-on-write fault clears the PTE it just looked at.
+ * a copy-on-write fault clears the PTE it just looked at.  *@hint is then
+ * where a lookup of @va would stop, for the map of the copy.
  */
-void hw_pgtable_clear_found(tlbsim_pgtable *pt, uint64_t va, const struct tlbsim_mapping *found);
+void hw_pgtable_clear_found(tlbsim_pgtable *pt, uint64_t va, const struct tlbsim_mapping *found,
+			    struct hw_pgtable_hint *hint);
 
 #endif

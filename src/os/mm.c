@@ -997,14 +997,16 @@ static int zero_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struc
 	return 0;
 }
 
-/* The second half of a copy-on-write fault: map the private copy.  If the
- * page tables cannot take it, the access faults again (and demand-pages). */
-static void cow_map(struct os *os, struct hw_cpu *cpu)
+/* The second half of a copy-on-write fault: map the private copy (from
+ * @hint: where the old PTE was cleared, when no table can have been
+ * unlinked since; else NULL).  If the page tables cannot take it, the
+ * access faults again (and demand-pages). */
+static void cow_map_at(struct os *os, struct hw_cpu *cpu, const struct hw_pgtable_hint *hint)
 {
 	struct os_cow *c = &os_cpu_of(cpu)->cow;
 	uint64_t table;
 
-	if (map_page(os, c->mm, c->va, c->pfn, c->shift, c->prot, NULL, &table)) {
+	if (map_page(os, c->mm, c->va, c->pfn, c->shift, c->prot, hint, &table)) {
 		uint64_t i;
 
 		for (i = 0; i < 1ull << (c->shift - TLBSIM_PAGE_SHIFT); i++)
@@ -1017,6 +1019,13 @@ static void cow_map(struct os *os, struct hw_cpu *cpu)
 	}
 	c->mm->cow_pending--;
 	c->mm = NULL;
+}
+
+/* cow_map_at() as the continuation after the flush's wait: other cpus ran
+ * meanwhile. */
+static void cow_map(struct os *os, struct hw_cpu *cpu)
+{
+	cow_map_at(os, cpu, NULL);
 }
 
 bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
@@ -1084,7 +1093,7 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 				return false;
 			}
 			/* The leaf just looked at (ptep_clear_flush()'s clear). */
-			hw_pgtable_clear_found(mm->pgt, page, &cur);
+			hw_pgtable_clear_found(mm->pgt, page, &cur, &hint);
 			for (i = 0; i < (1ull << order); i++)
 				os->mapcount[cur.pfn + i]--;
 			charge(cpu, (uint64_t)os->m->costs.page_copy << order);
@@ -1108,7 +1117,9 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 				oc->cont = cow_map;
 				return true;
 			}
-			cow_map(os, cpu);
+			/* The flush unlinked no table: the copy goes where the
+			 * old PTE was. */
+			cow_map_at(os, cpu, &hint);
 			return true;
 		}
 		/* wp_page_reuse(): the only user: make it writable; an
