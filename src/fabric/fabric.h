@@ -100,10 +100,47 @@ typedef uint64_t (*fab_len_fn)(const void *arg, uint32_t prev, bool last);
  * Where a use arriving at @arrive goes (see struct fab_server): its start
  * in *@start, its length (@len's) in *@length; returns its place among
  * the uses remembered, oldest first (s->nr_hold: after the latest).
- * Changes nothing.
+ * Changes nothing.  Inline, so that @len, a constant where it is called,
+ * is inlined too (a line's access costs a transfer by who had the line).
  */
-unsigned fab_server_place(const struct fab_server *s, uint64_t arrive, fab_len_fn len,
-			  const void *arg, uint64_t *start, uint64_t *length);
+static inline unsigned fab_server_place(const struct fab_server *s, uint64_t arrive,
+					fab_len_fn len, const void *arg, uint64_t *start,
+					uint64_t *length)
+{
+	unsigned n = s->nr_hold, p = 0, hi = n;
+
+	/* A use that starts before @arrive leaves no gap before it that
+	 * fits: the search starts at the first that does not.  The uses
+	 * kept are in order and do not overlap, so their starts grow: a
+	 * binary search finds it (the common case first: after all). */
+	if (n && fab_server_use(s, n - 1)->start < arrive)
+		p = n;
+	while (p < hi) {
+		unsigned mid = (p + hi) / 2;
+
+		if (fab_server_use(s, mid)->start < arrive)
+			p = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; p < n; p++) {
+		/* The gap before the first use kept starts where the forgotten
+		 * ones ended: what lay there is not known any more. */
+		const struct fab_hold *prev = p ? fab_server_use(s, p - 1) : NULL;
+		uint64_t from = prev ? prev->end : s->before_end;
+		uint64_t at = from > arrive ? from : arrive;
+		uint64_t d = len(arg, prev ? prev->cpu : s->before, false);
+
+		if (at + d <= fab_server_use(s, p)->start) {
+			*start = at;
+			*length = d;
+			return p;
+		}
+	}
+	*start = arrive > s->busy_until ? arrive : s->busy_until;
+	*length = len(arg, n ? fab_server_use(s, n - 1)->cpu : s->before, true);
+	return n;
+}
 
 /* The use fab_server_place() placed at @p, [@start, @end) of @cpu,
  * arrived at @arrive, is made: counted and remembered.  Returns whether it

@@ -19,44 +19,6 @@ void fab_server_init(struct fab_server *s, uint64_t service)
 	s->before = FAB_NO_CPU;
 }
 
-unsigned fab_server_place(const struct fab_server *s, uint64_t arrive, fab_len_fn len,
-			  const void *arg, uint64_t *start, uint64_t *length)
-{
-	unsigned n = s->nr_hold, p = 0, hi = n;
-
-	/* A use that starts before @arrive leaves no gap before it that
-	 * fits: the search starts at the first that does not.  The uses
-	 * kept are in order and do not overlap, so their starts grow: a
-	 * binary search finds it (the common case first: after all). */
-	if (n && fab_server_use(s, n - 1)->start < arrive)
-		p = n;
-	while (p < hi) {
-		unsigned mid = (p + hi) / 2;
-
-		if (fab_server_use(s, mid)->start < arrive)
-			p = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; p < n; p++) {
-		/* The gap before the first use kept starts where the forgotten
-		 * ones ended: what lay there is not known any more. */
-		const struct fab_hold *prev = p ? fab_server_use(s, p - 1) : NULL;
-		uint64_t from = prev ? prev->end : s->before_end;
-		uint64_t at = from > arrive ? from : arrive;
-		uint64_t d = len(arg, prev ? prev->cpu : s->before, false);
-
-		if (at + d <= fab_server_use(s, p)->start) {
-			*start = at;
-			*length = d;
-			return p;
-		}
-	}
-	*start = arrive > s->busy_until ? arrive : s->busy_until;
-	*length = len(arg, n ? fab_server_use(s, n - 1)->cpu : s->before, true);
-	return n;
-}
-
 bool fab_server_commit(struct fab_server *s, unsigned p, uint64_t arrive, uint64_t start,
 		       uint64_t end, uint32_t cpu)
 {
