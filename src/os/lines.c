@@ -79,8 +79,6 @@ void os_lines_fini(struct os *os)
 	os->line_chunk = NULL;
 	os->nr_lines = os->cap_chunks = 0;
 	chk_map_fini(&os->tline_index);
-	os->tline_last_key = 0;
-	os->tline_last = NULL;
 	fab_line_fini(&os->asid_line);
 }
 
@@ -183,18 +181,18 @@ static struct fab_line *keyed_line(struct os *os, struct chk_map *index, uint64_
 	return l;
 }
 
-/* The line @sub of the page-table page in frame @pfn. */
-static struct fab_line *table_line(struct os *os, uint64_t pfn, unsigned sub)
+/* The line @sub of the page-table page in frame @pfn, for @oc. */
+static struct fab_line *table_line(struct os *os, struct os_cpu *oc, uint64_t pfn, unsigned sub)
 {
 	uint64_t key = (pfn + 1) | (uint64_t)sub << TLINE_SUB_SHIFT;
 	struct fab_line *l;
 
-	if (key == os->tline_last_key)
-		return os->tline_last;
+	if (key == oc->tline_key)
+		return oc->tline;
 	l = keyed_line(os, &os->tline_index, key);
 	if (l) {
-		os->tline_last_key = key;
-		os->tline_last = l;
+		oc->tline_key = key;
+		oc->tline = l;
 	}
 	return l;
 }
@@ -221,7 +219,7 @@ void os_ptl_add(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t ta
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
 	bool split = os->fault_lock == OS_FAULT_LOCK_SPLIT;
-	struct fab_line *l = split ? table_line(os, table_pfn, 0) : &mm->ptl_line;
+	struct fab_line *l = split ? table_line(os, oc, table_pfn, 0) : &mm->ptl_line;
 
 	if (l != oc->ptl.l || !l) {
 		os_ptl_flush(os, cpu);
@@ -246,7 +244,7 @@ void os_fault_install(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint6
 	}
 	/* The 2004 fast path: set_pte with cmpxchg if the PTE is still none;
 	 * the PTE's line is the only one the fault writes. */
-	l = table_line(os, table_pfn, 1 + (unsigned)((va >> shift) % 512) / 8);
+	l = table_line(os, os_cpu_of(cpu), table_pfn, 1 + (unsigned)((va >> shift) % 512) / 8);
 	if (l)
 		os_line(os, cpu, TLBSIM_LINE_PTE, l, FAB_RMW, 0);
 	hw_charge(cpu, os->m->costs.pte_update);

@@ -553,6 +553,11 @@ struct os_cpu {
 	uint64_t evq_popped; /* events this cpu popped off queues, ever */
 	uint64_t switch_from, switch_until;
 	bool in_switch; /* in the policy's switch_mm or enter_lazy */
+	/* the line of os->tline_index this cpu found last, and its key (0:
+	 * none): a cpu's faults and zaps that follow one another mostly stay
+	 * in one table page, and a key keeps its line for good (os/lines.c) */
+	uint64_t tline_key;
+	struct fab_line *tline;
 	struct os_cpu_stats st;
 };
 
@@ -701,11 +706,6 @@ struct os {
 	struct chk_map tline_index;
 	struct fab_line **line_chunk;
 	uint64_t nr_lines, cap_chunks;
-	/* the line of @tline_index found last, and its key (0: none): the
-	 * faults and zaps that follow one another mostly stay in one table
-	 * page, and a key keeps its line for good */
-	uint64_t tline_last_key;
-	struct fab_line *tline_last;
 	/* the system-wide ASID allocator's lock (x86 global_asid_lock,
 	 * arm64 cpu_asid_lock) */
 	struct fab_line asid_line;
