@@ -160,7 +160,7 @@ static inline unsigned tlbsim_cpumask_next_below(const struct tlbsim_cpumask *m,
  * machine's cpus: at most TLBSIM_NR_CPUS), in increasing order; a walk
  * costs per word of those cpus, not of all TLBSIM_NR_CPUS. */
 #define tlbsim_for_each_cpu_below(cpu, mask, nr_cpus)                                              \
-	for ((cpu) = tlbsim_cpumask_next_below((mask), 0, (nr_cpus)); (cpu) < (nr_cpus);          \
+	for ((cpu) = tlbsim_cpumask_next_below((mask), 0, (nr_cpus)); (cpu) < (nr_cpus);           \
 	     (cpu) = tlbsim_cpumask_next_below((mask), (cpu) + 1, (nr_cpus)))
 
 #ifdef __cplusplus

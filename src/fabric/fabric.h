@@ -103,9 +103,8 @@ typedef uint64_t (*fab_len_fn)(const void *arg, uint32_t prev, bool last);
  * Changes nothing.  Inline, so that @len, a constant where it is called,
  * is inlined too (a line's access costs a transfer by who had the line).
  */
-static inline unsigned fab_server_place(const struct fab_server *s, uint64_t arrive,
-					fab_len_fn len, const void *arg, uint64_t *start,
-					uint64_t *length)
+static inline unsigned fab_server_place(const struct fab_server *s, uint64_t arrive, fab_len_fn len,
+					const void *arg, uint64_t *start, uint64_t *length)
 {
 	unsigned n = s->nr_hold, p = 0, hi = n;
 
@@ -166,7 +165,8 @@ static inline void fab_server_append(struct fab_server *s, uint64_t arrive, uint
 	} else {
 		s->nr_hold++;
 	}
-	s->hold[(s->head + p) % FAB_HOLDS] = (struct fab_hold){.start = start, .end = end, .cpu = cpu};
+	s->hold[(s->head + p) % FAB_HOLDS] =
+	    (struct fab_hold){.start = start, .end = end, .cpu = cpu};
 	s->busy_until = end;
 }
 

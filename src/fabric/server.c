@@ -48,7 +48,8 @@ bool fab_server_commit(struct fab_server *s, unsigned p, uint64_t arrive, uint64
 	/* The uses after @p move up one place (none for the latest). */
 	for (i = s->nr_hold; i > p; i--)
 		s->hold[(s->head + i) % FAB_HOLDS] = s->hold[(s->head + i - 1) % FAB_HOLDS];
-	s->hold[(s->head + p) % FAB_HOLDS] = (struct fab_hold){.start = start, .end = end, .cpu = cpu};
+	s->hold[(s->head + p) % FAB_HOLDS] =
+	    (struct fab_hold){.start = start, .end = end, .cpu = cpu};
 	if (++s->nr_hold != p + 1)
 		return false;
 	s->busy_until = end;

@@ -886,7 +886,8 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 			return -TLBSIM_ENOMEM;
 		}
 		tables = tlbsim_pgtable_nr_tables(mm->pgt);
-		if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, hint, &table)))
+		if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, hint,
+				    &table)))
 			return err;
 		os_fault_install(os, cpu, mm, va, shift, table,
 				 tlbsim_pgtable_nr_tables(mm->pgt) - tables);

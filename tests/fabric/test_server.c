@@ -125,8 +125,8 @@ static unsigned naive_place(const struct naive *s, uint64_t arrive, const uint32
 	return s->nr_hold;
 }
 
-static bool naive_commit(struct naive *s, unsigned p, uint64_t arrive, uint64_t start,
-			 uint64_t end, uint32_t cpu)
+static bool naive_commit(struct naive *s, unsigned p, uint64_t arrive, uint64_t start, uint64_t end,
+			 uint32_t cpu)
 {
 	s->served++;
 	s->queued_cycles += start - arrive;

@@ -662,24 +662,33 @@ static void zap_next_clears_what_next_leaf_and_unmap_clear(void **state)
 		for (unsigned i = 0; i < 600; i++) {
 			uint64_t r = splitmix64(&seed);
 			unsigned shift = r % 16 ? 12 : 21;
-			uint64_t at = (r >> 8) % 4 ? lo + (r >> 16) % MiB(16) : lo + (uint64_t)i * KiB(4);
+			uint64_t at =
+			    (r >> 8) % 4 ? lo + (r >> 16) % MiB(16) : lo + (uint64_t)i * KiB(4);
 
 			at &= ~((1ull << shift) - 1);
-			assert_int_equal(tlbsim_pgtable_map(a.pt, at, 0x1000 + i * 512, shift, W | U),
-					 tlbsim_pgtable_map(b.pt, at, 0x1000 + i * 512, shift, W | U));
+			assert_int_equal(
+			    tlbsim_pgtable_map(a.pt, at, 0x1000 + i * 512, shift, W | U),
+			    tlbsim_pgtable_map(b.pt, at, 0x1000 + i * 512, shift, W | U));
 		}
 		if (k % 4 == 1) {
 			/* The PTE of lo + 8 KiB, in the PT of lo's page. */
 			assert_int_equal(tlbsim_pgtable_lookup(a.pt, lo, &ma), 0);
-			assert_int_equal(tlbsim_physmem_write_desc(a.pm, ma.table_pfn, 2, trees[k % 3].absent), 0);
-			assert_int_equal(tlbsim_physmem_write_desc(b.pm, ma.table_pfn, 2, trees[k % 3].absent), 0);
+			assert_int_equal(
+			    tlbsim_physmem_write_desc(a.pm, ma.table_pfn, 2, trees[k % 3].absent),
+			    0);
+			assert_int_equal(
+			    tlbsim_physmem_write_desc(b.pm, ma.table_pfn, 2, trees[k % 3].absent),
+			    0);
 		}
 		if (k % 4 == 2) {
 			/* The PD entry of 1 GiB + 8 MiB names frame 0xabcde. */
 			hide = (unsigned)((GiB(1) + MiB(8)) >> 21) % 512;
-			assert_int_equal(tlbsim_physmem_read_desc(a.pm, pd.table_pfn, hide, &saved, NULL), 0);
-			assert_int_equal(tlbsim_physmem_write_desc(a.pm, pd.table_pfn, hide, 0xabcde003), 0);
-			assert_int_equal(tlbsim_physmem_write_desc(b.pm, pd.table_pfn, hide, 0xabcde003), 0);
+			assert_int_equal(
+			    tlbsim_physmem_read_desc(a.pm, pd.table_pfn, hide, &saved, NULL), 0);
+			assert_int_equal(
+			    tlbsim_physmem_write_desc(a.pm, pd.table_pfn, hide, 0xabcde003), 0);
+			assert_int_equal(
+			    tlbsim_physmem_write_desc(b.pm, pd.table_pfn, hide, 0xabcde003), 0);
 		}
 		start = k % 4 == 1 ? lo : lo + splitmix64(&seed) % MiB(16);
 		end = start + splitmix64(&seed) % MiB(17);
@@ -694,15 +703,18 @@ static void zap_next_clears_what_next_leaf_and_unmap_clear(void **state)
 		}
 		assert_false(hw_pgtable_next_leaf(b.pt, &va, end, &mb));
 		if (hide) {
-			assert_int_equal(tlbsim_physmem_write_desc(a.pm, pd.table_pfn, hide, saved), 0);
-			assert_int_equal(tlbsim_physmem_write_desc(b.pm, pd.table_pfn, hide, saved), 0);
+			assert_int_equal(tlbsim_physmem_write_desc(a.pm, pd.table_pfn, hide, saved),
+					 0);
+			assert_int_equal(tlbsim_physmem_write_desc(b.pm, pd.table_pfn, hide, saved),
+					 0);
 		}
 		for (uint64_t f = 1; f < 64; f++) {
 			for (unsigned i = 0; i < TLBSIM_PTRS_PER_TABLE; i++) {
 				uint64_t ra = 0, rb = 0, vera = 0, verb = 0;
 				int e = tlbsim_physmem_read_desc(a.pm, f, i, &ra, &vera);
 
-				assert_int_equal(e, tlbsim_physmem_read_desc(b.pm, f, i, &rb, &verb));
+				assert_int_equal(e,
+						 tlbsim_physmem_read_desc(b.pm, f, i, &rb, &verb));
 				assert_int_equal(ra, rb);
 				assert_int_equal(vera, verb);
 			}
@@ -759,28 +771,28 @@ static void a_map_from_the_lookups_stop_is_a_map_from_the_root(void **state)
 					assert_int_equal(tlbsim_pgtable_unmap(b.pt, va, NULL), 0);
 					if (r % 2)
 						continue;
-					assert_int_equal(hw_pgtable_map(a.pt, at, 0x7000 + i * 512,
-									ma.size_shift, W | U,
-									&hint, &ta),
-							 hw_pgtable_map(b.pt, at, 0x7000 + i * 512,
-									ma.size_shift, W | U, NULL,
-									&tb));
+					assert_int_equal(
+					    hw_pgtable_map(a.pt, at, 0x7000 + i * 512,
+							   ma.size_shift, W | U, &hint, &ta),
+					    hw_pgtable_map(b.pt, at, 0x7000 + i * 512,
+							   ma.size_shift, W | U, NULL, &tb));
 					assert_int_equal(ta, tb);
 				}
 				continue;
 			}
 			if (r % 5 == 0) {
 				/* Another map first, linking tables below the hint. */
-				uint64_t other = (va & ~(MiB(2) - 1)) + ((va + KiB(4)) & (MiB(2) - 1));
+				uint64_t other =
+				    (va & ~(MiB(2) - 1)) + ((va + KiB(4)) & (MiB(2) - 1));
 
 				other &= ~(KiB(4) - 1);
-				assert_int_equal(tlbsim_pgtable_map(a.pt, other, 0x9000 + i, 12, W),
-						 tlbsim_pgtable_map(b.pt, other, 0x9000 + i, 12, W));
+				assert_int_equal(
+				    tlbsim_pgtable_map(a.pt, other, 0x9000 + i, 12, W),
+				    tlbsim_pgtable_map(b.pt, other, 0x9000 + i, 12, W));
 			}
-			assert_int_equal(hw_pgtable_map(a.pt, page, 0x1000 + i * 512, shift, W | U, &hint,
-							&ta),
-					 hw_pgtable_map(b.pt, page, 0x1000 + i * 512, shift, W | U, NULL,
-							&tb));
+			assert_int_equal(
+			    hw_pgtable_map(a.pt, page, 0x1000 + i * 512, shift, W | U, &hint, &ta),
+			    hw_pgtable_map(b.pt, page, 0x1000 + i * 512, shift, W | U, NULL, &tb));
 			assert_int_equal(ta, tb);
 		}
 		for (uint64_t f = 1; f < 64; f++) {
@@ -788,7 +800,8 @@ static void a_map_from_the_lookups_stop_is_a_map_from_the_root(void **state)
 				uint64_t ra = 0, rb = 0, vera = 0, verb = 0;
 				int e = tlbsim_physmem_read_desc(a.pm, f, i, &ra, &vera);
 
-				assert_int_equal(e, tlbsim_physmem_read_desc(b.pm, f, i, &rb, &verb));
+				assert_int_equal(e,
+						 tlbsim_physmem_read_desc(b.pm, f, i, &rb, &verb));
 				assert_int_equal(ra, rb);
 				assert_int_equal(vera, verb);
 			}
