@@ -36,6 +36,10 @@
  * @root: frame of the root table
  * @va_limit: first VA above the user range, bytes
  * @nr_tables: table frames linked by map and not yet unlinked, root included
+ * @unlinks: tables free_tables unlinked so far: a table a walk found
+ *        stays on that path while it is unchanged (maps link tables into
+ *        empty entries only; the other edits write leaves), which is what
+ *        a struct hw_pgtable_memo relies on
  */
 struct tlbsim_pgtable {
 	tlbsim_physmem *pm;
@@ -44,6 +48,7 @@ struct tlbsim_pgtable {
 	uint64_t root;
 	uint64_t va_limit;
 	uint64_t nr_tables;
+	uint64_t unlinks;
 };
 
 /*
@@ -280,39 +285,68 @@ int tlbsim_pgtable_protect(tlbsim_pgtable *pt, uint64_t va, unsigned prot)
 	return 0;
 }
 
+/*
+ * hw_pgtable_lookup_hint()'s step at @level in table @t (frame
+ * @table_pfn): 1 when @va's entry is a table (its frame in *@next), else
+ * the lookup's result, with *@out or *@hint filled.
+ */
+static inline int lookup_step(const tlbsim_pgtable *pt, uint64_t va, unsigned level,
+			      struct hw_table_page *t, uint64_t table_pfn, uint64_t *next,
+			      struct tlbsim_mapping *out, struct hw_pgtable_hint *hint)
+{
+	struct walk_result w;
+	unsigned index = hw_pte_index(va, level);
+
+	hw_pte_decode(pt->isa, level, t->raw[index], &w.pte);
+	if (!w.pte.present) {
+		*hint = (struct hw_pgtable_hint){
+		    .t = t, .table_pfn = table_pfn, .level = level, .va = va};
+		return -TLBSIM_ENOENT;
+	}
+	if (!w.pte.leaf) {
+		*next = w.pte.pfn;
+		return 1;
+	}
+	w.t = t;
+	w.table_pfn = table_pfn;
+	w.index = index;
+	w.level = level;
+	fill_mapping(&w, out);
+	return 0;
+}
+
 int hw_pgtable_lookup_hint(const tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *out,
-			   struct hw_pgtable_hint *hint)
+			   struct hw_pgtable_hint *hint, struct hw_pgtable_memo *memo)
 {
 	uint64_t table_pfn = pt->root;
-	struct walk_result w;
+	struct hw_table_page *t;
+	int rc;
 
 	/* walk(), noting where it stops. */
 	hint->t = NULL;
 	if (va >= pt->va_limit)
 		return -TLBSIM_ENOENT;
-	for (unsigned level = pt->levels; level-- > 0;) {
-		struct hw_table_page *t = hw_physmem_table(pt->pm, table_pfn);
-		unsigned index = hw_pte_index(va, level);
-
-		if (!t)
-			return -TLBSIM_ENOENT;
-		hw_pte_decode(pt->isa, level, t->raw[index], &w.pte);
-		if (!w.pte.present) {
-			*hint = (struct hw_pgtable_hint){
-			    .t = t, .table_pfn = table_pfn, .level = level, .va = va};
-			return -TLBSIM_ENOENT;
+	if (memo->pt == pt && memo->tag == va >> 21 && memo->unlinks == pt->unlinks) {
+		t = memo->t;
+		table_pfn = memo->table_pfn;
+	} else {
+		for (unsigned level = pt->levels - 1; level > 0; level--) {
+			if (!(t = hw_physmem_table(pt->pm, table_pfn)))
+				return -TLBSIM_ENOENT;
+			rc = lookup_step(pt, va, level, t, table_pfn, &table_pfn, out, hint);
+			if (rc <= 0)
+				return rc;
 		}
-		if (w.pte.leaf) {
-			w.t = t;
-			w.table_pfn = table_pfn;
-			w.index = index;
-			w.level = level;
-			fill_mapping(&w, out);
-			return 0;
-		}
-		table_pfn = w.pte.pfn;
+		if (!(t = hw_physmem_table(pt->pm, table_pfn)))
+			return -TLBSIM_ENOENT;
+		*memo = (struct hw_pgtable_memo){.pt = pt,
+						 .tag = va >> 21,
+						 .unlinks = pt->unlinks,
+						 .table_pfn = table_pfn,
+						 .t = t};
 	}
-	return -TLBSIM_ENOENT; /* not reached: level-0 descriptors are leaves */
+	rc = lookup_step(pt, va, 0, t, table_pfn, &table_pfn, out, hint);
+	return rc > 0 ? -TLBSIM_ENOENT : rc; /* a level-0 descriptor is a leaf */
 }
 
 void hw_pgtable_clear_found(tlbsim_pgtable *pt, uint64_t va, const struct tlbsim_mapping *found,
@@ -401,6 +435,7 @@ static void free_below(tlbsim_pgtable *pt, struct hw_table_page *t, unsigned lev
 		/* Unlink first: the receiver may free the frame at once. */
 		hw_physmem_write(pt->pm, t, i, 0);
 		pt->nr_tables--;
+		pt->unlinks++;
 		c->nr_unlinked++;
 		if (c->fn)
 			c->fn(c->arg, pte.pfn, level - 1, va);

@@ -62,13 +62,34 @@ struct hw_pgtable_hint {
 	unsigned level;
 };
 
+/**
+ * struct hw_pgtable_memo - the last-level table a lookup went through
+ * (hw_pgtable_lookup_hint()), for the next lookup in its 2 MiB; a caller's
+ * (a cpu's: its faults follow one another there), all zero at first and
+ * again before @pt is destroyed
+ * @pt: the tables it belongs to (NULL: none)
+ * @tag: the 2 MiB it maps, VA >> 21
+ * @unlinks: @pt's count of unlinked tables then: the table is still on
+ *        the path while the count has not changed
+ * @table_pfn/@t: its frame and contents
+ */
+struct hw_pgtable_memo {
+	const tlbsim_pgtable *pt;
+	uint64_t tag, unlinks, table_pfn;
+	struct hw_table_page *t;
+};
+
 /*
  * tlbsim_pgtable_lookup(); when @va is not mapped, *@hint says where the
  * walk stopped, so that a map of @va that follows, with no table unlinked
  * in between (a fault mapping the page it looked up), goes on from there.
+ * The walk starts at the table @memo remembers when it is @va's (and else
+ * @memo remembers the last-level table this walk reaches): only the OS
+ * model's edits may have changed @pt since (a table descriptor written by
+ * tlbsim_physmem_write_desc() is not seen).
  */
 int hw_pgtable_lookup_hint(const tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *out,
-			   struct hw_pgtable_hint *hint);
+			   struct hw_pgtable_hint *hint, struct hw_pgtable_memo *memo);
 
 /*
  * tlbsim_pgtable_map(), starting at @hint's table when it is on @va's

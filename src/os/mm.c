@@ -1061,7 +1061,7 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	}
 	/* Nothing below unlinks a table before the page is mapped: the map
 	 * goes on from where the lookup's walk stopped. */
-	if (hw_pgtable_lookup_hint(mm->pgt, va, &cur, &hint)) {
+	if (hw_pgtable_lookup_hint(mm->pgt, va, &cur, &hint, &oc->pt_memo)) {
 		int rc = access == TLBSIM_ACCESS_STORE ? -1 : zero_fault(os, cpu, mm, v, va, &hint);
 
 		if (rc < 0 && rc != -TLBSIM_ENOMEM)
@@ -1271,9 +1271,11 @@ void os_mm_destroy(struct os *os, struct os_mm *mm)
 {
 	unsigned s;
 
-	(void)os;
 	if (!mm)
 		return;
+	for (s = 0; os->cpu && s < os->m->nr_cpus; s++)
+		if (os->cpu[s].pt_memo.pt == mm->pgt)
+			os->cpu[s].pt_memo = (struct hw_pgtable_memo){0};
 	tlbsim_pgtable_destroy(mm->pgt);
 	free(mm->lock_wait);
 	os_mm_lines_fini(mm);

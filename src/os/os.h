@@ -29,6 +29,7 @@
 #include "check/map.h"
 #include "engine/engine.h"
 #include "fabric/fabric.h"
+#include "hw/pgtable_internal.h"
 #include "hw/smp.h"
 #include "tlbsim/event.h"
 #include "tlbsim/machine.h"
@@ -558,6 +559,9 @@ struct os_cpu {
 	 * in one table page, and a key keeps its line for good (os/lines.c) */
 	uint64_t tline_key;
 	struct fab_line *tline;
+	/* the last-level table this cpu's last fault looked its page up in
+	 * (hw_pgtable_lookup_hint(); os_mm_destroy() forgets its mm's) */
+	struct hw_pgtable_memo pt_memo;
 	struct os_cpu_stats st;
 };
 

@@ -731,7 +731,8 @@ static void zap_next_clears_what_next_leaf_and_unmap_clear(void **state)
  * 4 KiB and 2 MiB at random in 16 MiB across the 1 GiB boundary (the
  * lookups stop at every level: no PDPT, no PD, no PT, an empty PTE), a
  * 2 MiB map where a PT is in the way (the hint is below the leaf's level),
- * and a map after an intervening one that linked tables below the hint;
+ * a map after an intervening one that linked tables below the hint, and
+ * lookups after a munmap freed tables their walks went through before;
  * then copy-on-write's clear of a leaf found (hw_pgtable_clear_found())
  * against tlbsim_pgtable_unmap(), half of them mapped again from where
  * the clear leaves the walk.  The same results, tables and versions.
@@ -749,6 +750,7 @@ static void a_map_from_the_lookups_stop_is_a_map_from_the_root(void **state)
 	for (unsigned k = 0; k < 3 * 10; k++) {
 		struct fixture a = make(trees[k % 3].isa, trees[k % 3].levels);
 		struct fixture b = make(trees[k % 3].isa, trees[k % 3].levels);
+		struct hw_pgtable_memo memo[3] = {{0}};
 
 		for (unsigned i = 0; i < 400; i++) {
 			uint64_t r = splitmix64(&seed), va = lo + (r >> 8) % MiB(16);
@@ -756,7 +758,25 @@ static void a_map_from_the_lookups_stop_is_a_map_from_the_root(void **state)
 			uint64_t page = va & ~((1ull << shift) - 1), ta = 0, tb = 0;
 			struct tlbsim_mapping ma, mb;
 			struct hw_pgtable_hint hint;
-			int ra = hw_pgtable_lookup_hint(a.pt, va, &ma, &hint);
+			int ra;
+
+			if (i % 50 == 49) {
+				/* munmap of 4 MiB: its pages, then its tables
+				 * go (freed at once, and reused by the maps
+				 * that follow): the lookups must not go
+				 * through a table they remember there. */
+				uint64_t s0 = lo + (r >> 8) % MiB(12), e0 = s0 + MiB(4), at = s0;
+
+				while (hw_pgtable_next_leaf(b.pt, &at, e0, &mb)) {
+					assert_int_equal(tlbsim_pgtable_unmap(a.pt, at, NULL), 0);
+					assert_int_equal(tlbsim_pgtable_unmap(b.pt, at, NULL), 0);
+					at = (at | ((1ull << mb.size_shift) - 1)) + 1;
+				}
+				assert_int_equal(
+				    tlbsim_pgtable_free_tables(a.pt, s0, e0, NULL, NULL),
+				    tlbsim_pgtable_free_tables(b.pt, s0, e0, NULL, NULL));
+			}
+			ra = hw_pgtable_lookup_hint(a.pt, va, &ma, &hint, &memo[r % 3]);
 
 			assert_int_equal(ra, tlbsim_pgtable_lookup(b.pt, va, &mb));
 			if (!ra) {
