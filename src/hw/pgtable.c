@@ -514,69 +514,82 @@ bool hw_pgtable_next_leaf(const tlbsim_pgtable *pt, uint64_t *va, uint64_t end,
 }
 
 /*
- * hw_pgtable_zap_next()'s search in the table of the last leaf, from
- * @z->va on: true with the next leaf in *@w; false when the walk is to go
- * from the root (a table below an entry, or the table's end: @z->va is
- * there) or the range is done (@z->va >= @z->end).  The table's path from
+ * hw_pgtable_range_next()'s search in the table of the last leaf, from
+ * @r->va on: true with the next leaf in *@w; false when the walk is to go
+ * from the root (a table below an entry, or the table's end: @r->va is
+ * there) or the range is done (@r->va >= @r->end).  The table's path from
  * the root is as it was, so the walk from the root would come here again;
  * a descriptor of 0 is not present in either format (x86 P, arm64 valid).
  */
-static bool zap_scan(const tlbsim_pgtable *pt, struct hw_pgtable_zap *z, struct walk_result *w)
+static bool range_scan(const tlbsim_pgtable *pt, struct hw_pgtable_range *r, struct walk_result *w)
 {
-	unsigned shift = hw_level_shift(z->level);
-	struct hw_table_page *t = z->t;
+	unsigned shift = hw_level_shift(r->level);
+	struct hw_table_page *t = r->t;
 
-	if (!t || z->va >> (shift + 9) != z->base >> (shift + 9))
+	if (!t || r->va >> (shift + 9) != r->base >> (shift + 9))
 		return false;
-	for (unsigned i = hw_pte_index(z->va, z->level); i < TLBSIM_PTRS_PER_TABLE; i++) {
+	for (unsigned i = hw_pte_index(r->va, r->level); i < TLBSIM_PTRS_PER_TABLE; i++) {
 		if (t->raw[i]) {
-			hw_pte_decode(pt->isa, z->level, t->raw[i], &w->pte);
+			hw_pte_decode(pt->isa, r->level, t->raw[i], &w->pte);
 			if (w->pte.present) {
 				if (!w->pte.leaf)
 					return false;
 				w->t = t;
-				w->table_pfn = z->table_pfn;
+				w->table_pfn = r->table_pfn;
 				w->index = i;
-				w->level = z->level;
+				w->level = r->level;
 				return true;
 			}
 		}
 		/* Not present: its span is skipped, as next_candidate() does. */
-		z->va = ((z->va >> shift) + 1) << shift;
-		if (z->va >= z->end)
+		r->va = ((r->va >> shift) + 1) << shift;
+		if (r->va >= r->end)
 			return false;
 	}
 	return false;
 }
 
-bool hw_pgtable_zap_next(tlbsim_pgtable *pt, struct hw_pgtable_zap *z, struct tlbsim_mapping *out,
-			 uint64_t *pstart)
+bool hw_pgtable_range_next(const tlbsim_pgtable *pt, struct hw_pgtable_range *r,
+			   struct tlbsim_mapping *out, uint64_t *pstart)
 {
 	struct walk_result w;
 
-	while (z->va < z->end) {
-		if (!zap_scan(pt, z, &w)) {
+	while (r->va < r->end) {
+		if (!range_scan(pt, r, &w)) {
 			uint64_t next;
 
-			if (z->va >= z->end)
+			if (r->va >= r->end)
 				return false;
-			next = next_candidate(pt, z->va, &w);
-			if (next != z->va) {
-				z->va = next;
-				z->t = NULL;
+			next = next_candidate(pt, r->va, &w);
+			if (next != r->va) {
+				r->va = next;
+				r->t = NULL;
 				continue;
 			}
 		}
 		fill_mapping(&w, out);
-		*pstart = z->va & ~((1ull << out->size_shift) - 1);
-		/* As tlbsim_pgtable_unmap() clears it (ptep_get_and_clear()). */
-		hw_physmem_write(pt->pm, w.t, w.index, 0);
-		z->t = w.t;
-		z->table_pfn = w.table_pfn;
-		z->level = w.level;
-		z->base = *pstart;
-		z->va = *pstart + (1ull << out->size_shift);
+		*pstart = r->va & ~((1ull << out->size_shift) - 1);
+		r->t = w.t;
+		r->table_pfn = w.table_pfn;
+		r->level = w.level;
+		r->index = w.index;
+		r->pfn = w.pte.pfn;
+		r->base = *pstart;
+		r->va = *pstart + (1ull << out->size_shift);
 		return true;
 	}
 	return false;
+}
+
+void hw_pgtable_range_clear(tlbsim_pgtable *pt, const struct hw_pgtable_range *r)
+{
+	/* As tlbsim_pgtable_unmap() clears it (ptep_get_and_clear()). */
+	hw_physmem_write(pt->pm, r->t, r->index, 0);
+}
+
+void hw_pgtable_range_protect(tlbsim_pgtable *pt, const struct hw_pgtable_range *r, unsigned prot)
+{
+	/* As tlbsim_pgtable_protect() rewrites it. */
+	hw_physmem_write(pt->pm, r->t, r->index,
+			 hw_pte_encode_leaf(pt->isa, r->level, r->pfn, prot | TLBSIM_PROT_READ));
 }

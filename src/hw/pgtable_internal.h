@@ -24,32 +24,37 @@ bool hw_pgtable_next_leaf(const tlbsim_pgtable *pt, uint64_t *va, uint64_t end,
 			  struct tlbsim_mapping *out);
 
 /**
- * struct hw_pgtable_zap - a walk over the present leaves of a range that
- * clears each leaf it finds (hw_pgtable_zap_next())
+ * struct hw_pgtable_range - a walk over the present leaves of a range
+ * (hw_pgtable_range_next()), which may clear or rewrite each leaf it finds
  * @va: where the search goes on: the range's start at first
  * @end: the range's end
- * @t/@table_pfn/@level/@base: the table the last leaf was in, its frame
- *        and level, and that leaf's first address (@t NULL: none yet)
+ * @t/@table_pfn/@level/@index: the last leaf found: its table, the
+ *        table's frame, its level and index there (@t NULL: none yet)
+ * @pfn/@base: its frame and first address
  */
-struct hw_pgtable_zap {
+struct hw_pgtable_range {
 	uint64_t va, end;
 	struct hw_table_page *t;
-	uint64_t table_pfn, base;
-	unsigned level;
+	uint64_t table_pfn, pfn, base;
+	unsigned level, index;
 };
 
 /*
- * The next present leaf of @z's range, as hw_pgtable_next_leaf() finds it
- * from @z->va, cleared as tlbsim_pgtable_unmap() clears it: true with its
- * mapping before the clear in *@out and the page's first address in
- * *@pstart (@z->va then goes on past the page); false when none is left.
- * The search goes on in the table of the last leaf while it can, instead
- * of walking from the root for each leaf: between two calls nothing may
- * change in @pt but the leaves cleared (Linux zap_pte_range() also holds
- * the PTE table's lock across its run).
+ * The next present leaf of @r's range, as hw_pgtable_next_leaf() finds it
+ * from @r->va: true with its mapping in *@out and the page's first
+ * address in *@pstart (@r->va then goes on past the page); false when
+ * none is left.  The search goes on in the table of the last leaf while
+ * it can, instead of walking from the root for each leaf: between two
+ * calls nothing may change in @pt but leaves (Linux zap_pte_range() and
+ * change_pte_range() also hold the PTE table's lock across its run).
  */
-bool hw_pgtable_zap_next(tlbsim_pgtable *pt, struct hw_pgtable_zap *z, struct tlbsim_mapping *out,
-			 uint64_t *pstart);
+bool hw_pgtable_range_next(const tlbsim_pgtable *pt, struct hw_pgtable_range *r,
+			   struct tlbsim_mapping *out, uint64_t *pstart);
+
+/* tlbsim_pgtable_unmap() and tlbsim_pgtable_protect() of the leaf @r
+ * found last, without their walk: the same descriptor writes. */
+void hw_pgtable_range_clear(tlbsim_pgtable *pt, const struct hw_pgtable_range *r);
+void hw_pgtable_range_protect(tlbsim_pgtable *pt, const struct hw_pgtable_range *r, unsigned prot);
 
 /**
  * struct hw_pgtable_hint - where a lookup of @va stopped short of a leaf

@@ -229,13 +229,14 @@ static uint64_t page_end(uint64_t pstart, const struct tlbsim_mapping *m)
 static uint64_t zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struct os_gather *g,
 			  uint64_t start, uint64_t end)
 {
-	struct hw_pgtable_zap z = {.va = start, .end = end};
+	struct hw_pgtable_range r = {.va = start, .end = end};
 	struct tlbsim_mapping old;
 	uint64_t pstart, zapped = 0;
 
-	/* Nothing below changes a page table: the walk goes on in the table
-	 * of the last leaf. */
-	while (hw_pgtable_zap_next(mm->pgt, &z, &old, &pstart)) {
+	/* Nothing below but the clear changes a page table: the walk goes on
+	 * in the table of the last leaf. */
+	while (hw_pgtable_range_next(mm->pgt, &r, &old, &pstart)) {
+		hw_pgtable_range_clear(mm->pgt, &r);
 		os_ptl_add(os, cpu, mm, old.table_pfn);
 		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
 		unref_page(os, g, old.pfn, old.size_shift);
@@ -412,27 +413,27 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 	os_flush_batched_pending(os, g);
 	for (i = first; i < last; i++) {
 		struct os_vma *v = &mm->vma[i];
-		uint64_t va = v->start;
-
+		struct hw_pgtable_range r = {.va = v->start, .end = v->end};
 		struct tlbsim_mapping cur;
 		uint64_t pstart;
 
 		v->prot = prot;
-		while (os_next_leaf(mm->pgt, &va, v->end, &cur, &pstart)) {
+		/* Only leaves change below: the walk goes on in the table of
+		 * the last one. */
+		while (hw_pgtable_range_next(mm->pgt, &r, &cur, &pstart)) {
 			unsigned newprot = prot | TLBSIM_PROT_USER;
 
 			/* A page still shared copy-on-write stays read-only. */
 			if (!(v->flags & OS_VMA_SHARED) && os->mapcount[cur.pfn] > 1)
 				newprot &= ~TLBSIM_PROT_WRITE;
 			if ((cur.prot & ~TLBSIM_PROT_GLOBAL) != newprot) {
-				BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, newprot), "protect a leaf");
+				hw_pgtable_range_protect(mm->pgt, &r, newprot);
 				os_ptl_add(os, cpu, mm, cur.table_pfn);
 				changed++;
 				if (prot_change_needs_flush(os->m->isa, cur.prot, newprot))
 					os_gather_add_range(g, pstart, page_end(pstart, &cur),
 							    cur.size_shift);
 			}
-			va = page_end(pstart, &cur);
 		}
 	}
 	(void)changed;
@@ -445,7 +446,7 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 {
 	struct os_gather *g = &os_cpu_of(cpu)->gather;
 	uint64_t start = addr & ~(PAGE_SIZE - 1), end = page_align_up(addr + len, PAGE_SIZE);
-	uint64_t va = start, n = 0;
+	uint64_t n = 0;
 
 	os_gather_init(g, mm, false);
 	g->call_start = start;
@@ -463,14 +464,14 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 		/* MADV_FREE: each present private page is made clean; the
 		 * rewrite needs the old (dirty) entries flushed.  Frames are
 		 * reclaimed only under memory pressure, never here. */
+		struct hw_pgtable_range r = {.va = start, .end = end};
 		struct tlbsim_mapping cur;
 		uint64_t pstart;
 
-		while (os_next_leaf(mm->pgt, &va, end, &cur, &pstart)) {
-			BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, cur.prot), "rewrite a leaf");
+		while (hw_pgtable_range_next(mm->pgt, &r, &cur, &pstart)) {
+			hw_pgtable_range_protect(mm->pgt, &r, cur.prot);
 			os_ptl_add(os, cpu, mm, cur.table_pfn);
 			os_gather_add_range(g, pstart, page_end(pstart, &cur), cur.size_shift);
-			va = page_end(pstart, &cur);
 			n++;
 		}
 		os_ptl_flush(os, cpu);
@@ -1150,18 +1151,21 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 	child->brk_end = parent->brk_end;
 	for (i = 0; i < parent->nr_vma; i++) {
 		struct os_vma *v = &parent->vma[i];
+		struct hw_pgtable_range r = {.va = v->start, .end = v->end};
 		struct tlbsim_mapping cur;
-		uint64_t va = v->start, pstart;
+		uint64_t pstart;
 
 		(void)os_vma_insert_copy(child, v);
-		while (os_next_leaf(parent->pgt, &va, v->end, &cur, &pstart)) {
+		/* Only the parent's leaves change (the child's tables are
+		 * others): the walk goes on in the table of the last one. */
+		while (hw_pgtable_range_next(parent->pgt, &r, &cur, &pstart)) {
 			unsigned prot = cur.prot & ~TLBSIM_PROT_GLOBAL;
 
 			/* copy_present_pte(): private writable pages become
 			 * read-only on both sides. */
 			if (!(v->flags & OS_VMA_SHARED) && (prot & TLBSIM_PROT_WRITE)) {
 				prot &= ~TLBSIM_PROT_WRITE;
-				BUG_ON(tlbsim_pgtable_protect(parent->pgt, va, prot), "write-protect");
+				hw_pgtable_range_protect(parent->pgt, &r, prot);
 			}
 			/* copy_pte_range() under the parent's PTE lock. */
 			int e = map_page(os, child, pstart, cur.pfn, cur.size_shift, prot, NULL, NULL);
@@ -1172,7 +1176,6 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 			} else if (e == -TLBSIM_ENOMEM) {
 				os_out_of_memory(os, "fork's copy of the page tables", pstart);
 			}
-			va = page_end(pstart, &cur);
 		}
 	}
 	os_ptl_flush(os, cpu);

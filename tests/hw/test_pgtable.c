@@ -621,17 +621,19 @@ static void assert_same_mapping(const struct tlbsim_mapping *a, const struct tlb
 }
 
 /*
- * hw_pgtable_zap_next() against what it stands for: hw_pgtable_next_leaf(),
- * then tlbsim_pgtable_unmap() of the leaf found, on a twin tree built the
- * same way in its own memory (so the same frames and versions).  Pages of
- * 4 KiB (dense runs, some across a PT's end, and scattered) and 2 MiB in
- * 16 MiB across the 1 GiB boundary (two PDs); in some trees a PTE written
- * raw that is not present but not 0 (zapped from the page before it on),
- * and a PD entry naming a frame that holds no table; zapped over random
- * ranges: the same leaves, mappings and
+ * hw_pgtable_range_next() with hw_pgtable_range_clear() or _protect()
+ * against what they stand for: hw_pgtable_next_leaf(), then
+ * tlbsim_pgtable_unmap() or _protect() of the leaf found, on a twin tree
+ * built the same way in its own memory (so the same frames and versions).
+ * Pages of 4 KiB (dense runs, some across a PT's end, and scattered) and
+ * 2 MiB in 16 MiB across the 1 GiB boundary (two PDs); in some trees a
+ * PTE written raw that is not present but not 0 (walked from the page
+ * before it on), and a PD entry naming a frame that holds no table;
+ * walked over random ranges, each leaf cleared (zap), rewritten read-only
+ * or writable (mprotect, fork), or left: the same leaves, mappings and
  * page starts, then the same descriptors and versions everywhere.
  */
-static void zap_next_clears_what_next_leaf_and_unmap_clear(void **state)
+static void a_range_walk_changes_what_next_leaf_and_unmap_or_protect_change(void **state)
 {
 	const struct {
 		enum tlbsim_isa isa;
@@ -647,7 +649,7 @@ static void zap_next_clears_what_next_leaf_and_unmap_clear(void **state)
 	for (unsigned k = 0; k < 3 * 40; k++) {
 		struct fixture a = make(trees[k % 3].isa, trees[k % 3].levels);
 		struct fixture b = make(trees[k % 3].isa, trees[k % 3].levels);
-		struct hw_pgtable_zap z;
+		struct hw_pgtable_range z;
 		struct tlbsim_mapping ma, mb, pd;
 		uint64_t start, end, va, pa, saved = 0;
 		unsigned hide = 0;
@@ -692,13 +694,23 @@ static void zap_next_clears_what_next_leaf_and_unmap_clear(void **state)
 		}
 		start = k % 4 == 1 ? lo : lo + splitmix64(&seed) % MiB(16);
 		end = start + splitmix64(&seed) % MiB(17);
-		z = (struct hw_pgtable_zap){.va = start, .end = end};
+		z = (struct hw_pgtable_range){.va = start, .end = end};
 		va = start;
-		while (hw_pgtable_zap_next(a.pt, &z, &ma, &pa)) {
+		while (hw_pgtable_range_next(a.pt, &z, &ma, &pa)) {
+			uint64_t what = splitmix64(&seed) % (k % 2 ? 4 : 1);
+
 			assert_true(hw_pgtable_next_leaf(b.pt, &va, end, &mb));
 			assert_int_equal(pa, va & ~((1ull << mb.size_shift) - 1));
-			assert_int_equal(tlbsim_pgtable_unmap(b.pt, va, NULL), 0);
 			assert_same_mapping(&ma, &mb);
+			if (what == 0) {
+				hw_pgtable_range_clear(a.pt, &z);
+				assert_int_equal(tlbsim_pgtable_unmap(b.pt, va, NULL), 0);
+			} else if (what < 3) {
+				unsigned prot = what == 1 ? U : W | U;
+
+				hw_pgtable_range_protect(a.pt, &z, prot);
+				assert_int_equal(tlbsim_pgtable_protect(b.pt, va, prot), 0);
+			}
 			va = pa + (1ull << mb.size_shift);
 		}
 		assert_false(hw_pgtable_next_leaf(b.pt, &va, end, &mb));
@@ -855,7 +867,7 @@ int main(void)
 	    cmocka_unit_test(map_out_of_frames_leaves_empty_tables_to_free),
 	    cmocka_unit_test(lookup_sees_descriptors_written_raw),
 	    cmocka_unit_test(map_names_the_table_of_its_leaf),
-	    cmocka_unit_test(zap_next_clears_what_next_leaf_and_unmap_clear),
+	    cmocka_unit_test(a_range_walk_changes_what_next_leaf_and_unmap_or_protect_change),
 	    cmocka_unit_test(a_map_from_the_lookups_stop_is_a_map_from_the_root),
 	};
 
