@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Page-table helpers for the OS model's range walks (internal). */
+/* Page-table helpers for the OS model (internal): its range walks (zap,
+ * mprotect, fork), and a fault's lookup, map and clear, which go on from
+ * where an earlier walk stopped instead of walking from the root again. */
 #ifndef TLBSIM_HW_PGTABLE_INTERNAL_H
 #define TLBSIM_HW_PGTABLE_INTERNAL_H
 
