@@ -86,9 +86,9 @@ static unsigned threshold(struct tlbsim_pctx *ctx)
 /* mm_active_cpus_exceeds(): cpus of mm_cpumask that have it loaded. */
 static unsigned active_cpus(struct tlbsim_pctx *ctx, struct tlbsim_mm *mm)
 {
-	unsigned cpu, n = 0;
+	unsigned cpu, n = 0, nr_cpus = ctx->ops->nr_cpus(ctx);
 
-	tlbsim_for_each_cpu(cpu, &mm->cpumask)
+	tlbsim_for_each_cpu_below(cpu, &mm->cpumask, nr_cpus)
 		if (ctx->ops->cpu(ctx, cpu)->loaded_mm == mm)
 			n++;
 	return n;
@@ -127,7 +127,7 @@ static void invlpgb_flush_range(struct tlbsim_pctx *ctx, const struct tlbsim_flu
 {
 	struct tlbsim_flush_info info;
 	struct tlbsim_cpumask transition;
-	unsigned cpu;
+	unsigned cpu, nr_cpus = ctx->ops->nr_cpus(ctx);
 
 	consider_global_asid(ctx, req->mm);
 	if (!req->mm->global_asid) {
@@ -141,7 +141,7 @@ static void invlpgb_flush_range(struct tlbsim_pctx *ctx, const struct tlbsim_flu
 	ctx->ops->invlpgb(ctx, &info, info.mm->global_asid);
 	/* finish_asid_transition(): cpus still on a per-cpu PCID. */
 	tlbsim_cpumask_zero(&transition);
-	tlbsim_for_each_cpu(cpu, &info.mm->cpumask) {
+	tlbsim_for_each_cpu_below(cpu, &info.mm->cpumask, nr_cpus) {
 		struct tlbsim_cpu *c = ctx->ops->cpu(ctx, cpu);
 
 		if (cpu != ctx->cpu->id && c->loaded_mm == info.mm &&

@@ -192,7 +192,7 @@ void x86_flush_tlb_mm_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_i
 {
 	struct tlbsim_flush_info info;
 	struct tlbsim_cpumask targets;
-	unsigned cpu;
+	unsigned cpu, nr_cpus = ctx->ops->nr_cpus(ctx);
 
 	const struct x86_params *p = ctx->state;
 
@@ -200,7 +200,7 @@ void x86_flush_tlb_mm_range(struct tlbsim_pctx *ctx, const struct tlbsim_flush_i
 	x86_apply_ceiling(ctx, req, &info);
 	x86_mutate_request(ctx, &info);
 	tlbsim_cpumask_zero(&targets);
-	tlbsim_for_each_cpu(cpu, &info.mm->cpumask) {
+	tlbsim_for_each_cpu_below(cpu, &info.mm->cpumask, nr_cpus) {
 		if (cpu == ctx->cpu->id)
 			continue;
 		/* should_flush_tlb(): lazy cpus are skipped unless tables go. */

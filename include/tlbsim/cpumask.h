@@ -2,8 +2,9 @@
 /*
  * Cpu bitmaps (Linux's struct cpumask), sized for NR_CPUS = 4096 as on
  * enterprise arm64 kernels.  A test or set is one word operation; walking a
- * mask skips empty words, so a multicast costs per target, not per possible
- * cpu.
+ * mask skips empty words, so a multicast costs per target and per word, and
+ * walking the cpus of a machine (tlbsim_for_each_cpu_below()) per word of
+ * its cpus, not of every possible cpu.
  */
 #ifndef TLBSIM_CPUMASK_H
 #define TLBSIM_CPUMASK_H
@@ -131,6 +132,36 @@ static inline unsigned tlbsim_cpumask_next(const struct tlbsim_cpumask *m, unsig
 #define tlbsim_for_each_cpu(cpu, mask)                                                             \
 	for ((cpu) = tlbsim_cpumask_next((mask), 0); (cpu) < TLBSIM_NR_CPUS;                       \
 	     (cpu) = tlbsim_cpumask_next((mask), (cpu) + 1))
+
+/* The first set cpu at or after @cpu and below @nr_cpus (at most
+ * TLBSIM_NR_CPUS), or @nr_cpus if none: tlbsim_cpumask_next() that looks
+ * at the words of cpus below @nr_cpus only. */
+static inline unsigned tlbsim_cpumask_next_below(const struct tlbsim_cpumask *m, unsigned cpu,
+						 unsigned nr_cpus)
+{
+	unsigned i = cpu / 64, words = (nr_cpus + 63) / 64, found;
+	uint64_t word;
+
+	if (cpu >= nr_cpus)
+		return nr_cpus;
+	word = m->w[i] & (~0ull << (cpu % 64));
+	for (;;) {
+		if (word) {
+			found = i * 64 + (unsigned)__builtin_ctzll(word);
+			return found < nr_cpus ? found : nr_cpus;
+		}
+		if (++i == words)
+			return nr_cpus;
+		word = m->w[i];
+	}
+}
+
+/* Iterate @cpu (unsigned) over the set bits of @mask below @nr_cpus (a
+ * machine's cpus: at most TLBSIM_NR_CPUS), in increasing order; a walk
+ * costs per word of those cpus, not of all TLBSIM_NR_CPUS. */
+#define tlbsim_for_each_cpu_below(cpu, mask, nr_cpus)                                              \
+	for ((cpu) = tlbsim_cpumask_next_below((mask), 0, (nr_cpus)); (cpu) < (nr_cpus);           \
+	     (cpu) = tlbsim_cpumask_next_below((mask), (cpu) + 1, (nr_cpus)))
 
 #ifdef __cplusplus
 }

@@ -35,8 +35,10 @@ uint64_t fab_line_latency(const struct tlbsim_machine *m, unsigned from, unsigne
  * server use whose user does not matter (a broadcast engine's). */
 #define FAB_NO_CPU UINT32_MAX
 
-/* Uses of a server remembered for placing a late-served earlier one. */
+/* Uses of a server remembered for placing a late-served earlier one (a
+ * power of two: struct fab_server keeps them in a ring). */
 #define FAB_HOLDS 16
+_Static_assert((FAB_HOLDS & (FAB_HOLDS - 1)) == 0, "FAB_HOLDS is a power of two");
 
 /* One use of a server: [@start, @end), by @cpu. */
 struct fab_hold {
@@ -52,7 +54,11 @@ struct fab_hold {
  * @busy_until: the end of its latest use, cycles
  * @served: uses (broadcasts, atomics, lock holds) so far
  * @queued_cycles: cycles they waited for it (contention)
- * @hold: the latest @nr_hold uses, in time order (oldest first)
+ * @hold: the latest @nr_hold uses, in time order (oldest first), a ring
+ *        from @head (fab_server_use()): the oldest is forgotten when a
+ *        use comes to a full record without moving the others (a line
+ *        in steady use has a full record, and every use made it shift)
+ * @head: the index in @hold of the oldest use remembered
  * @before: the cpu of the last use dropped from @hold (FAB_NO_CPU: none)
  * @before_end: when the uses dropped from @hold ended: no gap before it
  *
@@ -72,12 +78,18 @@ struct fab_server {
 	uint64_t served;
 	uint64_t queued_cycles;
 	struct fab_hold hold[FAB_HOLDS];
-	uint8_t nr_hold;
+	uint8_t nr_hold, head;
 	uint32_t before;
 	uint64_t before_end;
 };
 
 void fab_server_init(struct fab_server *s, uint64_t service);
+
+/* The @i-th oldest use @s remembers, @i < s->nr_hold. */
+static inline const struct fab_hold *fab_server_use(const struct fab_server *s, unsigned i)
+{
+	return &s->hold[(s->head + i) % FAB_HOLDS];
+}
 
 /* How long a use takes, given the user of the server just before it
  * (@prev, FAB_NO_CPU if unknown) and whether it goes after the latest use
@@ -86,17 +98,77 @@ typedef uint64_t (*fab_len_fn)(const void *arg, uint32_t prev, bool last);
 
 /*
  * Where a use arriving at @arrive goes (see struct fab_server): its start
- * in *@start, its length (@len's) in *@length; returns its index in
- * s->hold (s->nr_hold: after the latest).  Changes nothing.
+ * in *@start, its length (@len's) in *@length; returns its place among
+ * the uses remembered, oldest first (s->nr_hold: after the latest).
+ * Changes nothing.  Inline, so that @len, a constant where it is called,
+ * is inlined too (a line's access costs a transfer by who had the line).
  */
-unsigned fab_server_place(const struct fab_server *s, uint64_t arrive, fab_len_fn len,
-			  const void *arg, uint64_t *start, uint64_t *length);
+static inline unsigned fab_server_place(const struct fab_server *s, uint64_t arrive, fab_len_fn len,
+					const void *arg, uint64_t *start, uint64_t *length)
+{
+	unsigned n = s->nr_hold, p = 0, hi = n;
+
+	/* A use that starts before @arrive leaves no gap before it that
+	 * fits: the search starts at the first that does not.  The uses
+	 * kept are in order and do not overlap, so their starts grow: a
+	 * binary search finds it (the common case first: after all). */
+	if (n && fab_server_use(s, n - 1)->start < arrive)
+		p = n;
+	while (p < hi) {
+		unsigned mid = (p + hi) / 2;
+
+		if (fab_server_use(s, mid)->start < arrive)
+			p = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; p < n; p++) {
+		/* The gap before the first use kept starts where the forgotten
+		 * ones ended: what lay there is not known any more. */
+		const struct fab_hold *prev = p ? fab_server_use(s, p - 1) : NULL;
+		uint64_t from = prev ? prev->end : s->before_end;
+		uint64_t at = from > arrive ? from : arrive;
+		uint64_t d = len(arg, prev ? prev->cpu : s->before, false);
+
+		if (at + d <= fab_server_use(s, p)->start) {
+			*start = at;
+			*length = d;
+			return p;
+		}
+	}
+	*start = arrive > s->busy_until ? arrive : s->busy_until;
+	*length = len(arg, n ? fab_server_use(s, n - 1)->cpu : s->before, true);
+	return n;
+}
 
 /* The use fab_server_place() placed at @p, [@start, @end) of @cpu,
  * arrived at @arrive, is made: counted and remembered.  Returns whether it
  * is the latest use.  Serial phase only. */
 bool fab_server_commit(struct fab_server *s, unsigned p, uint64_t arrive, uint64_t start,
 		       uint64_t end, uint32_t cpu);
+
+/* fab_server_commit() of a use after the latest (@p == s->nr_hold), the
+ * common case, inline: it goes at the ring's end, in the place of the
+ * oldest when the record is full, and is the latest now. */
+static inline void fab_server_append(struct fab_server *s, uint64_t arrive, uint64_t start,
+				     uint64_t end, uint32_t cpu)
+{
+	unsigned p = s->nr_hold;
+
+	s->served++;
+	s->queued_cycles += start - arrive;
+	if (p == FAB_HOLDS) {
+		s->before = s->hold[s->head].cpu;
+		s->before_end = s->hold[s->head].end;
+		s->head = (s->head + 1) % FAB_HOLDS;
+		p--;
+	} else {
+		s->nr_hold++;
+	}
+	s->hold[(s->head + p) % FAB_HOLDS] =
+	    (struct fab_hold){.start = start, .end = end, .cpu = cpu};
+	s->busy_until = end;
+}
 
 /*
  * A request reaches the server at @arrive and keeps it busy @service
@@ -130,6 +202,8 @@ enum fab_op {
  *        or FAB_NO_CPU (in memory: its first use pays no transfer)
  * @sharers: cpus that read it after that use and hold a copy; NULL until
  *        one does
+ * @sharer_words: words of @sharers below which all its bits are (so a
+ *        write looks at and clears those only, not all TLBSIM_NR_CPUS)
  *
  * Cost of an access by cpu c at time t: it starts at s >= t, when the line
  * is not in another cpu's exclusive use; a read costs the transfer from the
@@ -145,6 +219,7 @@ enum fab_op {
 struct fab_line {
 	struct fab_server srv;
 	uint32_t owner;
+	uint32_t sharer_words;
 	struct tlbsim_cpumask *sharers;
 };
 

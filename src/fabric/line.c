@@ -29,6 +29,7 @@ void fab_line_fini(struct fab_line *l)
 {
 	free(l->sharers);
 	l->sharers = NULL;
+	l->sharer_words = 0;
 }
 
 static bool holds(const struct fab_line *l, unsigned cpu)
@@ -47,12 +48,14 @@ static uint64_t from_writer(const struct tlbsim_machine *m, uint32_t from, unsig
 static uint64_t farthest(const struct tlbsim_machine *m, const struct fab_line *l, unsigned cpu)
 {
 	uint64_t worst = from_writer(m, l->owner, cpu), t;
-	unsigned h;
 
-	if (!l->sharers)
-		return worst;
-	tlbsim_for_each_cpu(h, l->sharers) if (h != cpu &&
-					       (t = fab_line_latency(m, h, cpu)) > worst) worst = t;
+	for (unsigned i = 0; i < l->sharer_words; i++)
+		for (uint64_t w = l->sharers->w[i]; w; w &= w - 1) {
+			unsigned h = i * 64 + (unsigned)__builtin_ctzll(w);
+
+			if (h != cpu && (t = fab_line_latency(m, h, cpu)) > worst)
+				worst = t;
+		}
 	return worst;
 }
 
@@ -75,10 +78,21 @@ static uint64_t use_len(const void *arg, uint32_t prev, bool last)
 static unsigned place(const struct tlbsim_machine *m, const struct fab_line *l, unsigned cpu,
 		      uint64_t now, uint64_t busy, struct fab_cost *c)
 {
+	const struct fab_server *s = &l->srv;
 	struct use u = {.m = m, .l = l, .cpu = cpu, .busy = busy};
 	uint64_t len;
-	unsigned p = fab_server_place(&l->srv, now, use_len, &u, &c->start, &len);
+	unsigned p;
 
+	if (!s->nr_hold || fab_server_use(s, s->nr_hold - 1)->start < now) {
+		/* fab_server_place()'s common case, without the calls: no
+		 * use kept starts at or after @now, so none has a gap before
+		 * it for this one, which goes after the latest. */
+		c->start = now > s->busy_until ? now : s->busy_until;
+		c->transfer = farthest(m, l, cpu);
+		c->done = c->start + c->transfer + busy;
+		return s->nr_hold;
+	}
+	p = fab_server_place(s, now, use_len, &u, &c->start, &len);
 	c->transfer = len - busy;
 	c->done = c->start + len;
 	return p;
@@ -96,16 +110,25 @@ static bool place_read(const struct tlbsim_machine *m, const struct fab_line *l,
 	uint64_t at = now;
 	unsigned p;
 
-	for (p = 0; p < s->nr_hold && s->hold[p].start <= at; p++)
-		if (s->hold[p].end > at)
-			at = s->hold[p].end;
+	if (!s->nr_hold || fab_server_use(s, s->nr_hold - 1)->start <= now) {
+		/* The common case, the loop below in one step: every use
+		 * kept starts at or before @now, and all but the latest end
+		 * before it starts (they do not overlap). */
+		p = s->nr_hold;
+		if (p && fab_server_use(s, p - 1)->end > at)
+			at = fab_server_use(s, p - 1)->end;
+	} else {
+		for (p = 0; p < s->nr_hold && fab_server_use(s, p)->start <= at; p++)
+			if (fab_server_use(s, p)->end > at)
+				at = fab_server_use(s, p)->end;
+	}
 	c->start = at;
 	if (p == s->nr_hold)
 		c->transfer = holds(l, cpu) || l->owner == FAB_NO_CPU
 				  ? 0
 				  : fab_line_latency(m, l->owner, cpu);
 	else
-		c->transfer = from_writer(m, p ? s->hold[p - 1].cpu : s->before, cpu);
+		c->transfer = from_writer(m, p ? fab_server_use(s, p - 1)->cpu : s->before, cpu);
 	c->done = at + c->transfer;
 	return p == s->nr_hold;
 }
@@ -122,6 +145,7 @@ void fab_line_cost(const struct tlbsim_machine *m, const struct fab_line *l, uns
 void fab_line_access(const struct tlbsim_machine *m, struct fab_line *l, unsigned cpu, uint64_t now,
 		     enum fab_op op, uint64_t busy, struct fab_cost *c)
 {
+	struct fab_server *s = &l->srv;
 	unsigned p;
 
 	if (op == FAB_READ) {
@@ -133,12 +157,25 @@ void fab_line_access(const struct tlbsim_machine *m, struct fab_line *l, unsigne
 				return;
 		}
 		tlbsim_cpumask_set(l->sharers, cpu);
+		if (cpu / 64 >= l->sharer_words)
+			l->sharer_words = cpu / 64 + 1;
 		return;
 	}
-	p = place(m, l, cpu, now, busy, c);
-	if (!fab_server_commit(&l->srv, p, now, c->start, c->done, cpu))
-		return; /* in a gap before later uses: the line's state is theirs */
+	if (!s->nr_hold || fab_server_use(s, s->nr_hold - 1)->start < now) {
+		/* place() and fab_server_commit() of their common case in
+		 * one go: after the latest use. */
+		c->start = now > s->busy_until ? now : s->busy_until;
+		c->transfer = farthest(m, l, cpu);
+		c->done = c->start + c->transfer + busy;
+		fab_server_append(s, now, c->start, c->done, cpu);
+	} else {
+		p = place(m, l, cpu, now, busy, c);
+		if (!fab_server_commit(s, p, now, c->start, c->done, cpu))
+			return; /* in a gap before later uses: the line's state is theirs */
+	}
 	l->owner = cpu;
-	if (l->sharers)
-		tlbsim_cpumask_zero(l->sharers);
+	if (l->sharer_words) {
+		memset(l->sharers->w, 0, l->sharer_words * sizeof(l->sharers->w[0]));
+		l->sharer_words = 0;
+	}
 }

@@ -19,56 +19,37 @@ void fab_server_init(struct fab_server *s, uint64_t service)
 	s->before = FAB_NO_CPU;
 }
 
-unsigned fab_server_place(const struct fab_server *s, uint64_t arrive, fab_len_fn len,
-			  const void *arg, uint64_t *start, uint64_t *length)
-{
-	unsigned p = 0;
-
-	/* A use that starts before @arrive leaves no gap before it that
-	 * fits: the search starts at the first that does not (the uses
-	 * kept are in order and do not overlap). */
-	if (s->nr_hold && s->hold[s->nr_hold - 1].start < arrive)
-		p = s->nr_hold; /* the common case: after all of them */
-	while (p < s->nr_hold && s->hold[p].start < arrive)
-		p++;
-	for (; p < s->nr_hold; p++) {
-		/* The gap before the first use kept starts where the forgotten
-		 * ones ended: what lay there is not known any more. */
-		uint64_t from = p ? s->hold[p - 1].end : s->before_end;
-		uint64_t at = from > arrive ? from : arrive;
-		uint64_t d = len(arg, p ? s->hold[p - 1].cpu : s->before, false);
-
-		if (at + d <= s->hold[p].start) {
-			*start = at;
-			*length = d;
-			return p;
-		}
-	}
-	*start = arrive > s->busy_until ? arrive : s->busy_until;
-	*length = len(arg, s->nr_hold ? s->hold[s->nr_hold - 1].cpu : s->before, true);
-	return s->nr_hold;
-}
-
 bool fab_server_commit(struct fab_server *s, unsigned p, uint64_t arrive, uint64_t start,
 		       uint64_t end, uint32_t cpu)
 {
+	unsigned i;
+
+	if (p == s->nr_hold) {
+		fab_server_append(s, arrive, start, end, cpu);
+		return true;
+	}
 	s->served++;
 	s->queued_cycles += start - arrive;
 	if (s->nr_hold == FAB_HOLDS) {
+		const struct fab_hold *oldest = fab_server_use(s, 0);
+
 		if (p == 0) {
 			/* Before all kept: forgotten at once, its end a bound. */
 			s->before = cpu;
 			s->before_end = end;
 			return false;
 		}
-		s->before = s->hold[0].cpu;
-		s->before_end = s->hold[0].end;
-		memmove(&s->hold[0], &s->hold[1], (FAB_HOLDS - 1) * sizeof(s->hold[0]));
+		s->before = oldest->cpu;
+		s->before_end = oldest->end;
+		s->head = (s->head + 1) % FAB_HOLDS;
 		s->nr_hold--;
 		p--;
 	}
-	memmove(&s->hold[p + 1], &s->hold[p], (s->nr_hold - p) * sizeof(s->hold[0]));
-	s->hold[p] = (struct fab_hold){.start = start, .end = end, .cpu = cpu};
+	/* The uses after @p move up one place (none for the latest). */
+	for (i = s->nr_hold; i > p; i--)
+		s->hold[(s->head + i) % FAB_HOLDS] = s->hold[(s->head + i - 1) % FAB_HOLDS];
+	s->hold[(s->head + p) % FAB_HOLDS] =
+	    (struct fab_hold){.start = start, .end = end, .cpu = cpu};
 	if (++s->nr_hold != p + 1)
 		return false;
 	s->busy_until = end;

@@ -36,6 +36,10 @@
  * @root: frame of the root table
  * @va_limit: first VA above the user range, bytes
  * @nr_tables: table frames linked by map and not yet unlinked, root included
+ * @unlinks: tables free_tables unlinked so far: a table a walk found
+ *        stays on that path while it is unchanged (maps link tables into
+ *        empty entries only; the other edits write leaves), which is what
+ *        a struct hw_pgtable_memo relies on
  */
 struct tlbsim_pgtable {
 	tlbsim_physmem *pm;
@@ -44,6 +48,7 @@ struct tlbsim_pgtable {
 	uint64_t root;
 	uint64_t va_limit;
 	uint64_t nr_tables;
+	uint64_t unlinks;
 };
 
 /*
@@ -182,10 +187,10 @@ uint64_t tlbsim_pgtable_root(const tlbsim_pgtable *pt)
 	return pt->root;
 }
 
-int tlbsim_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_shift,
-		       unsigned prot)
+int hw_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_shift,
+		   unsigned prot, const struct hw_pgtable_hint *hint, uint64_t *table_pfn_out)
 {
-	unsigned leaf_level = (size_shift - TLBSIM_PAGE_SHIFT) / 9;
+	unsigned leaf_level = (size_shift - TLBSIM_PAGE_SHIFT) / 9, level = pt ? pt->levels - 1 : 0;
 	uint64_t table_pfn;
 	struct hw_table_page *t;
 	struct hw_pte pte;
@@ -198,7 +203,14 @@ int tlbsim_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned s
 		return -TLBSIM_EINVAL;
 
 	table_pfn = pt->root;
-	for (unsigned level = pt->levels - 1;; level--) {
+	if (hint && hint->t && hint->level >= leaf_level &&
+	    (va ^ hint->va) >> (hw_level_shift(hint->level) + 9) == 0) {
+		/* The walk from the root would come to the hint's table: the
+		 * entries above it were present tables, and are. */
+		table_pfn = hint->table_pfn;
+		level = hint->level;
+	}
+	for (;; level--) {
 		unsigned index = hw_pte_index(va, level);
 
 		t = hw_physmem_table(pt->pm, table_pfn);
@@ -233,7 +245,15 @@ int tlbsim_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned s
 		return -TLBSIM_EEXIST;
 	hw_physmem_write(pt->pm, t, hw_pte_index(va, leaf_level),
 			 hw_pte_encode_leaf(pt->isa, leaf_level, pfn, prot | TLBSIM_PROT_READ));
+	if (table_pfn_out)
+		*table_pfn_out = table_pfn;
 	return 0;
+}
+
+int tlbsim_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_shift,
+		       unsigned prot)
+{
+	return hw_pgtable_map(pt, va, pfn, size_shift, prot, NULL, NULL);
 }
 
 int tlbsim_pgtable_unmap(tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *old)
@@ -265,6 +285,80 @@ int tlbsim_pgtable_protect(tlbsim_pgtable *pt, uint64_t va, unsigned prot)
 	hw_physmem_write(pt->pm, w.t, w.index,
 			 hw_pte_encode_leaf(pt->isa, w.level, w.pte.pfn, prot | TLBSIM_PROT_READ));
 	return 0;
+}
+
+/*
+ * hw_pgtable_lookup_hint()'s step at @level in table @t (frame
+ * @table_pfn): 1 when @va's entry is a table (its frame in *@next), else
+ * the lookup's result, with *@out or *@hint filled.
+ */
+static inline int lookup_step(const tlbsim_pgtable *pt, uint64_t va, unsigned level,
+			      struct hw_table_page *t, uint64_t table_pfn, uint64_t *next,
+			      struct tlbsim_mapping *out, struct hw_pgtable_hint *hint)
+{
+	struct walk_result w;
+	unsigned index = hw_pte_index(va, level);
+
+	hw_pte_decode(pt->isa, level, t->raw[index], &w.pte);
+	if (!w.pte.present) {
+		*hint = (struct hw_pgtable_hint){
+		    .t = t, .table_pfn = table_pfn, .level = level, .va = va};
+		return -TLBSIM_ENOENT;
+	}
+	if (!w.pte.leaf) {
+		*next = w.pte.pfn;
+		return 1;
+	}
+	w.t = t;
+	w.table_pfn = table_pfn;
+	w.index = index;
+	w.level = level;
+	fill_mapping(&w, out);
+	return 0;
+}
+
+int hw_pgtable_lookup_hint(const tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *out,
+			   struct hw_pgtable_hint *hint, struct hw_pgtable_memo *memo)
+{
+	uint64_t table_pfn = pt->root;
+	struct hw_table_page *t;
+	int rc;
+
+	/* walk(), noting where it stops. */
+	hint->t = NULL;
+	if (va >= pt->va_limit)
+		return -TLBSIM_ENOENT;
+	if (memo->pt == pt && memo->tag == va >> 21 && memo->unlinks == pt->unlinks) {
+		t = memo->t;
+		table_pfn = memo->table_pfn;
+	} else {
+		for (unsigned level = pt->levels - 1; level > 0; level--) {
+			if (!(t = hw_physmem_table(pt->pm, table_pfn)))
+				return -TLBSIM_ENOENT;
+			rc = lookup_step(pt, va, level, t, table_pfn, &table_pfn, out, hint);
+			if (rc <= 0)
+				return rc;
+		}
+		if (!(t = hw_physmem_table(pt->pm, table_pfn)))
+			return -TLBSIM_ENOENT;
+		*memo = (struct hw_pgtable_memo){.pt = pt,
+						 .tag = va >> 21,
+						 .unlinks = pt->unlinks,
+						 .table_pfn = table_pfn,
+						 .t = t};
+	}
+	rc = lookup_step(pt, va, 0, t, table_pfn, &table_pfn, out, hint);
+	return rc > 0 ? -TLBSIM_ENOENT : rc; /* a level-0 descriptor is a leaf */
+}
+
+void hw_pgtable_clear_found(tlbsim_pgtable *pt, uint64_t va, const struct tlbsim_mapping *found,
+			    struct hw_pgtable_hint *hint)
+{
+	struct hw_table_page *t = hw_physmem_table(pt->pm, found->table_pfn);
+
+	hw_physmem_write(pt->pm, t, hw_pte_index(va, found->level), 0);
+	*hint = (struct hw_pgtable_hint){
+	    .t = t, .table_pfn = found->table_pfn, .level = found->level, .va = va};
 }
 
 int tlbsim_pgtable_lookup(const tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *out)
@@ -343,6 +437,7 @@ static void free_below(tlbsim_pgtable *pt, struct hw_table_page *t, unsigned lev
 		/* Unlink first: the receiver may free the frame at once. */
 		hw_physmem_write(pt->pm, t, i, 0);
 		pt->nr_tables--;
+		pt->unlinks++;
 		c->nr_unlinked++;
 		if (c->fn)
 			c->fn(c->arg, pte.pfn, level - 1, va);
@@ -420,4 +515,85 @@ bool hw_pgtable_next_leaf(const tlbsim_pgtable *pt, uint64_t *va, uint64_t end,
 		*va = next;
 	}
 	return false;
+}
+
+/*
+ * hw_pgtable_range_next()'s search in the table of the last leaf, from
+ * @r->va on: true with the next leaf in *@w; false when the walk is to go
+ * from the root (a table below an entry, or the table's end: @r->va is
+ * there) or the range is done (@r->va >= @r->end).  The table's path from
+ * the root is as it was, so the walk from the root would come here again;
+ * a descriptor of 0 is not present in either format (x86 P, arm64 valid).
+ */
+static bool range_scan(const tlbsim_pgtable *pt, struct hw_pgtable_range *r, struct walk_result *w)
+{
+	unsigned shift = hw_level_shift(r->level);
+	struct hw_table_page *t = r->t;
+
+	if (!t || r->va >> (shift + 9) != r->base >> (shift + 9))
+		return false;
+	for (unsigned i = hw_pte_index(r->va, r->level); i < TLBSIM_PTRS_PER_TABLE; i++) {
+		if (t->raw[i]) {
+			hw_pte_decode(pt->isa, r->level, t->raw[i], &w->pte);
+			if (w->pte.present) {
+				if (!w->pte.leaf)
+					return false;
+				w->t = t;
+				w->table_pfn = r->table_pfn;
+				w->index = i;
+				w->level = r->level;
+				return true;
+			}
+		}
+		/* Not present: its span is skipped, as next_candidate() does. */
+		r->va = ((r->va >> shift) + 1) << shift;
+		if (r->va >= r->end)
+			return false;
+	}
+	return false;
+}
+
+bool hw_pgtable_range_next(const tlbsim_pgtable *pt, struct hw_pgtable_range *r,
+			   struct tlbsim_mapping *out, uint64_t *pstart)
+{
+	struct walk_result w;
+
+	while (r->va < r->end) {
+		if (!range_scan(pt, r, &w)) {
+			uint64_t next;
+
+			if (r->va >= r->end)
+				return false;
+			next = next_candidate(pt, r->va, &w);
+			if (next != r->va) {
+				r->va = next;
+				r->t = NULL;
+				continue;
+			}
+		}
+		fill_mapping(&w, out);
+		*pstart = r->va & ~((1ull << out->size_shift) - 1);
+		r->t = w.t;
+		r->table_pfn = w.table_pfn;
+		r->level = w.level;
+		r->index = w.index;
+		r->pfn = w.pte.pfn;
+		r->base = *pstart;
+		r->va = *pstart + (1ull << out->size_shift);
+		return true;
+	}
+	return false;
+}
+
+void hw_pgtable_range_clear(tlbsim_pgtable *pt, const struct hw_pgtable_range *r)
+{
+	/* As tlbsim_pgtable_unmap() clears it (ptep_get_and_clear()). */
+	hw_physmem_write(pt->pm, r->t, r->index, 0);
+}
+
+void hw_pgtable_range_protect(tlbsim_pgtable *pt, const struct hw_pgtable_range *r, unsigned prot)
+{
+	/* As tlbsim_pgtable_protect() rewrites it. */
+	hw_physmem_write(pt->pm, r->t, r->index,
+			 hw_pte_encode_leaf(pt->isa, r->level, r->pfn, prot | TLBSIM_PROT_READ));
 }

@@ -181,10 +181,20 @@ static struct fab_line *keyed_line(struct os *os, struct chk_map *index, uint64_
 	return l;
 }
 
-/* The line @sub of the page-table page in frame @pfn. */
-static struct fab_line *table_line(struct os *os, uint64_t pfn, unsigned sub)
+/* The line @sub of the page-table page in frame @pfn, for @oc. */
+static struct fab_line *table_line(struct os *os, struct os_cpu *oc, uint64_t pfn, unsigned sub)
 {
-	return keyed_line(os, &os->tline_index, (pfn + 1) | (uint64_t)sub << TLINE_SUB_SHIFT);
+	uint64_t key = (pfn + 1) | (uint64_t)sub << TLINE_SUB_SHIFT;
+	struct fab_line *l;
+
+	if (key == oc->tline_key)
+		return oc->tline;
+	l = keyed_line(os, &os->tline_index, key);
+	if (l) {
+		oc->tline_key = key;
+		oc->tline = l;
+	}
+	return l;
 }
 
 struct fab_line *os_vma_line(struct os *os, struct os_mm *mm, uint64_t start)
@@ -209,7 +219,7 @@ void os_ptl_add(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t ta
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
 	bool split = os->fault_lock == OS_FAULT_LOCK_SPLIT;
-	struct fab_line *l = split ? table_line(os, table_pfn, 0) : &mm->ptl_line;
+	struct fab_line *l = split ? table_line(os, oc, table_pfn, 0) : &mm->ptl_line;
 
 	if (l != oc->ptl.l || !l) {
 		os_ptl_flush(os, cpu);
@@ -220,26 +230,21 @@ void os_ptl_add(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t ta
 }
 
 void os_fault_install(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
-		      uint64_t tables_added)
+		      unsigned shift, uint64_t table_pfn, uint64_t tables_added)
 {
-	struct tlbsim_mapping cur;
 	struct fab_line *l;
 
 	if (tables_added)
 		os_line(os, cpu, TLBSIM_LINE_PAGE_TABLE_LOCK, &mm->ptl_line, FAB_RMW,
 			tables_added * os->m->costs.pte_update);
-	if (tlbsim_pgtable_lookup(mm->pgt, va, &cur)) {
-		hw_charge(cpu, os->m->costs.pte_update);
-		return;
-	}
 	if (os->fault_lock != OS_FAULT_LOCKLESS) {
-		os_ptl_add(os, cpu, mm, cur.table_pfn);
+		os_ptl_add(os, cpu, mm, table_pfn);
 		os_ptl_flush(os, cpu);
 		return;
 	}
 	/* The 2004 fast path: set_pte with cmpxchg if the PTE is still none;
 	 * the PTE's line is the only one the fault writes. */
-	l = table_line(os, cur.table_pfn, 1 + (unsigned)((va >> cur.size_shift) % 512) / 8);
+	l = table_line(os, os_cpu_of(cpu), table_pfn, 1 + (unsigned)((va >> shift) % 512) / 8);
 	if (l)
 		os_line(os, cpu, TLBSIM_LINE_PTE, l, FAB_RMW, 0);
 	hw_charge(cpu, os->m->costs.pte_update);

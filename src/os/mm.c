@@ -151,15 +151,18 @@ static int mapcount_grow(struct os *os, uint64_t pfn)
 	return 0;
 }
 
+/* Map @pfn at @va, one more map count on its frames; the table the leaf
+ * went into in *@table_pfn (NULL: not wanted).  @hint: where the fault's
+ * lookup of @va stopped (hw_pgtable_map()), or NULL. */
 static int map_page(struct os *os, struct os_mm *mm, uint64_t va, uint64_t pfn, unsigned shift,
-		    unsigned prot)
+		    unsigned prot, const struct hw_pgtable_hint *hint, uint64_t *table_pfn)
 {
 	uint64_t n = 1ull << (shift - TLBSIM_PAGE_SHIFT), i;
 	int err;
 
 	if (pfn + n > os->mapcount_cap && mapcount_grow(os, pfn + n))
 		return -TLBSIM_ENOMEM;
-	err = tlbsim_pgtable_map(mm->pgt, va, pfn, shift, prot | TLBSIM_PROT_USER);
+	err = hw_pgtable_map(mm->pgt, va, pfn, shift, prot | TLBSIM_PROT_USER, hint, table_pfn);
 	if (err)
 		return err;
 	for (i = 0; i < n; i++)
@@ -226,15 +229,17 @@ static uint64_t page_end(uint64_t pstart, const struct tlbsim_mapping *m)
 static uint64_t zap_range(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struct os_gather *g,
 			  uint64_t start, uint64_t end)
 {
+	struct hw_pgtable_range r = {.va = start, .end = end};
 	struct tlbsim_mapping old;
-	uint64_t va = start, pstart, zapped = 0;
+	uint64_t pstart, zapped = 0;
 
-	while (os_next_leaf(mm->pgt, &va, end, &old, &pstart)) {
-		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, va, NULL) != 0, "a found leaf can be unmapped");
+	/* Nothing below but the clear changes a page table: the walk goes on
+	 * in the table of the last leaf. */
+	while (hw_pgtable_range_next(mm->pgt, &r, &old, &pstart)) {
+		hw_pgtable_range_clear(mm->pgt, &r);
 		os_ptl_add(os, cpu, mm, old.table_pfn);
 		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
 		unref_page(os, g, old.pfn, old.size_shift);
-		va = page_end(pstart, &old);
 		zapped++;
 	}
 	os_ptl_flush(os, cpu);
@@ -408,27 +413,27 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 	os_flush_batched_pending(os, g);
 	for (i = first; i < last; i++) {
 		struct os_vma *v = &mm->vma[i];
-		uint64_t va = v->start;
-
+		struct hw_pgtable_range r = {.va = v->start, .end = v->end};
 		struct tlbsim_mapping cur;
 		uint64_t pstart;
 
 		v->prot = prot;
-		while (os_next_leaf(mm->pgt, &va, v->end, &cur, &pstart)) {
+		/* Only leaves change below: the walk goes on in the table of
+		 * the last one. */
+		while (hw_pgtable_range_next(mm->pgt, &r, &cur, &pstart)) {
 			unsigned newprot = prot | TLBSIM_PROT_USER;
 
 			/* A page still shared copy-on-write stays read-only. */
 			if (!(v->flags & OS_VMA_SHARED) && os->mapcount[cur.pfn] > 1)
 				newprot &= ~TLBSIM_PROT_WRITE;
 			if ((cur.prot & ~TLBSIM_PROT_GLOBAL) != newprot) {
-				BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, newprot), "protect a leaf");
+				hw_pgtable_range_protect(mm->pgt, &r, newprot);
 				os_ptl_add(os, cpu, mm, cur.table_pfn);
 				changed++;
 				if (prot_change_needs_flush(os->m->isa, cur.prot, newprot))
 					os_gather_add_range(g, pstart, page_end(pstart, &cur),
 							    cur.size_shift);
 			}
-			va = page_end(pstart, &cur);
 		}
 	}
 	(void)changed;
@@ -441,7 +446,7 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 {
 	struct os_gather *g = &os_cpu_of(cpu)->gather;
 	uint64_t start = addr & ~(PAGE_SIZE - 1), end = page_align_up(addr + len, PAGE_SIZE);
-	uint64_t va = start, n = 0;
+	uint64_t n = 0;
 
 	os_gather_init(g, mm, false);
 	g->call_start = start;
@@ -459,14 +464,14 @@ static void sys_madvise(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uin
 		/* MADV_FREE: each present private page is made clean; the
 		 * rewrite needs the old (dirty) entries flushed.  Frames are
 		 * reclaimed only under memory pressure, never here. */
+		struct hw_pgtable_range r = {.va = start, .end = end};
 		struct tlbsim_mapping cur;
 		uint64_t pstart;
 
-		while (os_next_leaf(mm->pgt, &va, end, &cur, &pstart)) {
-			BUG_ON(tlbsim_pgtable_protect(mm->pgt, va, cur.prot), "rewrite a leaf");
+		while (hw_pgtable_range_next(mm->pgt, &r, &cur, &pstart)) {
+			hw_pgtable_range_protect(mm->pgt, &r, cur.prot);
 			os_ptl_add(os, cpu, mm, cur.table_pfn);
 			os_gather_add_range(g, pstart, page_end(pstart, &cur), cur.size_shift);
-			va = page_end(pstart, &cur);
 			n++;
 		}
 		os_ptl_flush(os, cpu);
@@ -869,10 +874,10 @@ static unsigned access_prot(enum tlbsim_access access)
 /* A new zeroed page for @va in @v: a huge page where the VMA asks and the
  * aligned block fits, else 4 KiB (do_anonymous_page, do_huge_pmd_anonymous_page). */
 static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struct os_vma *v,
-		       uint64_t va)
+		       uint64_t va, const struct hw_pgtable_hint *hint)
 {
 	unsigned shift = 12;
-	uint64_t pfn, tables;
+	uint64_t pfn, tables, table;
 	int err;
 
 	if (v->flags & OS_VMA_FILE) {
@@ -882,9 +887,11 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 			return -TLBSIM_ENOMEM;
 		}
 		tables = tlbsim_pgtable_nr_tables(mm->pgt);
-		if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot)))
+		if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, hint,
+				    &table)))
 			return err;
-		os_fault_install(os, cpu, mm, va, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
+		os_fault_install(os, cpu, mm, va, shift, table,
+				 tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 		return 0;
 	}
 
@@ -895,11 +902,11 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		if (base >= v->start && base + (1ull << s) <= v->end &&
 		    !tlbsim_physmem_alloc_block(os->pm, s - TLBSIM_PAGE_SHIFT, &pfn)) {
 			tables = tlbsim_pgtable_nr_tables(mm->pgt);
-			if (!map_page(os, mm, base, pfn, s, v->prot)) {
+			if (!map_page(os, mm, base, pfn, s, v->prot, hint, &table)) {
 				/* Zeroing the whole huge page, then the PMD entry
 				 * under its lock. */
 				charge(cpu, (uint64_t)os->m->costs.page_copy << (s - 12));
-				os_fault_install(os, cpu, mm, base,
+				os_fault_install(os, cpu, mm, base, s, table,
 						 tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 				os_lru_add(os, cpu);
 				return 0;
@@ -914,8 +921,8 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		/* do_swap_page(): the folio reclaim unmapped is still in the
 		 * swap cache; it is mapped again, as it is (no zeroing). */
 		tables = tlbsim_pgtable_nr_tables(mm->pgt);
-		if (!map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot)) {
-			os_fault_install(os, cpu, mm, va,
+		if (!map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, hint, &table)) {
+			os_fault_install(os, cpu, mm, va, shift, table,
 					 tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 			return 0;
 		}
@@ -927,7 +934,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 		return -TLBSIM_ENOMEM;
 	}
 	tables = tlbsim_pgtable_nr_tables(mm->pgt);
-	if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot))) {
+	if ((err = map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, shift, v->prot, hint, &table))) {
 		BUG_ON(tlbsim_physmem_free(os->pm, pfn), "free an unused frame");
 		if (err == -TLBSIM_ENOMEM)
 			os_out_of_memory(os, "a page fault's page table", va);
@@ -935,7 +942,7 @@ static int demand_page(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, stru
 	}
 	/* The page is zeroed before the PTE lock is taken (do_anonymous_page()). */
 	charge(cpu, os->m->costs.page_copy);
-	os_fault_install(os, cpu, mm, va, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
+	os_fault_install(os, cpu, mm, va, shift, table, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 	/* do_anonymous_page() -> folio_add_lru_vma() */
 	os_lru_add(os, cpu);
 	return 0;
@@ -970,9 +977,9 @@ static bool zero_page(struct os *os, uint64_t *pfn)
  * anonymous memory in 4 KiB pages (a huge page's read fault allocates, as
  * THP without the huge zero page does); -1 when it does not apply. */
 static int zero_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struct os_vma *v,
-		      uint64_t va)
+		      uint64_t va, const struct hw_pgtable_hint *hint)
 {
-	uint64_t pfn, tables;
+	uint64_t pfn, tables, table;
 
 	if ((v->flags & (OS_VMA_SHARED | OS_VMA_HUGE_2M | OS_VMA_HUGE_1G)) ||
 	    !(v->flags & OS_VMA_ANON) || os_swapcache_has(os, mm, va & ~(PAGE_SIZE - 1)))
@@ -982,22 +989,26 @@ static int zero_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, struc
 		return -TLBSIM_ENOMEM;
 	}
 	tables = tlbsim_pgtable_nr_tables(mm->pgt);
-	if (map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, 12, v->prot & ~TLBSIM_PROT_WRITE)) {
+	if (map_page(os, mm, va & ~(PAGE_SIZE - 1), pfn, 12, v->prot & ~TLBSIM_PROT_WRITE, hint,
+		     &table)) {
 		os_out_of_memory(os, "a page fault's page table", va);
 		return -TLBSIM_ENOMEM;
 	}
 	/* set_pte_at() under the PTE lock, as any fault that installs one */
-	os_fault_install(os, cpu, mm, va, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
+	os_fault_install(os, cpu, mm, va, 12, table, tlbsim_pgtable_nr_tables(mm->pgt) - tables);
 	return 0;
 }
 
-/* The second half of a copy-on-write fault: map the private copy.  If the
- * page tables cannot take it, the access faults again (and demand-pages). */
-static void cow_map(struct os *os, struct hw_cpu *cpu)
+/* The second half of a copy-on-write fault: map the private copy (from
+ * @hint: where the old PTE was cleared, when no table can have been
+ * unlinked since; else NULL).  If the page tables cannot take it, the
+ * access faults again (and demand-pages). */
+static void cow_map_at(struct os *os, struct hw_cpu *cpu, const struct hw_pgtable_hint *hint)
 {
 	struct os_cow *c = &os_cpu_of(cpu)->cow;
+	uint64_t table;
 
-	if (map_page(os, c->mm, c->va, c->pfn, c->shift, c->prot)) {
+	if (map_page(os, c->mm, c->va, c->pfn, c->shift, c->prot, hint, &table)) {
 		uint64_t i;
 
 		for (i = 0; i < 1ull << (c->shift - TLBSIM_PAGE_SHIFT); i++)
@@ -1006,10 +1017,17 @@ static void cow_map(struct os *os, struct hw_cpu *cpu)
 	} else {
 		/* set_pte_at() of the copy under the PTE lock (held, in Linux,
 		 * across the flush too; here only for the store). */
-		os_fault_install(os, cpu, c->mm, c->va, 0);
+		os_fault_install(os, cpu, c->mm, c->va, c->shift, table, 0);
 	}
 	c->mm->cow_pending--;
 	c->mm = NULL;
+}
+
+/* cow_map_at() as the continuation after the flush's wait: other cpus ran
+ * meanwhile. */
+static void cow_map(struct os *os, struct hw_cpu *cpu)
+{
+	cow_map_at(os, cpu, NULL);
 }
 
 bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
@@ -1019,6 +1037,7 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 	struct os_vma *v = os_vma_find(mm, va);
 	unsigned need = access_prot(access);
 	struct tlbsim_mapping cur;
+	struct hw_pgtable_hint hint;
 	/* page_fault includes the PTE's store, which a fault that installs
 	 * or changes a PTE makes under its page-table lock (pte_update
 	 * cycles, os_fault_install()); the others pay it here. */
@@ -1041,11 +1060,13 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 		oc->st.segv++;
 		return false;
 	}
-	if (tlbsim_pgtable_lookup(mm->pgt, va, &cur)) {
-		int rc = access == TLBSIM_ACCESS_STORE ? -1 : zero_fault(os, cpu, mm, v, va);
+	/* Nothing below unlinks a table before the page is mapped: the map
+	 * goes on from where the lookup's walk stopped. */
+	if (hw_pgtable_lookup_hint(mm->pgt, va, &cur, &hint, &oc->pt_memo)) {
+		int rc = access == TLBSIM_ACCESS_STORE ? -1 : zero_fault(os, cpu, mm, v, va, &hint);
 
 		if (rc < 0 && rc != -TLBSIM_ENOMEM)
-			rc = demand_page(os, cpu, mm, v, va);
+			rc = demand_page(os, cpu, mm, v, va, &hint);
 		if (rc == 0)
 			return true;
 		charge(cpu, pte);
@@ -1073,7 +1094,8 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 				charge(cpu, pte);
 				return false;
 			}
-			BUG_ON(tlbsim_pgtable_unmap(mm->pgt, page, NULL), "unmap the shared page");
+			/* The leaf just looked at (ptep_clear_flush()'s clear). */
+			hw_pgtable_clear_found(mm->pgt, page, &cur, &hint);
 			for (i = 0; i < (1ull << order); i++)
 				os->mapcount[cur.pfn + i]--;
 			charge(cpu, (uint64_t)os->m->costs.page_copy << order);
@@ -1097,7 +1119,9 @@ bool os_fault(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
 				oc->cont = cow_map;
 				return true;
 			}
-			cow_map(os, cpu);
+			/* The flush unlinked no table: the copy goes where the
+			 * old PTE was. */
+			cow_map_at(os, cpu, &hint);
 			return true;
 		}
 		/* wp_page_reuse(): the only user: make it writable; an
@@ -1127,21 +1151,24 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 	child->brk_end = parent->brk_end;
 	for (i = 0; i < parent->nr_vma; i++) {
 		struct os_vma *v = &parent->vma[i];
+		struct hw_pgtable_range r = {.va = v->start, .end = v->end};
 		struct tlbsim_mapping cur;
-		uint64_t va = v->start, pstart;
+		uint64_t pstart;
 
 		(void)os_vma_insert_copy(child, v);
-		while (os_next_leaf(parent->pgt, &va, v->end, &cur, &pstart)) {
+		/* Only the parent's leaves change (the child's tables are
+		 * others): the walk goes on in the table of the last one. */
+		while (hw_pgtable_range_next(parent->pgt, &r, &cur, &pstart)) {
 			unsigned prot = cur.prot & ~TLBSIM_PROT_GLOBAL;
 
 			/* copy_present_pte(): private writable pages become
 			 * read-only on both sides. */
 			if (!(v->flags & OS_VMA_SHARED) && (prot & TLBSIM_PROT_WRITE)) {
 				prot &= ~TLBSIM_PROT_WRITE;
-				BUG_ON(tlbsim_pgtable_protect(parent->pgt, va, prot), "write-protect");
+				hw_pgtable_range_protect(parent->pgt, &r, prot);
 			}
 			/* copy_pte_range() under the parent's PTE lock. */
-			int e = map_page(os, child, pstart, cur.pfn, cur.size_shift, prot);
+			int e = map_page(os, child, pstart, cur.pfn, cur.size_shift, prot, NULL, NULL);
 
 			if (!e) {
 				os_ptl_add(os, cpu, parent, cur.table_pfn);
@@ -1149,7 +1176,6 @@ struct os_mm *os_fork_mm(struct os *os, struct hw_cpu *cpu, struct os_mm *parent
 			} else if (e == -TLBSIM_ENOMEM) {
 				os_out_of_memory(os, "fork's copy of the page tables", pstart);
 			}
-			va = page_end(pstart, &cur);
 		}
 	}
 	os_ptl_flush(os, cpu);
@@ -1248,9 +1274,11 @@ void os_mm_destroy(struct os *os, struct os_mm *mm)
 {
 	unsigned s;
 
-	(void)os;
 	if (!mm)
 		return;
+	for (s = 0; os->cpu && s < os->m->nr_cpus; s++)
+		if (os->cpu[s].pt_memo.pt == mm->pgt)
+			os->cpu[s].pt_memo = (struct hw_pgtable_memo){0};
 	tlbsim_pgtable_destroy(mm->pgt);
 	free(mm->lock_wait);
 	os_mm_lines_fini(mm);

@@ -29,6 +29,7 @@
 #include "check/map.h"
 #include "engine/engine.h"
 #include "fabric/fabric.h"
+#include "hw/pgtable_internal.h"
 #include "hw/smp.h"
 #include "tlbsim/event.h"
 #include "tlbsim/machine.h"
@@ -553,6 +554,14 @@ struct os_cpu {
 	uint64_t evq_popped; /* events this cpu popped off queues, ever */
 	uint64_t switch_from, switch_until;
 	bool in_switch; /* in the policy's switch_mm or enter_lazy */
+	/* the line of os->tline_index this cpu found last, and its key (0:
+	 * none): a cpu's faults and zaps that follow one another mostly stay
+	 * in one table page, and a key keeps its line for good (os/lines.c) */
+	uint64_t tline_key;
+	struct fab_line *tline;
+	/* the last-level table this cpu's last fault looked its page up in
+	 * (hw_pgtable_lookup_hint(); os_mm_destroy() forgets its mm's) */
+	struct hw_pgtable_memo pt_memo;
 	struct os_cpu_stats st;
 };
 
@@ -1064,12 +1073,13 @@ bool os_ptl_held_elsewhere(const struct os *os, const struct hw_cpu *cpu, uint64
 /* The lock of the VMA starting at @start of @mm (Linux 6.4 per-VMA locks),
  * or NULL when out of memory. */
 struct fab_line *os_vma_line(struct os *os, struct os_mm *mm, uint64_t start);
-/* A fault installs one PTE, at @va of @mm, after its page was mapped:
- * under the PTE lock or page_table_lock, or by cmpxchg on the PTE
- * (os->fault_lock); @tables_added: page-table pages the mapping linked in,
- * each under mm->page_table_lock. */
+/* A fault installs one PTE, at @va of @mm, after its page (2^@shift
+ * bytes) was mapped into the page-table page @table_pfn: under the PTE
+ * lock or page_table_lock, or by cmpxchg on the PTE (os->fault_lock);
+ * @tables_added: page-table pages the mapping linked in, each under
+ * mm->page_table_lock. */
 void os_fault_install(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint64_t va,
-		      uint64_t tables_added);
+		      unsigned shift, uint64_t table_pfn, uint64_t tables_added);
 
 /* rcu.c */
 void os_rcu_call(struct os *os, struct hw_cpu *cpu, const uint64_t *pfns, unsigned n);

@@ -68,7 +68,7 @@ void os_rcu_advance(struct os *os, uint64_t now)
 		struct os_rcu_batch *b = *pb;
 		unsigned c;
 
-		tlbsim_for_each_cpu(c, &b->waiting) {
+		tlbsim_for_each_cpu_below(c, &b->waiting, os->m->nr_cpus) {
 			if (!os->cpu[c].curr || os->cpu[c].rcu_qs_seq != b->qs_seq[c])
 				tlbsim_cpumask_clear(&b->waiting, c);
 		}

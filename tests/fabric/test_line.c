@@ -217,6 +217,74 @@ static void an_earlier_use_served_later_fits_in_a_gap(void **state)
 	tlbsim_machine_free(m);
 }
 
+/*
+ * A read served after a later atomic, arriving before it, sees the line
+ * as it was before: cpu 4's atomic at 1000 on a new line (done 1017);
+ * cpu 1's read at 100, served after it, starts at 100 and pays nothing
+ * (the line was in memory), and keeps no copy: its read at 2000 pays 200
+ * from cpu 4.  A read at 1010 waits for the atomic: starts 1017.
+ */
+static void a_read_before_a_later_atomic_sees_the_line_before_it(void **state)
+{
+	struct tlbsim_machine *m = two_ccx();
+	struct fab_line l;
+	struct fab_cost c;
+
+	(void)state;
+	fab_line_init(&l);
+	fab_line_access(m, &l, 4, 1000, FAB_RMW, RMW, &c);
+	assert_int_equal(c.done, 1017);
+	fab_line_access(m, &l, 1, 100, FAB_READ, 0, &c);
+	assert_int_equal(c.start, 100);
+	assert_int_equal(c.transfer, 0);
+	fab_line_access(m, &l, 0, 1010, FAB_READ, 0, &c);
+	assert_int_equal(c.start, 1017);
+	assert_int_equal(c.transfer, FAR);
+	fab_line_access(m, &l, 1, 2000, FAB_READ, 0, &c);
+	assert_int_equal(c.transfer, FAR);
+	fab_line_fini(&l);
+	tlbsim_machine_free(m);
+}
+
+/*
+ * Readers are remembered whatever their number: on a machine of 256 cpus
+ * in 2 clusters of 128, cpu 0 writes at 0 (new line); cpu 130 (the other
+ * cluster) reads at 100: 200 from cpu 0; cpu 1 reads at 100: 30.  Cpu 1's
+ * atomic at 1000 pays the farthest other holder, cpu 130's copy: 200 +
+ * 17.  That invalidated it: cpu 130's read at 2000 pays 200 again, from
+ * cpu 1, and cpu 1's next atomic at 3000 the same 200 + 17 to take it
+ * back; its atomic at 4000, with no other copy left, nothing.
+ */
+static void readers_above_cpu_63_are_invalidated_too(void **state)
+{
+	struct tlbsim_machine *m = test_machine(TLBSIM_ISA_X86_64, 256);
+	struct fab_line l;
+	struct fab_cost c;
+
+	(void)state;
+	m->topology.clusters_per_node = 2;
+	m->topology.cores_per_cluster = 128;
+	m->topology.line_cluster = NEAR;
+	m->topology.line_node = m->topology.line_socket = m->topology.line_remote = FAR;
+	fab_line_init(&l);
+	fab_line_access(m, &l, 0, 0, FAB_WRITE, 0, &c);
+	fab_line_access(m, &l, 130, 100, FAB_READ, 0, &c);
+	assert_int_equal(c.transfer, FAR);
+	fab_line_access(m, &l, 1, 100, FAB_READ, 0, &c);
+	assert_int_equal(c.transfer, NEAR);
+	fab_line_access(m, &l, 1, 1000, FAB_RMW, RMW, &c);
+	assert_int_equal(c.transfer, FAR);
+	assert_int_equal(c.done, 1000 + FAR + RMW);
+	fab_line_access(m, &l, 130, 2000, FAB_READ, 0, &c);
+	assert_int_equal(c.transfer, FAR);
+	fab_line_access(m, &l, 1, 3000, FAB_RMW, RMW, &c);
+	assert_int_equal(c.transfer, FAR);
+	fab_line_access(m, &l, 1, 4000, FAB_RMW, RMW, &c);
+	assert_int_equal(c.transfer, 0);
+	fab_line_fini(&l);
+	tlbsim_machine_free(m);
+}
+
 /* fab_line_cost() changes nothing: the same question twice, the same
  * answer, and the line still has no holder. */
 static void costing_an_access_changes_nothing(void **state)
@@ -249,6 +317,8 @@ int main(void)
 	    cmocka_unit_test(a_read_waits_for_the_atomic_in_progress),
 	    cmocka_unit_test(an_earlier_use_served_later_fits_in_a_gap),
 	    cmocka_unit_test(costing_an_access_changes_nothing),
+	    cmocka_unit_test(a_read_before_a_later_atomic_sees_the_line_before_it),
+	    cmocka_unit_test(readers_above_cpu_63_are_invalidated_too),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

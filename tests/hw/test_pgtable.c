@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "hw/pgtable_internal.h"
 #include "tlbsim/error.h"
 #include "tlbsim/pgtable.h"
 
@@ -575,6 +576,274 @@ static void lookup_sees_descriptors_written_raw(void **state)
 	unmake(&f);
 }
 
+/*
+ * hw_pgtable_map() names the table its leaf went into, as a lookup names
+ * it.  4-level, fresh memory: root 1, then PDPT 2, PD 3 and PT 4 for the
+ * page at 4 MiB; the 2 MiB page at 2 MiB is a PD entry: table 3.
+ */
+static void map_names_the_table_of_its_leaf(void **state)
+{
+	struct fixture f = make(TLBSIM_ISA_X86_64, 4);
+	struct tlbsim_mapping m;
+	uint64_t table = 0;
+
+	(void)state;
+	assert_int_equal(hw_pgtable_map(f.pt, MiB(4), 0x1234, 12, W, NULL, &table), 0);
+	assert_int_equal(table, 4);
+	assert_int_equal(hw_pgtable_map(f.pt, MiB(2), 0x200, 21, W, NULL, &table), 0);
+	assert_int_equal(table, 3);
+	assert_int_equal(tlbsim_pgtable_lookup(f.pt, MiB(2) + 5, &m), 0);
+	assert_int_equal(m.table_pfn, 3);
+	assert_int_equal(tlbsim_pgtable_lookup(f.pt, MiB(4), &m), 0);
+	assert_int_equal(m.table_pfn, 4);
+	unmake(&f);
+}
+
+/* splitmix64 (Steele, Lea, Flood, OOPSLA 2014). */
+static uint64_t splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* @a and @b are the same mapping, field by field (not their padding). */
+static void assert_same_mapping(const struct tlbsim_mapping *a, const struct tlbsim_mapping *b)
+{
+	assert_int_equal(a->pfn, b->pfn);
+	assert_int_equal(a->size_shift, b->size_shift);
+	assert_int_equal(a->prot, b->prot);
+	assert_int_equal(a->version, b->version);
+	assert_int_equal(a->level, b->level);
+	assert_int_equal(a->table_pfn, b->table_pfn);
+}
+
+/*
+ * hw_pgtable_range_next() with hw_pgtable_range_clear() or _protect()
+ * against what they stand for: hw_pgtable_next_leaf(), then
+ * tlbsim_pgtable_unmap() or _protect() of the leaf found, on a twin tree
+ * built the same way in its own memory (so the same frames and versions).
+ * Pages of 4 KiB (dense runs, some across a PT's end, and scattered) and
+ * 2 MiB in 16 MiB across the 1 GiB boundary (two PDs); in some trees a
+ * PTE written raw that is not present but not 0 (walked from the page
+ * before it on), and a PD entry naming a frame that holds no table;
+ * walked over random ranges, each leaf cleared (zap), rewritten read-only
+ * or writable (mprotect, fork), or left: the same leaves, mappings and
+ * page starts, then the same descriptors and versions everywhere.
+ */
+static void a_range_walk_changes_what_next_leaf_and_unmap_or_protect_change(void **state)
+{
+	const struct {
+		enum tlbsim_isa isa;
+		unsigned levels;
+		uint64_t absent; /* a leaf that is not present: x86 P clear, arm64 AF clear */
+	} trees[] = {{TLBSIM_ISA_X86_64, 4, 0x1234006},
+		     {TLBSIM_ISA_X86_64, 5, 0x1234006},
+		     {TLBSIM_ISA_ARM64, 4, 0x0060000001234b43ull}};
+	const uint64_t lo = GiB(1) - MiB(8);
+	uint64_t seed = 29;
+
+	(void)state;
+	for (unsigned k = 0; k < 3 * 40; k++) {
+		struct fixture a = make(trees[k % 3].isa, trees[k % 3].levels);
+		struct fixture b = make(trees[k % 3].isa, trees[k % 3].levels);
+		struct hw_pgtable_range z;
+		struct tlbsim_mapping ma, mb, pd;
+		uint64_t start, end, va, pa, saved = 0;
+		unsigned hide = 0;
+
+		/* A 2 MiB page first: its table is the PD of 1 GiB + 2 MiB on. */
+		assert_int_equal(tlbsim_pgtable_map(a.pt, GiB(1) + MiB(2), 0x400000, 21, W), 0);
+		assert_int_equal(tlbsim_pgtable_map(b.pt, GiB(1) + MiB(2), 0x400000, 21, W), 0);
+		assert_int_equal(tlbsim_pgtable_lookup(a.pt, GiB(1) + MiB(2), &pd), 0);
+		/* And lo's page. */
+		assert_int_equal(tlbsim_pgtable_map(a.pt, lo, 0x800, 12, W), 0);
+		assert_int_equal(tlbsim_pgtable_map(b.pt, lo, 0x800, 12, W), 0);
+		for (unsigned i = 0; i < 600; i++) {
+			uint64_t r = splitmix64(&seed);
+			unsigned shift = r % 16 ? 12 : 21;
+			uint64_t at =
+			    (r >> 8) % 4 ? lo + (r >> 16) % MiB(16) : lo + (uint64_t)i * KiB(4);
+
+			at &= ~((1ull << shift) - 1);
+			assert_int_equal(
+			    tlbsim_pgtable_map(a.pt, at, 0x1000 + i * 512, shift, W | U),
+			    tlbsim_pgtable_map(b.pt, at, 0x1000 + i * 512, shift, W | U));
+		}
+		if (k % 4 == 1) {
+			/* The PTE of lo + 8 KiB, in the PT of lo's page. */
+			assert_int_equal(tlbsim_pgtable_lookup(a.pt, lo, &ma), 0);
+			assert_int_equal(
+			    tlbsim_physmem_write_desc(a.pm, ma.table_pfn, 2, trees[k % 3].absent),
+			    0);
+			assert_int_equal(
+			    tlbsim_physmem_write_desc(b.pm, ma.table_pfn, 2, trees[k % 3].absent),
+			    0);
+		}
+		if (k % 4 == 2) {
+			/* The PD entry of 1 GiB + 8 MiB names frame 0xabcde. */
+			hide = (unsigned)((GiB(1) + MiB(8)) >> 21) % 512;
+			assert_int_equal(
+			    tlbsim_physmem_read_desc(a.pm, pd.table_pfn, hide, &saved, NULL), 0);
+			assert_int_equal(
+			    tlbsim_physmem_write_desc(a.pm, pd.table_pfn, hide, 0xabcde003), 0);
+			assert_int_equal(
+			    tlbsim_physmem_write_desc(b.pm, pd.table_pfn, hide, 0xabcde003), 0);
+		}
+		start = k % 4 == 1 ? lo : lo + splitmix64(&seed) % MiB(16);
+		end = start + splitmix64(&seed) % MiB(17);
+		z = (struct hw_pgtable_range){.va = start, .end = end};
+		va = start;
+		while (hw_pgtable_range_next(a.pt, &z, &ma, &pa)) {
+			uint64_t what = splitmix64(&seed) % (k % 2 ? 4 : 1);
+
+			assert_true(hw_pgtable_next_leaf(b.pt, &va, end, &mb));
+			assert_int_equal(pa, va & ~((1ull << mb.size_shift) - 1));
+			assert_same_mapping(&ma, &mb);
+			if (what == 0) {
+				hw_pgtable_range_clear(a.pt, &z);
+				assert_int_equal(tlbsim_pgtable_unmap(b.pt, va, NULL), 0);
+			} else if (what < 3) {
+				unsigned prot = what == 1 ? U : W | U;
+
+				hw_pgtable_range_protect(a.pt, &z, prot);
+				assert_int_equal(tlbsim_pgtable_protect(b.pt, va, prot), 0);
+			}
+			va = pa + (1ull << mb.size_shift);
+		}
+		assert_false(hw_pgtable_next_leaf(b.pt, &va, end, &mb));
+		if (hide) {
+			assert_int_equal(tlbsim_physmem_write_desc(a.pm, pd.table_pfn, hide, saved),
+					 0);
+			assert_int_equal(tlbsim_physmem_write_desc(b.pm, pd.table_pfn, hide, saved),
+					 0);
+		}
+		for (uint64_t f = 1; f < 64; f++) {
+			for (unsigned i = 0; i < TLBSIM_PTRS_PER_TABLE; i++) {
+				uint64_t ra = 0, rb = 0, vera = 0, verb = 0;
+				int e = tlbsim_physmem_read_desc(a.pm, f, i, &ra, &vera);
+
+				assert_int_equal(e,
+						 tlbsim_physmem_read_desc(b.pm, f, i, &rb, &verb));
+				assert_int_equal(ra, rb);
+				assert_int_equal(vera, verb);
+			}
+		}
+		unmake(&a);
+		unmake(&b);
+	}
+}
+
+/*
+ * A fault's lookup, then its map from where the lookup stopped
+ * (hw_pgtable_lookup_hint(), hw_pgtable_map() with the hint), against
+ * tlbsim_pgtable_lookup() and a map from the root, on twin trees: pages of
+ * 4 KiB and 2 MiB at random in 16 MiB across the 1 GiB boundary (the
+ * lookups stop at every level: no PDPT, no PD, no PT, an empty PTE), a
+ * 2 MiB map where a PT is in the way (the hint is below the leaf's level),
+ * a map after an intervening one that linked tables below the hint, and
+ * lookups after a munmap freed tables their walks went through before;
+ * then copy-on-write's clear of a leaf found (hw_pgtable_clear_found())
+ * against tlbsim_pgtable_unmap(), half of them mapped again from where
+ * the clear leaves the walk.  The same results, tables and versions.
+ */
+static void a_map_from_the_lookups_stop_is_a_map_from_the_root(void **state)
+{
+	const struct {
+		enum tlbsim_isa isa;
+		unsigned levels;
+	} trees[] = {{TLBSIM_ISA_X86_64, 4}, {TLBSIM_ISA_X86_64, 5}, {TLBSIM_ISA_ARM64, 4}};
+	const uint64_t lo = GiB(1) - MiB(8);
+	uint64_t seed = 30;
+
+	(void)state;
+	for (unsigned k = 0; k < 3 * 10; k++) {
+		struct fixture a = make(trees[k % 3].isa, trees[k % 3].levels);
+		struct fixture b = make(trees[k % 3].isa, trees[k % 3].levels);
+		struct hw_pgtable_memo memo[3] = {{0}};
+
+		for (unsigned i = 0; i < 400; i++) {
+			uint64_t r = splitmix64(&seed), va = lo + (r >> 8) % MiB(16);
+			unsigned shift = r % 8 ? 12 : 21;
+			uint64_t page = va & ~((1ull << shift) - 1), ta = 0, tb = 0;
+			struct tlbsim_mapping ma, mb;
+			struct hw_pgtable_hint hint;
+			int ra;
+
+			if (i % 50 == 49) {
+				/* munmap of 4 MiB: its pages, then its tables
+				 * go (freed at once, and reused by the maps
+				 * that follow): the lookups must not go
+				 * through a table they remember there. */
+				uint64_t s0 = lo + (r >> 8) % MiB(12), e0 = s0 + MiB(4), at = s0;
+
+				while (hw_pgtable_next_leaf(b.pt, &at, e0, &mb)) {
+					assert_int_equal(tlbsim_pgtable_unmap(a.pt, at, NULL), 0);
+					assert_int_equal(tlbsim_pgtable_unmap(b.pt, at, NULL), 0);
+					at = (at | ((1ull << mb.size_shift) - 1)) + 1;
+				}
+				assert_int_equal(
+				    tlbsim_pgtable_free_tables(a.pt, s0, e0, NULL, NULL),
+				    tlbsim_pgtable_free_tables(b.pt, s0, e0, NULL, NULL));
+			}
+			ra = hw_pgtable_lookup_hint(a.pt, va, &ma, &hint, &memo[r % 3]);
+
+			assert_int_equal(ra, tlbsim_pgtable_lookup(b.pt, va, &mb));
+			if (!ra) {
+				assert_same_mapping(&ma, &mb);
+				if (r % 3 == 0) {
+					/* Cleared, then (copy-on-write) mapped
+					 * again from where the clear leaves
+					 * the walk. */
+					uint64_t at = va & ~((1ull << ma.size_shift) - 1);
+
+					hw_pgtable_clear_found(a.pt, at, &ma, &hint);
+					assert_int_equal(tlbsim_pgtable_unmap(b.pt, va, NULL), 0);
+					if (r % 2)
+						continue;
+					assert_int_equal(
+					    hw_pgtable_map(a.pt, at, 0x7000 + i * 512,
+							   ma.size_shift, W | U, &hint, &ta),
+					    hw_pgtable_map(b.pt, at, 0x7000 + i * 512,
+							   ma.size_shift, W | U, NULL, &tb));
+					assert_int_equal(ta, tb);
+				}
+				continue;
+			}
+			if (r % 5 == 0) {
+				/* Another map first, linking tables below the hint. */
+				uint64_t other =
+				    (va & ~(MiB(2) - 1)) + ((va + KiB(4)) & (MiB(2) - 1));
+
+				other &= ~(KiB(4) - 1);
+				assert_int_equal(
+				    tlbsim_pgtable_map(a.pt, other, 0x9000 + i, 12, W),
+				    tlbsim_pgtable_map(b.pt, other, 0x9000 + i, 12, W));
+			}
+			assert_int_equal(
+			    hw_pgtable_map(a.pt, page, 0x1000 + i * 512, shift, W | U, &hint, &ta),
+			    hw_pgtable_map(b.pt, page, 0x1000 + i * 512, shift, W | U, NULL, &tb));
+			assert_int_equal(ta, tb);
+		}
+		for (uint64_t f = 1; f < 64; f++) {
+			for (unsigned i = 0; i < TLBSIM_PTRS_PER_TABLE; i++) {
+				uint64_t ra = 0, rb = 0, vera = 0, verb = 0;
+				int e = tlbsim_physmem_read_desc(a.pm, f, i, &ra, &vera);
+
+				assert_int_equal(e,
+						 tlbsim_physmem_read_desc(b.pm, f, i, &rb, &verb));
+				assert_int_equal(ra, rb);
+				assert_int_equal(vera, verb);
+			}
+		}
+		assert_int_equal(tlbsim_pgtable_nr_tables(a.pt), tlbsim_pgtable_nr_tables(b.pt));
+		unmake(&a);
+		unmake(&b);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,6 +866,9 @@ int main(void)
 	    cmocka_unit_test(destroy_frees_table_frames_only),
 	    cmocka_unit_test(map_out_of_frames_leaves_empty_tables_to_free),
 	    cmocka_unit_test(lookup_sees_descriptors_written_raw),
+	    cmocka_unit_test(map_names_the_table_of_its_leaf),
+	    cmocka_unit_test(a_range_walk_changes_what_next_leaf_and_unmap_or_protect_change),
+	    cmocka_unit_test(a_map_from_the_lookups_stop_is_a_map_from_the_root),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

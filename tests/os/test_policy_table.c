@@ -352,6 +352,45 @@ static void x86_stock_widens_past_the_ceiling_and_skips_an_unloaded_initiator(vo
 	stock->flush_range(&ctx, &info);
 }
 
+/*
+ * tlbsim_for_each_cpu_below(), the walk policies use over a machine's
+ * cpus, visits what tlbsim_for_each_cpu() visits when no bit is set at or
+ * above nr_cpus: masks of random bits below 1, 63, 64, 65, 200 and 4096
+ * cpus (xorshift64, Marsaglia 2003; a third of them empty words), and the
+ * empty mask.
+ */
+static void a_walk_below_nr_cpus_visits_what_the_full_walk_visits(void **state)
+{
+	const unsigned nrs[] = {1, 63, 64, 65, 200, TLBSIM_NR_CPUS};
+	uint64_t rng = 29;
+
+	(void)state;
+	for (unsigned k = 0; k < 6 * 50; k++) {
+		unsigned nr = nrs[k % 6], a, b, n = 0;
+		struct tlbsim_cpumask m;
+
+		tlbsim_cpumask_zero(&m);
+		for (unsigned i = 0; k >= 6 && i < (nr + 63) / 64; i++) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			m.w[i] = rng % 3 ? rng & rng >> 17 : 0;
+		}
+		if (nr % 64)
+			m.w[nr / 64] &= (1ull << (nr % 64)) - 1;
+		b = tlbsim_cpumask_next_below(&m, 0, nr);
+		tlbsim_for_each_cpu(a, &m) {
+			assert_int_equal(b, a);
+			b = tlbsim_cpumask_next_below(&m, a + 1, nr);
+			n++;
+		}
+		assert_int_equal(b, nr);
+		tlbsim_for_each_cpu_below(a, &m, nr)
+			n--;
+		assert_int_equal(n, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +400,7 @@ int main(void)
 		cmocka_unit_test(x86_stock_ipis_the_other_non_lazy_cpus_of_the_mask),
 		cmocka_unit_test(x86_stock_ipis_lazy_cpus_when_tables_are_freed),
 		cmocka_unit_test(x86_stock_widens_past_the_ceiling_and_skips_an_unloaded_initiator),
+		cmocka_unit_test(a_walk_below_nr_cpus_visits_what_the_full_walk_visits),
 	};
 
 	return cmocka_run_group_tests(tests, register_once, NULL);
