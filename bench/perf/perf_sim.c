@@ -79,12 +79,24 @@ static void die(const char *what, const struct tlbsim_error *err)
 	exit(2);
 }
 
-/* A tlbsim_event_batch_fn; a generator's events come one a call. */
+/* A generator's events, up to @max of them, as `tlbsim run` batches them
+ * (src/cli/main.c gen_batch()): the count, or a negative error code. */
+static int gen_batch(tlbsim_gen *gen, struct tlbsim_event *ev, size_t max, struct tlbsim_error *err)
+{
+	size_t n = 0;
+	int rc = 0;
+
+	while (n < max && (rc = tlbsim_gen_next(gen, &ev[n], err)) > 0)
+		n++;
+	return rc < 0 ? rc : (int)n;
+}
+
+/* A tlbsim_event_batch_fn. */
 static int source_next(void *arg, struct tlbsim_event *ev, size_t max, struct tlbsim_error *err)
 {
 	struct source *s = arg;
 	int rc = s->trace ? tlbsim_trace_next_batch(s->trace, ev, max, err)
-			  : tlbsim_gen_next(s->gen, ev, err);
+			  : gen_batch(s->gen, ev, max, err);
 
 	for (int i = 0; s->count && i < rc; i++)
 		s->accesses += tlbsim_event_is_access(ev[i].kind);
