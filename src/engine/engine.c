@@ -592,8 +592,18 @@ static void plan_classes(struct eng *e, uint64_t *next, uint64_t *quiet)
 	wait_clean_top(e);
 	lookahead = e->ops->horizon != NULL && !e->nr_mail && !parked;
 	if (lookahead) {
-		for_each_bit(e, e->hot, i)
+		/*
+		 * A horizon of t + L or less ends the search: the window then
+		 * starts at t or earlier (a deadline before t, also a bound
+		 * of the horizon) and no lookahead stretches it (plan_window()
+		 * needs h > w + L), whatever the other cores' horizons.
+		 */
+		for_each_bit(e, e->hot, i) {
 			h = min_u64(h, e->ops->horizon(e->ctx, e, &e->cores[i]));
+			if (h <= t + e->window)
+				goto found;
+		}
+found:
 		if (e->wait.n)
 			h = min_u64(h, e->wait.h[0].key);
 	}
