@@ -18,8 +18,11 @@
  * Replacement conventions (tested in tests/hw/test_tlb.c):
  *   - an invalid way is always taken first, the lowest index, for every
  *     policy; the policy is consulted only for a full set;
- *   - LRU: each use stores ++tick in the entry's stamp; the victim has the
- *     smallest stamp;
+ *   - LRU: the victim is the way used least recently.  A set of up to 16
+ *     ways keeps its ways in order of use, a nibble each, the last used in
+ *     bits 0-3: a use moves the way's nibble to the front, the victim is
+ *     the last nibble.  A larger set keeps a stamp per way: each use
+ *     stores ++tick in it, and the victim has the smallest;
  *   - tree PLRU: the set's ways - 1 tree bits sit in one uint64_t, heap
  *     numbered (node 1 is the root, node n has children 2n and 2n + 1, the
  *     leaf of way w is node ways + w; bit n of the word is node n).  A bit of
@@ -44,6 +47,9 @@
 #define PWC_SHIFT_MAX 48
 /* The PLRU tree of a set lives in one uint64_t: ways - 1 <= 63 nodes. */
 #define PLRU_MAX_WAYS 64
+/* An LRU set of up to 16 ways keeps their order of use in one uint64_t, a
+ * nibble a way; larger ones a stamp per way. */
+#define ORDER_MAX_WAYS 16
 /* Entries (32 bytes) are aligned to a cache line: a 4-way set spans exactly two. */
 #define ENTRY_ALIGN_BYTES 64
 
@@ -81,16 +87,51 @@ static unsigned plru_victim(uint64_t bits, unsigned ways)
 	return node - ways;
 }
 
-/* Record a use of entry @idx (= @set * ways + way) for the replacement policy. */
-static inline void touch(struct hw_tlb *t, unsigned set, unsigned idx)
+/* ---- LRU of at most 16 ways: a recency order (struct hw_tlb @order) ---- */
+
+/* One in every nibble, and the low 3 bits of every nibble. */
+#define NIB_ONES UINT64_C(0x1111111111111111)
+#define NIB_LOW3 UINT64_C(0x7777777777777777)
+
+/* The identity order: way k in nibble k (the order before any use). */
+static uint64_t order_init(unsigned ways)
+{
+	uint64_t o = 0;
+
+	for (unsigned k = 0; k < ways; k++)
+		o |= (uint64_t)k << (4 * k);
+	return o;
+}
+
+/*
+ * Move way @way to the front (nibble 0) of recency order @o, the ways that
+ * were before it one nibble back.  Its nibble is found as the lowest zero
+ * nibble of @o XOR @way in every nibble, exactly (Hacker's Delight 6-1, as
+ * fp_zero_bytes() for bytes): @way is in one of the set's nibbles, and the
+ * nibbles past the ways hold 0, above any way's own.
+ */
+static inline uint64_t order_touch(uint64_t o, unsigned way)
+{
+	const uint64_t x = o ^ (way * NIB_ONES);
+	const uint64_t z = ~(((x & NIB_LOW3) + NIB_LOW3) | x | NIB_LOW3);
+	const unsigned pos = (unsigned)__builtin_ctzll(z) & ~3u; /* 4 x its nibble */
+
+	return (o & (~UINT64_C(0xf) << pos)) | (o & ((UINT64_C(1) << pos) - 1)) << 4 | way;
+}
+
+/* Record a use of way @way of set @set for the replacement policy. */
+static inline void touch(struct hw_tlb *t, unsigned set, unsigned way)
 {
 	switch (t->repl) {
 	case TLBSIM_REPL_LRU:
-		t->stamp[idx] = ++t->tick;
+		if (t->order)
+			t->order[set] = order_touch(t->order[set], way);
+		else
+			t->stamp[set * t->ways + way] = ++t->tick;
 		break;
 	case TLBSIM_REPL_PLRU: {
 		/* Per-way path tables follow the per-set words (see hw_tlb_init). */
-		const uint64_t *path = &t->plru[t->nr_sets + 2 * (idx - set * t->ways)];
+		const uint64_t *path = &t->plru[t->nr_sets + 2 * way];
 
 		t->plru[set] = (t->plru[set] & ~path[0]) | path[1];
 		break;
@@ -103,15 +144,28 @@ static inline void touch(struct hw_tlb *t, unsigned set, unsigned idx)
 /* The way of full set @set that the policy evicts. */
 static unsigned pick_victim(struct hw_tlb *t, unsigned set)
 {
-	unsigned base = set * t->ways;
-	unsigned best = 0;
-
 	switch (t->repl) {
-	case TLBSIM_REPL_LRU:
-		for (unsigned w = 1; w < t->ways; w++)
-			if (t->stamp[base + w] < t->stamp[base + best])
+	case TLBSIM_REPL_LRU: {
+		/* The last of the order: the way whose stamp would be the
+		 * smallest (a full set's ways were each filled, so each has
+		 * a use, and no two uses share a stamp). */
+		if (t->order)
+			return (unsigned)(t->order[set] >> (4 * (t->ways - 1))) & 0xfu;
+
+		const uint64_t *stamp = t->stamp + (size_t)set * t->ways;
+		uint64_t min = stamp[0];
+		unsigned best = 0;
+
+		/* The smallest in a register: the first of equal ones, were
+		 * there any. */
+		for (unsigned w = 1; w < t->ways; w++) {
+			if (stamp[w] < min) {
+				min = stamp[w];
 				best = w;
+			}
+		}
 		return best;
+	}
 	case TLBSIM_REPL_PLRU:
 		return plru_victim(t->plru[set], t->ways);
 	case TLBSIM_REPL_RANDOM:
@@ -261,7 +315,7 @@ uint64_t hw_tlb_bytes(const struct tlbsim_cache_geom *geom)
 	bytes = (n * sizeof(struct hw_tlb_entry) + ENTRY_ALIGN_BYTES - 1) / ENTRY_ALIGN_BYTES *
 		ENTRY_ALIGN_BYTES;
 	if (geom->repl == TLBSIM_REPL_LRU)
-		bytes += n * sizeof(uint64_t);
+		bytes += (geom->ways <= ORDER_MAX_WAYS ? n / geom->ways : n) * sizeof(uint64_t);
 	else if (geom->repl == TLBSIM_REPL_PLRU && geom->ways)
 		bytes += (n / geom->ways + 2 * (uint64_t)geom->ways) * sizeof(uint64_t);
 	if (geom->ways)
@@ -319,7 +373,20 @@ int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned
 	if (!t->fp)
 		goto nomem;
 	memset(t->fp, 0, bytes); /* every way invalid */
-	if (t->repl == TLBSIM_REPL_LRU) {
+	if (t->repl == TLBSIM_REPL_LRU && t->ways <= ORDER_MAX_WAYS) {
+		/*
+		 * A 12-way set's victim is the last of its order, not the
+		 * smallest of 12 stamps looked at one by one (the miss-heavy
+		 * trace fills the 12-way L2 at every access).  A use moves a
+		 * nibble, a dozen operations where a stamp takes three, but
+		 * hits on an entry other than the last hit are rare.
+		 */
+		t->order = malloc((size_t)t->nr_sets * sizeof(*t->order));
+		if (!t->order)
+			goto nomem;
+		for (unsigned set = 0; set < t->nr_sets; set++)
+			t->order[set] = order_init(t->ways);
+	} else if (t->repl == TLBSIM_REPL_LRU) {
 		t->stamp = calloc(n, sizeof(*t->stamp));
 		if (!t->stamp)
 			goto nomem;
@@ -355,6 +422,7 @@ void hw_tlb_fini(struct hw_tlb *t)
 	free(t->e);
 	free(t->fp);
 	free(t->stamp);
+	free(t->order);
 	free(t->plru);
 	free(t->asid_seen);
 	free(t->set_valid);
@@ -454,7 +522,7 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 		if (w < t->ways) {
 			const unsigned idx = set * t->ways + w;
 
-			touch(t, set, idx);
+			touch(t, set, w);
 			t->last_hit = &t->e[idx];
 			t->last_vpn = va >> t->shifts[0];
 			t->last_asid = asid;
@@ -490,7 +558,7 @@ static void fill(struct hw_tlb *t, unsigned set, unsigned way, const struct hw_t
 	fp_store(t, set, way, hw_tlb_fp(t, e->vpn));
 	if (!(e->flags & HW_TLBE_GLOBAL))
 		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
-	touch(t, set, idx);
+	touch(t, set, way);
 	t->last_fill = idx;
 }
 

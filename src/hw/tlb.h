@@ -130,11 +130,15 @@ bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t a
  * @fp_words: words of @fp per set, @ways / 8 rounded up
  * @fp_shift: log2(@nr_sets): the fingerprint is the 7 page-number bits
  *      above the set index
- * @stamp: LRU: per entry, the tick of its last use; PLRU: unused
+ * @order: LRU of up to 16 ways: per set, its ways in order of use, a
+ *         nibble each, the last used in bits 0-3 (nibbles past the ways
+ *         0); else NULL
+ * @stamp: LRU of more than 16 ways: per entry, the tick of its last use;
+ *         else NULL
  * @plru: PLRU: per set, the tree bits (ways - 1 bits used); then, for each
  *        way, the mask of its path's nodes and the value pointing them away
  *        from it (2 * @ways words), so a hit updates the tree without a loop
- * @tick: LRU clock
+ * @tick: LRU clock (with @stamp)
  * @rng: splitmix64 state for RANDOM
  * @asid_seen: a bit per ASID that may have non-global entries here
  */
@@ -151,6 +155,7 @@ struct hw_tlb {
 	uint64_t *fp;
 	unsigned fp_words;
 	unsigned fp_shift;
+	uint64_t *order;
 	uint64_t *stamp;
 	uint64_t *plru;
 	uint64_t tick;

@@ -985,10 +985,13 @@ static void differential_lru_matches_the_naive_model(void **state)
 {
 	/* 4-way 16 sets (an L1), fully associative, direct mapped, and
 	 * fully associative with 128 ways (more than one 64-bit mask holds:
-	 * hw_tlb_insert() and the lookup look at them 64 at a time). */
-	static const unsigned geoms[][2] = {{64, 4}, {16, 16}, {32, 1}, {128, 128}};
+	 * hw_tlb_insert() and the lookup look at them 64 at a time); 12 ways
+	 * (the x86 L2's), 16 and 17 ways on each side of the recency order's
+	 * limit (a nibble a way up to 16, stamps above). */
+	static const unsigned geoms[][2] = {{64, 4},  {16, 16}, {32, 1},
+					    {128, 128}, {96, 12}, {34, 17}};
 
-	for (unsigned g = 0; g < 4; g++) {
+	for (unsigned g = 0; g < sizeof(geoms) / sizeof(geoms[0]); g++) {
 		struct diff_stats st = run_diff(geoms[g][0], geoms[g][1], 200000, 2024, false);
 
 		if (st.mismatches)
