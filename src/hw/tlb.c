@@ -207,10 +207,15 @@ static bool same_key(const struct hw_tlb_entry *x, const struct hw_tlb_entry *e)
 /* Store fingerprint byte @v (0: invalid) for way @way of set @set. */
 static inline void fp_store(struct hw_tlb *t, unsigned set, unsigned way, unsigned v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* Bits 8 * (way % 8) of word way / 8 are the set's byte @way. */
+	((unsigned char *)(t->fp + (size_t)set * t->fp_words))[way] = (unsigned char)v;
+#else
 	uint64_t *w = &t->fp[(size_t)set * t->fp_words + way / 8];
 	const unsigned sh = 8 * (way % 8);
 
 	*w = (*w & ~(UINT64_C(0xff) << sh)) | (uint64_t)v << sh;
+#endif
 }
 
 /*
@@ -532,33 +537,62 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 	return NULL;
 }
 
-/* Put @e into way @way of set @set, replacing what it held. */
-static void fill(struct hw_tlb *t, unsigned set, unsigned way, const struct hw_tlb_entry *e)
+/* How the caller of fill() chose the way it fills. */
+enum fill_way {
+	FILL_FREE,   /* an invalid way */
+	FILL_VICTIM, /* pick_victim()'s way of a full set */
+	FILL_HELD,   /* the valid way holding the translation of @e */
+};
+
+/*
+ * Put @e into way @way of set @set, replacing what it held.  Inlined in
+ * each caller with @how a constant: the walker's fills (a way of one of
+ * the first two kinds, about three an access in a miss-heavy trace) make
+ * no test that the kind answers.
+ */
+static inline __attribute__((always_inline)) void fill(struct hw_tlb *t, unsigned set,
+							unsigned way,
+							const struct hw_tlb_entry *e,
+							enum fill_way how)
 {
 	const unsigned idx = set * t->ways + way;
 	struct hw_tlb_entry *x = &t->e[idx];
+	/* What is needed of @e, read before the stores below (which the
+	 * compiler must otherwise fear to change it). */
+	const uint64_t vpn = e->vpn;
+	const unsigned shift = e->size_shift, flags = e->flags | HW_TLBE_VALID;
+	const uint16_t asid = e->asid;
+	const bool splinter = is_splinter(e);
 
 	/* count_valid() of the entry replaced, if valid, then of @e; but
 	 * a valid entry replaced leaves the set's and the total count as
 	 * they are, and its size's too if it is @e's (an eviction). */
-	if (x->flags & HW_TLBE_VALID) {
-		if (x->size_shift != e->size_shift) {
+	if (how != FILL_FREE) {
+		if (x->size_shift != shift) {
 			t->nr_valid[shift_slot(t, x->size_shift)]--;
-			t->nr_valid[shift_slot(t, e->size_shift)]++;
+			t->nr_valid[shift_slot(t, shift)]++;
 		}
 		t->nr_splinters -= is_splinter(x);
 	} else {
-		t->nr_valid[shift_slot(t, e->size_shift)]++;
+		t->nr_valid[shift_slot(t, shift)]++;
 		t->nr_valid_all++;
 		t->set_valid[set]++;
 	}
-	t->nr_splinters += is_splinter(e);
+	t->nr_splinters += splinter;
 	*x = *e;
-	x->flags |= HW_TLBE_VALID;
-	fp_store(t, set, way, hw_tlb_fp(t, e->vpn));
-	if (!(e->flags & HW_TLBE_GLOBAL))
-		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
-	touch(t, set, way);
+	x->flags = (uint8_t)flags;
+	fp_store(t, set, way, hw_tlb_fp(t, vpn));
+	if (!(flags & HW_TLBE_GLOBAL))
+		t->asid_seen[asid / 64] |= 1ull << (asid % 64);
+	if (how == FILL_VICTIM && t->order) {
+		/* order_touch() of the last way: the order moves back a
+		 * nibble, and the victim, taken out of the last, comes first. */
+		const unsigned last = 4 * (t->ways - 1);
+
+		t->order[set] = (t->order[set] ^ (uint64_t)way << last) << 4 | way;
+	} else {
+		touch(t, set, way);
+	}
 	t->last_fill = idx;
 }
 
@@ -574,7 +608,6 @@ bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb
 	const unsigned set = (unsigned)(e->vpn & t->set_mask);
 	const unsigned base = set * t->ways;
 	unsigned way = t->ways; /* first invalid way, if any */
-	bool evicted = false;
 
 	for (unsigned w = 0; w < t->ways; w++) {
 		struct hw_tlb_entry *x = &t->e[base + w];
@@ -583,19 +616,19 @@ bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb
 			if (way == t->ways)
 				way = w;
 		} else if (same_key(x, e)) {
-			way = w;
-			goto fill;
+			fill(t, set, w, e, FILL_HELD);
+			return false;
 		}
 	}
-	if (way == t->ways) {
-		way = pick_victim(t, set);
-		evicted = true;
-		if (victim)
-			*victim = t->e[base + way];
+	if (way < t->ways) {
+		fill(t, set, way, e, FILL_FREE);
+		return false;
 	}
-fill:
-	fill(t, set, way, e);
-	return evicted;
+	way = pick_victim(t, set);
+	if (victim)
+		*victim = t->e[base + way];
+	fill(t, set, way, e, FILL_VICTIM);
+	return true;
 }
 
 bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
@@ -626,13 +659,13 @@ bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
 		while (!(m = ~fp[way / 8] & ~FP_LOW7))
 			way += 8;
 		way += (unsigned)__builtin_ctzll(m) / 8;
-		fill(t, set, way, e);
+		fill(t, set, way, e, FILL_FREE);
 		return false;
 	}
 	way = pick_victim(t, set);
 	if (victim)
 		*victim = s[way];
-	fill(t, set, way, e);
+	fill(t, set, way, e, FILL_VICTIM);
 	return true;
 }
 
