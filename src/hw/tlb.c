@@ -242,11 +242,22 @@ static inline unsigned shift_slot(const struct hw_tlb *t, unsigned shift)
 	return shift == t->shifts[1] || t->nr_shifts < 3 ? 1 : 2;
 }
 
+/* @held again from the counts of valid entries by size. */
+static void held_update(struct hw_tlb *t)
+{
+	t->held = 0;
+	for (unsigned i = 0; i < t->nr_shifts; i++)
+		t->held |= (unsigned)(t->nr_valid[i] != 0) << i;
+}
+
 /* Valid entry @x of set @set is removed (@d = -1) or made (+1): the
  * counts follow. */
 static inline void count_valid(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *x, int d)
 {
-	t->nr_valid[shift_slot(t, x->size_shift)] += (unsigned)d;
+	const unsigned slot = shift_slot(t, x->size_shift);
+
+	t->nr_valid[slot] += (unsigned)d;
+	t->held = (t->held & ~(1u << slot)) | (unsigned)(t->nr_valid[slot] != 0) << slot;
 	t->nr_valid_all += (unsigned)d;
 	t->set_valid[set] += (unsigned)d;
 	if (is_splinter(x))
@@ -434,11 +445,19 @@ void hw_tlb_fini(struct hw_tlb *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* Does valid or invalid entry @x translate @vpn at 2^@shift bytes for @asid? */
+static inline bool matches(const struct hw_tlb_entry *x, uint64_t vpn, unsigned shift,
+			   uint16_t asid)
+{
+	return x->vpn == vpn && x->size_shift == shift && (x->flags & HW_TLBE_VALID) &&
+	       (x->asid == asid || (x->flags & HW_TLBE_GLOBAL));
+}
+
 /*
  * The first of the ways of set @set that translates @vpn at page size
  * 1 << @shift for @asid (or globally), or @t->ways if none, given that
- * word @b of its fingerprints is the first with a match, @m (the bits
- * fp_zero_bytes() gives), and the ways before it hold none.  The ways'
+ * the ways before word @b of its fingerprints hold none and that @m is
+ * what fp_zero_bytes() gives for word @b (maybe no match).  The ways'
  * fingerprints are compared first, eight a word, without a branch: which
  * way holds a page is as good as random, so a branch per way would be
  * mispredicted about once a lookup (perf annotate, the hit trace: two
@@ -449,14 +468,6 @@ void hw_tlb_fini(struct hw_tlb *t)
  * checked in full, as a loop over the ways would; an invalid way's
  * fingerprint is 0 and matches none.
  */
-/* Does valid or invalid entry @x translate @vpn at 2^@shift bytes for @asid? */
-static inline bool matches(const struct hw_tlb_entry *x, uint64_t vpn, unsigned shift,
-			   uint16_t asid)
-{
-	return x->vpn == vpn && x->size_shift == shift && (x->flags & HW_TLBE_VALID) &&
-	       (x->asid == asid || (x->flags & HW_TLBE_GLOBAL));
-}
-
 static inline unsigned fp_match_from(const struct hw_tlb *t, unsigned set, unsigned b, uint64_t m,
 				     uint64_t vpn, unsigned shift, uint16_t asid)
 {
@@ -476,12 +487,76 @@ static inline unsigned fp_match_from(const struct hw_tlb *t, unsigned set, unsig
 	}
 }
 
-/* fp_match_from() out of line: the lookup's loop keeps few values live. */
-static __attribute__((noinline)) unsigned fp_match_slow(const struct hw_tlb *t, unsigned set,
-							 unsigned b, uint64_t m, uint64_t vpn,
-							 unsigned shift, uint16_t asid)
+/* A lookup of @va for @asid hits way @w of set @set: the replacement
+ * state follows, and the entry is the last hit. */
+static inline struct hw_tlb_entry *hit_at(struct hw_tlb *t, uint64_t va, uint16_t asid,
+					  unsigned set, unsigned w)
 {
-	return fp_match_from(t, set, b, m, vpn, shift, asid);
+	struct hw_tlb_entry *x = &t->e[set * t->ways + w];
+
+	touch(t, set, w);
+	t->last_hit = x;
+	t->last_vpn = va >> t->shifts[0];
+	t->last_asid = asid;
+	return x;
+}
+
+/* hw_tlb_lookup() of the sizes in @held (a bit per index into @t->shifts),
+ * smallest first, each in full. */
+static __attribute__((noinline)) struct hw_tlb_entry *lookup_sizes(struct hw_tlb *t, uint64_t va,
+								   uint16_t asid, unsigned held)
+{
+	for (; held; held &= held - 1) {
+		const unsigned shift = t->shifts[__builtin_ctz(held)];
+		const uint64_t vpn = va >> shift;
+		const unsigned set = (unsigned)(vpn & t->set_mask);
+		const uint64_t m = fp_zero_bytes(t->fp[(size_t)set * t->fp_words] ^
+						 hw_tlb_fp(t, vpn) * FP_BYTES);
+		const unsigned w = fp_match_from(t, set, 0, m, vpn, shift, asid);
+
+		if (w < t->ways)
+			return hit_at(t, va, asid, set, w);
+	}
+	return NULL;
+}
+
+/* hw_tlb_lookup() from the fingerprint matches @m of word @b of the first
+ * size in @held on (any of them may be none, as fp_match_from() takes them). */
+static __attribute__((noinline)) struct hw_tlb_entry *lookup_rest(struct hw_tlb *t, uint64_t va,
+								  uint16_t asid, unsigned held,
+								  unsigned b, uint64_t m)
+{
+	const unsigned shift = t->shifts[__builtin_ctz(held)];
+	const uint64_t vpn = va >> shift;
+	const unsigned set = (unsigned)(vpn & t->set_mask);
+	const unsigned w = fp_match_from(t, set, b, m, vpn, shift, asid);
+
+	if (w < t->ways)
+		return hit_at(t, va, asid, set, w);
+	held &= held - 1;
+	return held ? lookup_sizes(t, va, asid, held) : NULL;
+}
+
+/*
+ * hw_tlb_lookup() from its first fingerprint match on: @m (not 0), of
+ * word @b of the fingerprints of the first size in @held.  Out of line,
+ * so that hw_tlb_lookup() keeps its few values in registers without a
+ * frame; and the first match alone here, where it is the hit but for 1
+ * in 128 ways (a false match) or a page of another ASID, which
+ * lookup_rest() takes on.
+ */
+static __attribute__((noinline)) struct hw_tlb_entry *lookup_from(struct hw_tlb *t, uint64_t va,
+								  uint16_t asid, unsigned held,
+								  unsigned b, uint64_t m)
+{
+	const unsigned shift = t->shifts[__builtin_ctz(held)];
+	const uint64_t vpn = va >> shift;
+	const unsigned set = (unsigned)(vpn & t->set_mask);
+	const unsigned w = 8 * b + (unsigned)__builtin_ctzll(m) / 8;
+
+	if (matches(&t->e[set * t->ways + w], vpn, shift, asid))
+		return hit_at(t, va, asid, set, w);
+	return lookup_rest(t, va, asid, held, b, m & (m - 1));
 }
 
 struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
@@ -493,48 +568,35 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 	 * last_hit) the scan below finds the same entry.  Its touch() is
 	 * skipped: the entry is already the last one touched (only lookups
 	 * and inserts touch), and touching it again changes no set's order
-	 * (LRU: still the newest stamp; PLRU: the same bits; RANDOM: none).
+	 * (LRU: still the newest; PLRU: the same bits; RANDOM: none).
 	 */
 	struct hw_tlb_entry *last = hw_tlb_last_hit(t, va, asid);
+	const unsigned held = t->held;
 
 	if (last)
 		return last;
+	if (!held)
+		return NULL;
+	/*
+	 * Only the sizes some entry has (@held: a 4 KiB-only workload probes
+	 * one set of an L1 serving three sizes, not three).  The first one's
+	 * set's fingerprints are looked at here, up to the first match,
+	 * which lookup_from() takes from there: most lookups of a
+	 * miss-heavy trace end at no fingerprint matching, here, without a
+	 * call.  Further sizes are lookup_sizes()'s.
+	 */
+	const uint64_t vpn = va >> t->shifts[__builtin_ctz(held)];
+	const uint64_t *fp = t->fp + (size_t)(vpn & t->set_mask) * t->fp_words;
+	const uint64_t pat = hw_tlb_fp(t, vpn) * FP_BYTES;
+	unsigned b = 0;
 
-	for (unsigned i = 0; i < t->nr_shifts; i++) {
-		if (!t->nr_valid[i])
-			continue; /* no entry of this size: no match (nor any set) */
+	do {
+		const uint64_t m = fp_zero_bytes(fp[b] ^ pat);
 
-		const unsigned shift = t->shifts[i];
-		const uint64_t vpn = va >> shift;
-		const unsigned set = (unsigned)(vpn & t->set_mask);
-		const uint64_t *fp = t->fp + (size_t)set * t->fp_words;
-		const uint64_t pat = hw_tlb_fp(t, vpn) * FP_BYTES;
-		unsigned b = 0, w;
-		uint64_t m;
-
-		/* fp_match_from(), its first look inline: most lookups of the
-		 * miss-heavy trace end at no fingerprint matching. */
-		while (!(m = fp_zero_bytes(fp[b] ^ pat)))
-			if (++b == t->fp_words)
-				break;
-		if (!m)
-			continue;
-		/* The first match is the entry but for a false match (1 in 128
-		 * a way) or a page of another ASID. */
-		w = 8 * b + (unsigned)__builtin_ctzll(m) / 8;
-		if (!matches(&t->e[set * t->ways + w], vpn, shift, asid))
-			w = fp_match_slow(t, set, b, m & (m - 1), vpn, shift, asid);
-		if (w < t->ways) {
-			const unsigned idx = set * t->ways + w;
-
-			touch(t, set, w);
-			t->last_hit = &t->e[idx];
-			t->last_vpn = va >> t->shifts[0];
-			t->last_asid = asid;
-			return &t->e[idx];
-		}
-	}
-	return NULL;
+		if (m)
+			return lookup_from(t, va, asid, held, b, m);
+	} while (++b < t->fp_words);
+	return held & (held - 1) ? lookup_sizes(t, va, asid, held & (held - 1)) : NULL;
 }
 
 /* How the caller of fill() chose the way it fills. */
@@ -571,10 +633,14 @@ static inline __attribute__((always_inline)) void fill(struct hw_tlb *t, unsigne
 		if (x->size_shift != shift) {
 			t->nr_valid[shift_slot(t, x->size_shift)]--;
 			t->nr_valid[shift_slot(t, shift)]++;
+			held_update(t);
 		}
 		t->nr_splinters -= is_splinter(x);
 	} else {
-		t->nr_valid[shift_slot(t, shift)]++;
+		const unsigned slot = shift_slot(t, shift);
+
+		t->nr_valid[slot]++;
+		t->held |= 1u << slot;
 		t->nr_valid_all++;
 		t->set_valid[set]++;
 	}
@@ -802,6 +868,7 @@ static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 	}
 	for (unsigned i = 0; i < 3; i++)
 		t->nr_valid[i] -= by_size[i];
+	held_update(t);
 	t->nr_splinters -= splinters;
 	t->nr_valid_all -= removed;
 	return removed;

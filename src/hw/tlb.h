@@ -171,6 +171,8 @@ struct hw_tlb {
 	 * three sizes, not three). */
 	unsigned nr_valid[3];
 	unsigned nr_valid_all;
+	/* Bit i set while nr_valid[i] is not 0: the sizes a lookup probes. */
+	unsigned held;
 	/* Valid entries of each set: hw_tlb_insert_missed() takes a full
 	 * set's victim without looking for an invalid way. */
 	uint32_t *set_valid;

@@ -967,7 +967,8 @@ static struct diff_stats run_diff(unsigned entries, unsigned ways, unsigned nr_o
 			/* The structure's own counts by size (which let a
 			 * lookup skip a size it holds none of) agree too. */
 			if (mv != hw_tlb_nr_valid(&t) || mv != t.nr_valid_all ||
-			    by_size[0] != t.nr_valid[0] || by_size[1] != t.nr_valid[1])
+			    by_size[0] != t.nr_valid[0] || by_size[1] != t.nr_valid[1] ||
+			    t.held != ((by_size[0] != 0) | (unsigned)(by_size[1] != 0) << 1))
 				st.mismatches++;
 			/* Each entry's fingerprint is its page number's while
 			 * valid, 0 while not. */
