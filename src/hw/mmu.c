@@ -163,8 +163,9 @@ static int fault(tlbsim_mmu *mmu, uint64_t va, struct tlbsim_xlate *out)
 
 /*
  * fault() of a walk that started at level @top and found no translation of
- * @va at level @lvl: the same entries go, but the invalidations that would
- * remove none are not made.  The L1 that @access looked up and the L2
+ * @va at level @lvl, or a leaf there that refuses @access (not cached yet):
+ * the same entries go, but the invalidations that would remove none are
+ * not made.  The L1 that @access looked up and the L2
  * missed @va in this context, and so did the walk caches of levels 1 to
  * @top (walk_start() looked them up below its hit): none holds an entry
  * for @va that a by-VA invalidation would select, but for the splinters of
@@ -240,12 +241,13 @@ static unsigned walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, un
 
 /*
  * The end of a walk of @va at the leaf @d, read at @lvl from descriptor
- * version @version after @cycles: count it, fill @out, and fault or fill
- * the TLBs.
+ * version @version after @cycles: count it, fill @out, and fill the TLBs;
+ * false, and nothing filled, when the leaf refuses @access (the caller
+ * faults).
  */
-static int walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
-		     struct tlbsim_xlate *out, unsigned lvl, const struct hw_pte *d,
-		     uint64_t version, unsigned cycles)
+static bool walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
+		      struct tlbsim_xlate *out, unsigned lvl, const struct hw_pte *d,
+		      uint64_t version, unsigned cycles)
 {
 	struct hw_tlb_entry e = {
 		.vpn = va >> hw_level_shift(lvl),
@@ -268,10 +270,10 @@ static int walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
 	out->cycles += cycles;
 	fill_result(out, &e, va);
 	if (!is_permitted(d->prot, access))
-		return fault(mmu, va, out);
+		return false;
 	tlb_fill(&mmu->l2, &e, va);
 	tlb_fill(mmu->l1_of[access], &e, va);
-	return 0;
+	return true;
 }
 
 static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out)
@@ -299,7 +301,9 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 			hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
 			if (!d.present)
 				break;
-			return walk_leaf(mmu, va, access, out, lvl, &d, t->version[idx], cycles);
+			if (walk_leaf(mmu, va, access, out, lvl, &d, t->version[idx], cycles))
+				return 0;
+			goto fault; /* walk_leaf() counted the walk */
 		}
 		/* A table descriptor at lvl >= 1: cache it, descend (walk_start()
 		 * looked it up in that cache and missed). */
@@ -320,6 +324,7 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 	mmu->st.walk_cycles += cycles;
 	mmu->st.pte_reads += out->pte_reads;
 	out->cycles += cycles;
+fault:
 	return fault_after_walk(mmu, va, access, lvl, top);
 }
 
