@@ -56,6 +56,12 @@ struct tlbsim_mmu {
 	uint16_t asid;
 	unsigned cpu_id;
 	struct hw_ghosts ghosts; /* what invalidations removed from l1i, l1d, l2 */
+	/* hw_mmu_prefetch()'s start, a hint: the last level-1 table a walk
+	 * read, the root it walked from and the region of 2^hw_level_shift(2)
+	 * bytes the table maps (va >> that shift). */
+	const struct hw_table_page *pf_table;
+	uint64_t pf_root;
+	uint64_t pf_region;
 	struct tlbsim_mmu_stats st;
 };
 
@@ -293,6 +299,11 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 		out->pte_reads++;
 		if (!t)
 			break; /* not a table frame (any more): nothing decodable */
+		if (lvl == 1) {
+			mmu->pf_table = t;
+			mmu->pf_root = mmu->root_pfn;
+			mmu->pf_region = va >> hw_level_shift(2);
+		}
 		if (!hw_pte_table(mmu->isa, lvl, t->raw[idx], &next_pfn)) {
 			/* A leaf, or nothing (not present, or a descriptor
 			 * that faults). */
@@ -460,11 +471,27 @@ int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsig
 void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va)
 {
 	uint64_t pfn = mmu->root_pfn;
+	unsigned lvl = mmu->levels - 1;
+	const struct hw_table_page *t;
 
 	if (!mmu->has_ctx)
 		return;
-	for (unsigned lvl = mmu->levels - 1;; lvl--) {
-		const struct hw_table_page *t = hw_physmem_table(mmu->pm, pfn);
+	/*
+	 * An access near one that walked maps, mostly, through the same
+	 * level-1 table (a PD: 1 GiB of VAs) as the last walk: start there,
+	 * not at the root, three descriptors and their frames' look-ups
+	 * above it (most of the prefetch's instructions).  The table may
+	 * have been freed since, its page now another table's
+	 * (hw_physmem_table(): the page stays allocated): a useless
+	 * prefetch, no more.
+	 */
+	if (mmu->pf_table && mmu->pf_root == pfn && mmu->pf_region == va >> hw_level_shift(2)) {
+		lvl = 1;
+		t = mmu->pf_table;
+	} else {
+		t = hw_physmem_table(mmu->pm, pfn);
+	}
+	for (;; lvl--) {
 		const unsigned idx = hw_pte_index(va, lvl);
 
 		if (!t)
@@ -476,6 +503,7 @@ void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va)
 		}
 		if (!hw_pte_table(mmu->isa, lvl, t->raw[idx], &pfn))
 			return; /* not present, or a leaf */
+		t = hw_physmem_table(mmu->pm, pfn);
 	}
 }
 

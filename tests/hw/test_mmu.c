@@ -964,6 +964,19 @@ static void a_prefetch_changes_nothing_simulated(void **state)
 	assert_true(h0 == h1);
 	assert_int_equal(tlbsim_mmu_translate(r.mmu, MiB(4), TLBSIM_ACCESS_LOAD, &x), 0);
 	assert_int_equal(x.cycles, 34);
+
+	/* The prefetch starts at the PD the last walk read, for addresses
+	 * in the GiB it maps: freed (with the two PTs), or reused for
+	 * another table, it is still memory the prefetch may read (the
+	 * sanitizer build checks). */
+	assert_int_equal(tlbsim_pgtable_unmap(r.pt1, MiB(4), NULL), 0);
+	assert_int_equal(tlbsim_pgtable_unmap(r.pt1, MiB(8), NULL), 0);
+	assert_int_equal(tlbsim_pgtable_free_tables(r.pt1, 0, GiB(1), NULL, NULL), 3);
+	before = *tlbsim_mmu_stats(r.mmu);
+	hw_mmu_prefetch(r.mmu, MiB(4));
+	map4k(&r, r.pt2, GiB(7), TLBSIM_PROT_READ);
+	hw_mmu_prefetch(r.mmu, MiB(6));
+	assert_memory_equal(&before, tlbsim_mmu_stats(r.mmu), sizeof(before));
 	rig_fini(&r);
 }
 
