@@ -306,10 +306,11 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 		}
 		if (!hw_pte_table(mmu->isa, lvl, t->raw[idx], &next_pfn)) {
 			/* A leaf, or nothing (not present, or a descriptor
-			 * that faults). */
-			struct hw_pte d;
+			 * that faults): a 4 KiB page without a call. */
+			struct hw_pte d = {.present = true, .leaf = true};
 
-			hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
+			if (lvl != 0 || !hw_pte_page(mmu->isa, t->raw[idx], &d.pfn, &d.prot))
+				hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
 			if (!d.present)
 				break;
 			if (walk_leaf(mmu, va, access, out, lvl, &d, t->version[idx], cycles))
