@@ -142,16 +142,16 @@ static inline void touch(struct hw_tlb *t, unsigned set, unsigned way)
 }
 
 /* The way of full set @set that the policy evicts. */
-static unsigned pick_victim(struct hw_tlb *t, unsigned set)
+static inline unsigned pick_victim(struct hw_tlb *t, unsigned set)
 {
+	/* LRU of up to 16 ways: the last of the order, the way whose stamp
+	 * would be the smallest (a full set's ways were each filled, so each
+	 * has a use, and no two uses share a stamp); fill() moves it to the
+	 * front. */
+	if (t->order)
+		return (unsigned)(t->order[set] >> (4 * (t->ways - 1))) & 0xfu;
 	switch (t->repl) {
 	case TLBSIM_REPL_LRU: {
-		/* The last of the order: the way whose stamp would be the
-		 * smallest (a full set's ways were each filled, so each has
-		 * a use, and no two uses share a stamp). */
-		if (t->order)
-			return (unsigned)(t->order[set] >> (4 * (t->ways - 1))) & 0xfu;
-
 		const uint64_t *stamp = t->stamp + (size_t)set * t->ways;
 		uint64_t min = stamp[0];
 		unsigned best = 0;
@@ -426,6 +426,7 @@ int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned
 	t->asid_seen = calloc(HW_ASID_WORDS, sizeof(*t->asid_seen));
 	if (!t->asid_seen)
 		goto nomem;
+	t->asid_last = HW_ASID_NONE;
 	return 0;
 
 nomem:
@@ -635,7 +636,8 @@ static inline __attribute__((always_inline)) void fill(struct hw_tlb *t, unsigne
 			t->nr_valid[shift_slot(t, shift)]++;
 			held_update(t);
 		}
-		t->nr_splinters -= is_splinter(x);
+		if (x->leaf_shift)
+			t->nr_splinters -= is_splinter(x);
 	} else {
 		const unsigned slot = shift_slot(t, shift);
 
@@ -644,12 +646,16 @@ static inline __attribute__((always_inline)) void fill(struct hw_tlb *t, unsigne
 		t->nr_valid_all++;
 		t->set_valid[set]++;
 	}
-	t->nr_splinters += splinter;
+	if (splinter)
+		t->nr_splinters++;
 	*x = *e;
 	x->flags = (uint8_t)flags;
 	fp_store(t, set, way, hw_tlb_fp(t, vpn));
-	if (!(flags & HW_TLBE_GLOBAL))
+	/* Fills are mostly of one ASID: its bit is set once. */
+	if (!(flags & HW_TLBE_GLOBAL) && asid != t->asid_last) {
 		t->asid_seen[asid / 64] |= 1ull << (asid % 64);
+		t->asid_last = asid;
+	}
 	if (how == FILL_VICTIM && t->order) {
 		/* order_touch() of the last way: the order moves back a
 		 * nibble, and the victim, taken out of the last, comes first. */
@@ -896,10 +902,14 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		if (sel->asid_match == HW_ASID_EQ && !(t->asid_seen[sel->asid / 64] & bit))
 			return 0;
 		removed = invalidate_all(t, sel);
-		if (sel->asid_match == HW_ASID_EQ)
+		if (sel->asid_match == HW_ASID_EQ) {
 			t->asid_seen[sel->asid / 64] &= ~bit;
-		else if (sel->asid_match == HW_ASID_ANY || sel->asid_match == HW_ASID_NONGLOBAL)
+			t->asid_last = HW_ASID_NONE;
+		} else if (sel->asid_match == HW_ASID_ANY ||
+			   sel->asid_match == HW_ASID_NONGLOBAL) {
 			memset(t->asid_seen, 0, HW_ASID_WORDS * sizeof(*t->asid_seen));
+			t->asid_last = HW_ASID_NONE;
+		}
 		return removed;
 	}
 	/* An entry of size s covering va can only sit in the set va >> s indexes. */

@@ -141,6 +141,8 @@ bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t a
  * @tick: LRU clock (with @stamp)
  * @rng: splitmix64 state for RANDOM
  * @asid_seen: a bit per ASID that may have non-global entries here
+ * @asid_last: an ASID whose @asid_seen bit is set, or HW_ASID_NONE: the
+ *             last one a fill set (any clearing forgets it)
  */
 struct hw_tlb {
 	unsigned nr_sets;
@@ -161,6 +163,7 @@ struct hw_tlb {
 	uint64_t tick;
 	uint64_t rng;
 	uint64_t *asid_seen;
+	uint32_t asid_last;
 	/* Valid entries that are splinters of a larger page (leaf_shift set):
 	 * while there are none, a by-VA invalidation looks only in the sets
 	 * the address indexes. */
@@ -212,6 +215,8 @@ static inline unsigned hw_tlb_fp_of(const struct hw_tlb *t, unsigned idx)
 
 /* Words of the @asid_seen bitmap: 2^16 ASIDs. */
 #define HW_ASID_WORDS (65536 / 64)
+/* No ASID (@asid_last): above every 16-bit one. */
+#define HW_ASID_NONE UINT32_MAX
 
 /*
  * Set up @t from @geom.  @pwc_shift is 0 for a TLB (sizes from
