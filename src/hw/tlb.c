@@ -250,36 +250,37 @@ static void held_update(struct hw_tlb *t)
 		t->held |= (unsigned)(t->nr_valid[i] != 0) << i;
 }
 
-/* Valid entry @x of set @set is removed (@d = -1) or made (+1): the
- * counts follow. */
-static inline void count_valid(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *x, int d)
-{
-	const unsigned slot = shift_slot(t, x->size_shift);
-
-	t->nr_valid[slot] += (unsigned)d;
-	t->held = (t->held & ~(1u << slot)) | (unsigned)(t->nr_valid[slot] != 0) << slot;
-	t->nr_valid_all += (unsigned)d;
-	t->set_valid[set] += (unsigned)d;
-	if (is_splinter(x))
-		t->nr_splinters += (unsigned)d;
-}
-
 static void ghost_add(struct hw_ghosts *g, const struct hw_tlb_entry *x);
 
-/* Remove valid entry @x by an invalidation (its translation is
- * remembered among the ghosts, if the structure keeps them). */
-static void drop(struct hw_tlb *t, struct hw_tlb_entry *x)
+/* Remove the valid entry in way @way of set @set by an invalidation (its
+ * translation is remembered among the ghosts, if the structure keeps
+ * them); the counts follow. */
+static inline void drop_at(struct hw_tlb *t, unsigned set, unsigned way)
 {
-	size_t i = (size_t)(x - t->e);
+	struct hw_tlb_entry *x = &t->e[set * t->ways + way];
+	const unsigned slot = shift_slot(t, x->size_shift);
 
 	if (t->ghosts)
 		ghost_add(t->ghosts, x);
-	count_valid(t, (unsigned)(i / t->ways), x, -1);
+	if (!--t->nr_valid[slot])
+		t->held &= ~(1u << slot);
+	t->nr_valid_all--;
+	t->set_valid[set]--;
+	if (x->leaf_shift)
+		t->nr_splinters -= is_splinter(x);
+	fp_store(t, set, way, 0);
 	x->flags = 0;
-	fp_store(t, (unsigned)(i / t->ways), (unsigned)(i % t->ways), 0);
 }
 
-static bool sel_matches_asid(const struct hw_tlb_sel *sel, const struct hw_tlb_entry *x)
+/* drop_at() of valid entry @x. */
+static void drop(struct hw_tlb *t, struct hw_tlb_entry *x)
+{
+	const unsigned i = (unsigned)(x - t->e);
+
+	drop_at(t, i / t->ways, i % t->ways);
+}
+
+static inline bool sel_matches_asid(const struct hw_tlb_sel *sel, const struct hw_tlb_entry *x)
 {
 	bool global = x->flags & HW_TLBE_GLOBAL;
 
@@ -811,11 +812,12 @@ static unsigned invalidate_in_set(struct hw_tlb *t, unsigned set, const struct h
 
 	for (unsigned b = 0; b < words; b++) {
 		for (uint64_t m = fp_zero_bytes(fp[b] ^ pat); m; m &= m - 1) {
-			struct hw_tlb_entry *y = &x[8 * b + (unsigned)__builtin_ctzll(m) / 8];
+			const unsigned w = 8 * b + (unsigned)__builtin_ctzll(m) / 8;
+			const struct hw_tlb_entry *y = &x[w];
 
 			if ((y->flags & HW_TLBE_VALID) && y->vpn == vpn && y->size_shift == shift &&
 			    sel_matches_asid(sel, y)) {
-				drop(t, y);
+				drop_at(t, set, w);
 				removed++;
 			}
 		}
@@ -830,7 +832,7 @@ static unsigned invalidate_in_set(struct hw_tlb *t, unsigned set, const struct h
  * Entries go in index order (set by set, lowest way first), as a scan of
  * every entry would remove them: the ghosts are noted in that order.
  */
-static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+static inline unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 {
 	/* sel_matches_asid() as two answers: for a global entry, and for
 	 * a non-global one of another ASID than sel->asid. */
@@ -838,8 +840,12 @@ static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 			       sel->asid_match == HW_ASID_EQ_OR_GLOBAL;
 	const bool any_asid = sel->asid_match == HW_ASID_ANY ||
 			      sel->asid_match == HW_ASID_NONGLOBAL;
+	const uint16_t asid = sel->asid;
 	const unsigned words = t->fp_words;
-	struct hw_ghosts *ghosts = t->ghosts;
+	struct hw_ghosts *const ghosts = t->ghosts;
+	/* A walk cache holds one size and no splinters: nothing to count
+	 * an entry at a time. */
+	const bool one_size = t->nr_shifts == 1, splintered = t->nr_splinters != 0;
 	unsigned removed = 0, splinters = 0, by_size[3] = {0, 0, 0};
 
 	for (unsigned set = 0; set < t->nr_sets; set++) {
@@ -850,28 +856,33 @@ static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		if (!t->set_valid[set])
 			continue;
 		for (unsigned b = 0; b < words; b++) {
-			uint64_t word = fp[b];
+			const uint64_t word = fp[b];
+			uint64_t lanes = 0; /* bit 7 of each way removed */
 
 			for (uint64_t m = word & ~FP_LOW7; m; m &= m - 1) {
-				const unsigned lane = (unsigned)__builtin_ctzll(m);
-				struct hw_tlb_entry *x = &s[8 * b + lane / 8];
+				struct hw_tlb_entry *x = &s[8 * b + (unsigned)__builtin_ctzll(m) / 8];
 
 				if (x->flags & HW_TLBE_GLOBAL ? !global_ok
-							       : !any_asid && x->asid != sel->asid)
+							       : !any_asid && x->asid != asid)
 					continue;
 				if (ghosts)
 					ghost_add(ghosts, x);
-				by_size[shift_slot(t, x->size_shift)]++;
-				splinters += is_splinter(x);
+				if (!one_size)
+					by_size[shift_slot(t, x->size_shift)]++;
+				if (splintered)
+					splinters += is_splinter(x);
 				x->flags = 0;
-				word &= ~(UINT64_C(0xff) << (lane & ~7u));
+				lanes |= m & -m;
 				gone++;
 			}
-			fp[b] = word;
+			if (lanes)
+				fp[b] = word & ~((lanes >> 7) * 0xff);
 		}
 		t->set_valid[set] -= gone;
 		removed += gone;
 	}
+	if (one_size)
+		by_size[0] = removed;
 	for (unsigned i = 0; i < 3; i++)
 		t->nr_valid[i] -= by_size[i];
 	held_update(t);
@@ -880,49 +891,44 @@ static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 	return removed;
 }
 
-unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+/* hw_tlb_invalidate() not by VA: the ASID rule alone. */
+static __attribute__((noinline)) unsigned invalidate_by_asid(struct hw_tlb *t,
+							     const struct hw_tlb_sel *sel)
+{
+	/*
+	 * A by-ASID invalidation (TLBI ASIDE1 on every cpu, for each
+	 * broadcast) need not scan a structure that never held that ASID
+	 * since its last full scan: @asid_seen keeps a bit per ASID, set by
+	 * inserts, cleared by the scans that remove all of an ASID's
+	 * non-global entries.  Exact, and it turns most remote ASID flushes
+	 * into one bit test.
+	 */
+	const uint64_t bit = 1ull << (sel->asid % 64);
+	unsigned removed;
+
+	if (sel->asid_match == HW_ASID_EQ && !(t->asid_seen[sel->asid / 64] & bit))
+		return 0;
+	removed = invalidate_all(t, sel);
+	if (sel->asid_match == HW_ASID_EQ) {
+		t->asid_seen[sel->asid / 64] &= ~bit;
+		t->asid_last = HW_ASID_NONE;
+	} else if (sel->asid_match == HW_ASID_ANY || sel->asid_match == HW_ASID_NONGLOBAL) {
+		memset(t->asid_seen, 0, HW_ASID_WORDS * sizeof(*t->asid_seen));
+		t->asid_last = HW_ASID_NONE;
+	}
+	return removed;
+}
+
+/*
+ * Splinters of a larger page covering sel->va sit in any set: look at all
+ * of them (while some are held: 1 GiB pages through a TLB that serves
+ * 2 MiB at most, the x86 models' L2).
+ */
+static __attribute__((noinline)) unsigned invalidate_splinters(struct hw_tlb *t,
+							       const struct hw_tlb_sel *sel)
 {
 	unsigned removed = 0;
 
-	t->last_hit = NULL;
-
-	if (t->nr_valid_all == 0)
-		return 0; /* also when there are no sets */
-	if (!sel->by_va) {
-		/*
-		 * A by-ASID invalidation (TLBI ASIDE1 on every cpu, for each
-		 * broadcast) need not scan a structure that never held that
-		 * ASID since its last full scan: @asid_seen keeps a bit per
-		 * ASID, set by inserts, cleared by the scans that remove all
-		 * of an ASID's non-global entries.  Exact, and it turns most
-		 * remote ASID flushes into one bit test.
-		 */
-		uint64_t bit = 1ull << (sel->asid % 64);
-
-		if (sel->asid_match == HW_ASID_EQ && !(t->asid_seen[sel->asid / 64] & bit))
-			return 0;
-		removed = invalidate_all(t, sel);
-		if (sel->asid_match == HW_ASID_EQ) {
-			t->asid_seen[sel->asid / 64] &= ~bit;
-			t->asid_last = HW_ASID_NONE;
-		} else if (sel->asid_match == HW_ASID_ANY ||
-			   sel->asid_match == HW_ASID_NONGLOBAL) {
-			memset(t->asid_seen, 0, HW_ASID_WORDS * sizeof(*t->asid_seen));
-			t->asid_last = HW_ASID_NONE;
-		}
-		return removed;
-	}
-	/* An entry of size s covering va can only sit in the set va >> s indexes. */
-	for (unsigned i = 0; i < t->nr_shifts; i++) {
-		unsigned shift = t->shifts[i];
-		unsigned set = (unsigned)((sel->va >> shift) & t->set_mask);
-
-		if (t->nr_valid[i])
-			removed += invalidate_in_set(t, set, sel, shift);
-	}
-	/* Splinters of a larger page covering va sit in any set: look at all
-	 * of them, only while some are held (1 GiB pages through a TLB that
-	 * serves 2 MiB at most, the x86 models' L2). */
 	for (unsigned i = 0; t->nr_splinters && i < t->nr_sets * t->ways; i++) {
 		struct hw_tlb_entry *x = &t->e[i];
 
@@ -932,6 +938,29 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		drop(t, x);
 		removed++;
 	}
+	return removed;
+}
+
+unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+{
+	unsigned removed = 0;
+
+	t->last_hit = NULL;
+	if (t->nr_valid_all == 0)
+		return 0; /* also when there are no sets */
+	if (!sel->by_va)
+		return invalidate_by_asid(t, sel);
+	/* An entry of size s covering va can only sit in the set va >> s
+	 * indexes; the sizes held, smallest first (a removal changes no
+	 * other size's count). */
+	for (unsigned held = t->held; held; held &= held - 1) {
+		const unsigned shift = t->shifts[__builtin_ctz(held)];
+
+		removed += invalidate_in_set(t, (unsigned)((sel->va >> shift) & t->set_mask), sel,
+					     shift);
+	}
+	if (t->nr_splinters)
+		removed += invalidate_splinters(t, sel);
 	return removed;
 }
 
