@@ -171,13 +171,16 @@ static int fault(tlbsim_mmu *mmu, uint64_t va, struct tlbsim_xlate *out)
  * fault() of a walk that started at level @top and found no translation of
  * @va at level @lvl, or a leaf there that refuses @access (not cached yet):
  * the same entries go, but the invalidations that would remove none are
- * not made.  The L1 that @access looked up and the L2
- * missed @va in this context, and so did the walk caches of levels 1 to
- * @top (walk_start() looked them up below its hit): none holds an entry
- * for @va that a by-VA invalidation would select, but for the splinters of
- * a larger page covering it, which no lookup of @va finds (looked for only
- * while a structure holds splinters), and for the entries the walk filled
- * since, at levels @lvl + 1 to @top, each the last fill of its cache.
+ * not made.  The L1 that @access looked up and the L2 missed @va in this
+ * context, and so did the walk caches of levels 1 to @top (walk_start()
+ * looked them up below its hit): none holds an entry for @va that a by-VA
+ * invalidation would select, but for the splinters of a larger page
+ * covering it, which no lookup of @va finds (looked for only while a
+ * structure holds splinters), and for the entries the walk filled since,
+ * at levels @lvl + 1 to @top, each the last fill of its cache.  The walk
+ * cache of level @top + 1, if any, hit: the entry it found, its last hit,
+ * is the only one for @va in this context (a walk fills one only after a
+ * lookup of its page missed).
  */
 static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned lvl,
 			    unsigned top)
@@ -198,8 +201,10 @@ static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access acc
 		hw_tlb_invalidate(&mmu->l2, &sel);
 	sel.asid_match = HW_ASID_EQ;
 	for (k = lvl + 1; k < mmu->levels; k++) {
-		if (k > top)
+		if (k > top + 1)
 			hw_tlb_invalidate(&mmu->pwc[k], &sel);
+		else if (k == top + 1)
+			hw_tlb_invalidate_last_hit(&mmu->pwc[k]);
 		else if (mmu->pwc[k].nr_sets)
 			hw_tlb_invalidate_last_fill(&mmu->pwc[k]);
 	}

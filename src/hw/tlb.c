@@ -973,6 +973,16 @@ unsigned hw_tlb_invalidate_last_fill(struct hw_tlb *t)
 	return 1;
 }
 
+unsigned hw_tlb_invalidate_last_hit(struct hw_tlb *t)
+{
+	struct hw_tlb_entry *x = t->last_hit;
+
+	assert(x && (x->flags & HW_TLBE_VALID) && "hw_tlb_invalidate_last_hit: a hit is held");
+	t->last_hit = NULL;
+	drop(t, x);
+	return 1;
+}
+
 static unsigned mark_entry(struct hw_tlb_entry *x, uint64_t version, bool poison)
 {
 	if (!(x->flags & HW_TLBE_VALID) || x->version != version ||

@@ -284,6 +284,15 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel);
  */
 unsigned hw_tlb_invalidate_last_fill(struct hw_tlb *t);
 
+/*
+ * hw_tlb_invalidate() of a selector that selects the last lookup's hit
+ * (still @last_hit: nothing inserted or invalidated since) and no other, as
+ * when a walk that started below its walk-cache hit faults (the entry
+ * goes, SDM 4.10.4.1; a walk cache holds one entry a page and ASID): the
+ * same result, without looking for it.  Returns 1.
+ */
+unsigned hw_tlb_invalidate_last_hit(struct hw_tlb *t);
+
 /* Call @fn on every valid entry (for the hazard oracle and for tests). */
 void hw_tlb_for_each(const struct hw_tlb *t, void (*fn)(void *arg, const struct hw_tlb_entry *e),
 		     void *arg);
