@@ -96,30 +96,16 @@ static bool is_permitted(unsigned prot, enum tlbsim_access access)
 	return (prot & need) == need;
 }
 
-/*
- * Insert the leaf translation @leaf (of its own page size) into @t,
- * splintered to the largest page size @t serves that is not larger; a TLB
- * that serves no such size keeps nothing.  A lookup of @va in the current
- * context has just missed in @t (hw_tlb_insert_missed()).
- */
-static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t va)
+/* tlb_fill() of a leaf larger than @t's smallest size, or a splinter. */
+static __attribute__((noinline)) void tlb_fill_large(struct hw_tlb *t,
+						      const struct hw_tlb_entry *leaf, uint64_t va)
 {
 	struct hw_tlb_entry e = *leaf;
 	/* The page the descriptor maps: an L2 splinter remembers it. */
 	unsigned page_shift = leaf->leaf_shift > leaf->size_shift ? leaf->leaf_shift
 								   : leaf->size_shift;
-	int i;
 
-	if (!t->nr_sets)
-		return;
-	/* A leaf of @t's smallest size (a walk's leaf: no leaf_shift, vpn
-	 * va >> size_shift) goes in as it is: the loop below would find that
-	 * size and make the same entry. */
-	if (leaf->size_shift == t->shifts[0] && !leaf->leaf_shift) {
-		hw_tlb_insert_missed(t, leaf, NULL);
-		return;
-	}
-	for (i = (int)t->nr_shifts - 1; i >= 0; i--) {
+	for (int i = (int)t->nr_shifts - 1; i >= 0; i--) {
 		unsigned s = t->shifts[i];
 
 		if (s > leaf->size_shift)
@@ -133,6 +119,25 @@ static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t
 		hw_tlb_insert_missed(t, &e, NULL);
 		return;
 	}
+}
+
+/*
+ * Insert the leaf translation @leaf (of its own page size) into @t,
+ * splintered to the largest page size @t serves that is not larger; a TLB
+ * that serves no such size keeps nothing.  A lookup of @va in the current
+ * context has just missed in @t (hw_tlb_insert_missed()).
+ */
+static inline void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t va)
+{
+	if (!t->nr_sets)
+		return;
+	/* A leaf of @t's smallest size (a walk's leaf: no leaf_shift, vpn
+	 * va >> size_shift) goes in as it is: tlb_fill_large() would find
+	 * that size and make the same entry. */
+	if (leaf->size_shift == t->shifts[0] && !leaf->leaf_shift)
+		hw_tlb_insert_missed(t, leaf, NULL);
+	else
+		tlb_fill_large(t, leaf, va);
 }
 
 static void fill_result(struct tlbsim_xlate *out, const struct hw_tlb_entry *e, uint64_t va)
