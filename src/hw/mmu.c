@@ -56,6 +56,12 @@ struct tlbsim_mmu {
 	uint16_t asid;
 	unsigned cpu_id;
 	struct hw_ghosts ghosts; /* what invalidations removed from l1i, l1d, l2 */
+	/* hw_mmu_prefetch()'s start, a hint: the last level-1 table a walk
+	 * read, the root it walked from and the region of 2^hw_level_shift(2)
+	 * bytes the table maps (va >> that shift). */
+	const struct hw_table_page *pf_table;
+	uint64_t pf_root;
+	uint64_t pf_region;
 	struct tlbsim_mmu_stats st;
 };
 
@@ -90,30 +96,16 @@ static bool is_permitted(unsigned prot, enum tlbsim_access access)
 	return (prot & need) == need;
 }
 
-/*
- * Insert the leaf translation @leaf (of its own page size) into @t,
- * splintered to the largest page size @t serves that is not larger; a TLB
- * that serves no such size keeps nothing.  A lookup of @va in the current
- * context has just missed in @t (hw_tlb_insert_missed()).
- */
-static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t va)
+/* tlb_fill() of a leaf larger than @t's smallest size, or a splinter. */
+static __attribute__((noinline)) void tlb_fill_large(struct hw_tlb *t,
+						      const struct hw_tlb_entry *leaf, uint64_t va)
 {
 	struct hw_tlb_entry e = *leaf;
 	/* The page the descriptor maps: an L2 splinter remembers it. */
 	unsigned page_shift = leaf->leaf_shift > leaf->size_shift ? leaf->leaf_shift
 								   : leaf->size_shift;
-	int i;
 
-	if (!t->nr_sets)
-		return;
-	/* A leaf of @t's smallest size (a walk's leaf: no leaf_shift, vpn
-	 * va >> size_shift) goes in as it is: the loop below would find that
-	 * size and make the same entry. */
-	if (leaf->size_shift == t->shifts[0] && !leaf->leaf_shift) {
-		hw_tlb_insert_missed(t, leaf, NULL);
-		return;
-	}
-	for (i = (int)t->nr_shifts - 1; i >= 0; i--) {
+	for (int i = (int)t->nr_shifts - 1; i >= 0; i--) {
 		unsigned s = t->shifts[i];
 
 		if (s > leaf->size_shift)
@@ -127,6 +119,25 @@ static void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t
 		hw_tlb_insert_missed(t, &e, NULL);
 		return;
 	}
+}
+
+/*
+ * Insert the leaf translation @leaf (of its own page size) into @t,
+ * splintered to the largest page size @t serves that is not larger; a TLB
+ * that serves no such size keeps nothing.  A lookup of @va in the current
+ * context has just missed in @t (hw_tlb_insert_missed()).
+ */
+static inline void tlb_fill(struct hw_tlb *t, const struct hw_tlb_entry *leaf, uint64_t va)
+{
+	if (!t->nr_sets)
+		return;
+	/* A leaf of @t's smallest size (a walk's leaf: no leaf_shift, vpn
+	 * va >> size_shift) goes in as it is: tlb_fill_large() would find
+	 * that size and make the same entry. */
+	if (leaf->size_shift == t->shifts[0] && !leaf->leaf_shift)
+		hw_tlb_insert_missed(t, leaf, NULL);
+	else
+		tlb_fill_large(t, leaf, va);
 }
 
 static void fill_result(struct tlbsim_xlate *out, const struct hw_tlb_entry *e, uint64_t va)
@@ -163,14 +174,18 @@ static int fault(tlbsim_mmu *mmu, uint64_t va, struct tlbsim_xlate *out)
 
 /*
  * fault() of a walk that started at level @top and found no translation of
- * @va at level @lvl: the same entries go, but the invalidations that would
- * remove none are not made.  The L1 that @access looked up and the L2
- * missed @va in this context, and so did the walk caches of levels 1 to
- * @top (walk_start() looked them up below its hit): none holds an entry
- * for @va that a by-VA invalidation would select, but for the splinters of
- * a larger page covering it, which no lookup of @va finds (looked for only
- * while a structure holds splinters), and for the entries the walk filled
- * since, at levels @lvl + 1 to @top, each the last fill of its cache.
+ * @va at level @lvl, or a leaf there that refuses @access (not cached yet):
+ * the same entries go, but the invalidations that would remove none are
+ * not made.  The L1 that @access looked up and the L2 missed @va in this
+ * context, and so did the walk caches of levels 1 to @top (walk_start()
+ * looked them up below its hit): none holds an entry for @va that a by-VA
+ * invalidation would select, but for the splinters of a larger page
+ * covering it, which no lookup of @va finds (looked for only while a
+ * structure holds splinters), and for the entries the walk filled since,
+ * at levels @lvl + 1 to @top, each the last fill of its cache.  The walk
+ * cache of level @top + 1, if any, hit: the entry it found, its last hit,
+ * is the only one for @va in this context (a walk fills one only after a
+ * lookup of its page missed).
  */
 static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned lvl,
 			    unsigned top)
@@ -191,8 +206,10 @@ static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access acc
 		hw_tlb_invalidate(&mmu->l2, &sel);
 	sel.asid_match = HW_ASID_EQ;
 	for (k = lvl + 1; k < mmu->levels; k++) {
-		if (k > top)
+		if (k > top + 1)
 			hw_tlb_invalidate(&mmu->pwc[k], &sel);
+		else if (k == top + 1)
+			hw_tlb_invalidate_last_hit(&mmu->pwc[k]);
 		else if (mmu->pwc[k].nr_sets)
 			hw_tlb_invalidate_last_fill(&mmu->pwc[k]);
 	}
@@ -240,12 +257,13 @@ static unsigned walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, un
 
 /*
  * The end of a walk of @va at the leaf @d, read at @lvl from descriptor
- * version @version after @cycles: count it, fill @out, and fault or fill
- * the TLBs.
+ * version @version after @cycles: count it, fill @out, and fill the TLBs;
+ * false, and nothing filled, when the leaf refuses @access (the caller
+ * faults).
  */
-static int walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
-		     struct tlbsim_xlate *out, unsigned lvl, const struct hw_pte *d,
-		     uint64_t version, unsigned cycles)
+static bool walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
+		      struct tlbsim_xlate *out, unsigned lvl, const struct hw_pte *d,
+		      uint64_t version, unsigned cycles)
 {
 	struct hw_tlb_entry e = {
 		.vpn = va >> hw_level_shift(lvl),
@@ -268,10 +286,10 @@ static int walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
 	out->cycles += cycles;
 	fill_result(out, &e, va);
 	if (!is_permitted(d->prot, access))
-		return fault(mmu, va, out);
+		return false;
 	tlb_fill(&mmu->l2, &e, va);
 	tlb_fill(mmu->l1_of[access], &e, va);
-	return 0;
+	return true;
 }
 
 static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out)
@@ -291,15 +309,23 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 		out->pte_reads++;
 		if (!t)
 			break; /* not a table frame (any more): nothing decodable */
+		if (lvl == 1) {
+			mmu->pf_table = t;
+			mmu->pf_root = mmu->root_pfn;
+			mmu->pf_region = va >> hw_level_shift(2);
+		}
 		if (!hw_pte_table(mmu->isa, lvl, t->raw[idx], &next_pfn)) {
 			/* A leaf, or nothing (not present, or a descriptor
-			 * that faults). */
-			struct hw_pte d;
+			 * that faults): a 4 KiB page without a call. */
+			struct hw_pte d = {.present = true, .leaf = true};
 
-			hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
+			if (lvl != 0 || !hw_pte_page(mmu->isa, t->raw[idx], &d.pfn, &d.prot))
+				hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
 			if (!d.present)
 				break;
-			return walk_leaf(mmu, va, access, out, lvl, &d, t->version[idx], cycles);
+			if (walk_leaf(mmu, va, access, out, lvl, &d, t->version[idx], cycles))
+				return 0;
+			goto fault; /* walk_leaf() counted the walk */
 		}
 		/* A table descriptor at lvl >= 1: cache it, descend (walk_start()
 		 * looked it up in that cache and missed). */
@@ -320,6 +346,7 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 	mmu->st.walk_cycles += cycles;
 	mmu->st.pte_reads += out->pte_reads;
 	out->cycles += cycles;
+fault:
 	return fault_after_walk(mmu, va, access, lvl, top);
 }
 
@@ -455,11 +482,27 @@ int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsig
 void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va)
 {
 	uint64_t pfn = mmu->root_pfn;
+	unsigned lvl = mmu->levels - 1;
+	const struct hw_table_page *t;
 
 	if (!mmu->has_ctx)
 		return;
-	for (unsigned lvl = mmu->levels - 1;; lvl--) {
-		const struct hw_table_page *t = hw_physmem_table(mmu->pm, pfn);
+	/*
+	 * An access near one that walked maps, mostly, through the same
+	 * level-1 table (a PD: 1 GiB of VAs) as the last walk: start there,
+	 * not at the root, three descriptors and their frames' look-ups
+	 * above it (most of the prefetch's instructions).  The table may
+	 * have been freed since, its page now another table's
+	 * (hw_physmem_table(): the page stays allocated): a useless
+	 * prefetch, no more.
+	 */
+	if (mmu->pf_table && mmu->pf_root == pfn && mmu->pf_region == va >> hw_level_shift(2)) {
+		lvl = 1;
+		t = mmu->pf_table;
+	} else {
+		t = hw_physmem_table(mmu->pm, pfn);
+	}
+	for (;; lvl--) {
 		const unsigned idx = hw_pte_index(va, lvl);
 
 		if (!t)
@@ -471,6 +514,7 @@ void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va)
 		}
 		if (!hw_pte_table(mmu->isa, lvl, t->raw[idx], &pfn))
 			return; /* not present, or a leaf */
+		t = hw_physmem_table(mmu->pm, pfn);
 	}
 }
 

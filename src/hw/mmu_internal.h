@@ -88,11 +88,12 @@ int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsig
  * A hint, which changes nothing simulated: have the host bring the cache
  * lines of the descriptors a walk of @va would read into its caches, by a
  * walk of the loaded context's tables that reads (without a stall) all but
- * the last level's, which it prefetches.  The walker's read of a random
- * page's descriptor is a host cache miss (a third of a miss-heavy trace's
- * time, bench/perf/README.md); the OS model's step calls this for an
- * access a few ahead of one that walked.  Reads physical memory only: a
- * parallel phase may call it.
+ * the last level's, which it prefetches; it starts at the level-1 table the
+ * last walk read when @va is in the region that table maps.  The walker's
+ * read of a random page's descriptor is a host cache miss (a third of a
+ * miss-heavy trace's time, bench/perf/README.md); the OS model's step calls
+ * this for an access a few ahead of one that walked.  Reads physical memory
+ * and @mmu only: a parallel phase may call it for its cpu's MMU.
  */
 void hw_mmu_prefetch(const tlbsim_mmu *mmu, uint64_t va);
 

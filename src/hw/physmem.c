@@ -24,20 +24,21 @@
 
 /* Largest max_frames accepted: 2^40 frames of 4 KiB = 4 PiB, the x86 MAXPHYADDR of 52 bits. */
 #define PHYSMEM_MAX_FRAMES (1ull << 40)
-/* Pool slot of a frame that holds no table. */
-#define NO_SLOT UINT32_MAX
+/* Pages the table-page pool can hold. */
+#define MAX_PAGES UINT32_MAX
 
 /**
  * struct frame_meta - what the allocator knows about one frame
+ * @table: its page of the table-page pool while the frame is a table, NULL
+ *         otherwise: what hw_physmem_table() answers, one load (a walk
+ *         asks at each level)
  * @generation: number of allocations so far (0: never allocated); wraps
  *              after 2^32 allocations of the same frame
- * @slot: index into the table-page pool while the frame is a table,
- *        NO_SLOT otherwise
  * @kind: enum tlbsim_frame_kind
  */
 struct frame_meta {
+	struct hw_table_page *table;
 	uint32_t generation;
-	uint32_t slot;
 	uint8_t kind;
 };
 
@@ -53,9 +54,9 @@ struct frame_meta {
  * @pages: table-page pool; each page is allocated once and kept, so
  *         pointers handed out by hw_physmem_table() stay put while the
  *         pool array grows
- * @nr_pages, @cap_pages: pool slots in use or recyclable, and capacity
- * @free_slots: stack of recyclable pool slots
- * @nr_free_slots: depth of @free_slots (its capacity is @cap_pages)
+ * @nr_pages, @cap_pages: pool pages in use or recyclable, and capacity
+ * @free_pages: stack of recyclable pool pages
+ * @nr_free_pages: depth of @free_pages (its capacity is @cap_pages)
  * @nr_used: frames in use per kind
  * @nr_peak: the most frames ever in use at once, per kind; [TLBSIM_FRAME_FREE]:
  *           of both kinds together
@@ -74,8 +75,8 @@ struct tlbsim_physmem {
 	struct hw_table_page **pages;
 	uint32_t nr_pages;
 	uint32_t cap_pages;
-	uint32_t *free_slots;
-	uint32_t nr_free_slots;
+	struct hw_table_page **free_pages;
+	uint32_t nr_free_pages;
 	uint64_t nr_used[3];
 	uint64_t nr_peak[3];
 	uint64_t writes;
@@ -123,46 +124,45 @@ void tlbsim_physmem_destroy(tlbsim_physmem *pm)
 	for (uint32_t i = 0; i < pm->nr_pages; i++)
 		free(pm->pages[i]);
 	free(pm->pages);
-	free(pm->free_slots);
+	free(pm->free_pages);
 	free(pm->free);
 	free(pm->meta);
 	free(pm);
 }
 
-/* A zeroed table page: a recycled pool slot, or a new one. */
-static int take_slot(tlbsim_physmem *pm, uint32_t *slot)
+/* A zeroed table page: a recycled pool page, or a new one. */
+static int take_page(tlbsim_physmem *pm, struct hw_table_page **out)
 {
 	struct hw_table_page *page;
 
-	if (pm->nr_free_slots) {
-		*slot = pm->free_slots[--pm->nr_free_slots];
-		memset(pm->pages[*slot], 0, sizeof(*pm->pages[*slot]));
+	if (pm->nr_free_pages) {
+		*out = pm->free_pages[--pm->nr_free_pages];
+		memset(*out, 0, sizeof(**out));
 		return 0;
 	}
-	if (pm->nr_pages == NO_SLOT)
+	if (pm->nr_pages == MAX_PAGES)
 		return -TLBSIM_ENOMEM;
 	if (pm->nr_pages == pm->cap_pages) {
 		uint64_t cap = pm->cap_pages;
-		struct hw_table_page **pages;
-		uint32_t *slots;
+		struct hw_table_page **pages, **free_pages;
 
 		pages = grow(pm->pages, &cap, (uint64_t)pm->nr_pages + 1, sizeof(*pages));
 		if (!pages)
 			return -TLBSIM_ENOMEM;
 		pm->pages = pages;
-		cap = cap > NO_SLOT ? NO_SLOT : cap;
-		/* @free_slots can never hold more than every slot. */
-		slots = realloc(pm->free_slots, (size_t)cap * sizeof(*slots));
-		if (!slots)
+		cap = cap > MAX_PAGES ? MAX_PAGES : cap;
+		/* @free_pages can never hold more than every page. */
+		free_pages = realloc(pm->free_pages, (size_t)cap * sizeof(*free_pages));
+		if (!free_pages)
 			return -TLBSIM_ENOMEM;
-		pm->free_slots = slots;
+		pm->free_pages = free_pages;
 		pm->cap_pages = (uint32_t)cap;
 	}
 	page = calloc(1, sizeof(*page));
 	if (!page)
 		return -TLBSIM_ENOMEM;
-	*slot = pm->nr_pages;
 	pm->pages[pm->nr_pages++] = page;
+	*out = page;
 	return 0;
 }
 
@@ -189,7 +189,7 @@ static int take_frame(tlbsim_physmem *pm, uint64_t *pfn)
 		return -TLBSIM_ENOMEM;
 	pm->free = stack;
 	*pfn = ++pm->nr_meta;
-	pm->meta[*pfn] = (struct frame_meta){.slot = NO_SLOT, .kind = TLBSIM_FRAME_FREE};
+	pm->meta[*pfn] = (struct frame_meta){.table = NULL, .kind = TLBSIM_FRAME_FREE};
 	return 0;
 }
 
@@ -206,31 +206,31 @@ static inline void note_peak(tlbsim_physmem *pm, enum tlbsim_frame_kind kind)
 
 int tlbsim_physmem_alloc(tlbsim_physmem *pm, enum tlbsim_frame_kind kind, uint64_t *pfn)
 {
-	uint32_t slot = NO_SLOT;
+	struct hw_table_page *page = NULL;
 	uint64_t frame;
 	int err;
 
 	if (!pm || !pfn || (kind != TLBSIM_FRAME_DATA && kind != TLBSIM_FRAME_TABLE))
 		return -TLBSIM_EINVAL;
-	/* The pool slot first: failing after take_frame() would lose a frame. */
+	/* The pool page first: failing after take_frame() would lose a frame. */
 	if (kind == TLBSIM_FRAME_TABLE) {
-		err = take_slot(pm, &slot);
+		err = take_page(pm, &page);
 		if (err)
 			return err;
 	}
 	err = take_frame(pm, &frame);
 	if (err) {
-		if (slot != NO_SLOT)
-			pm->free_slots[pm->nr_free_slots++] = slot;
+		if (page)
+			pm->free_pages[pm->nr_free_pages++] = page;
 		return err;
 	}
 	pm->meta[frame].generation++;
 	pm->meta[frame].kind = (uint8_t)kind;
-	pm->meta[frame].slot = slot;
+	pm->meta[frame].table = page;
 	pm->nr_used[kind]++;
 	note_peak(pm, kind);
-	if (slot != NO_SLOT)
-		pm->pages[slot]->pfn = frame; /* take_slot() zeroed the rest */
+	if (page)
+		page->pfn = frame; /* take_page() zeroed the rest */
 	*pfn = frame;
 	HW_OBSERVE(hw_physmem_observer(pm), frame_alloc, frame, kind);
 	return 0;
@@ -290,11 +290,10 @@ int tlbsim_physmem_free(tlbsim_physmem *pm, uint64_t pfn)
 	m = &pm->meta[pfn];
 	if (m->kind == TLBSIM_FRAME_FREE)
 		return -TLBSIM_EINVAL;
-	HW_OBSERVE(hw_physmem_observer(pm), frame_free, pfn, m->kind,
-		   m->slot != NO_SLOT ? pm->pages[m->slot] : NULL);
-	if (m->slot != NO_SLOT) {
-		pm->free_slots[pm->nr_free_slots++] = m->slot;
-		m->slot = NO_SLOT;
+	HW_OBSERVE(hw_physmem_observer(pm), frame_free, pfn, m->kind, m->table);
+	if (m->table) {
+		pm->free_pages[pm->nr_free_pages++] = m->table;
+		m->table = NULL;
 	}
 	pm->nr_used[m->kind]--;
 	m->kind = TLBSIM_FRAME_FREE;
@@ -337,12 +336,10 @@ uint64_t tlbsim_physmem_nr_frames(const tlbsim_physmem *pm)
 
 struct hw_table_page *hw_physmem_table(const tlbsim_physmem *pm, uint64_t pfn)
 {
-	uint32_t slot;
-
-	if (pfn == 0 || pfn > pm->nr_meta)
+	/* pfn 0 wraps to above every frame: "none". */
+	if (pfn - 1 >= pm->nr_meta)
 		return NULL;
-	slot = pm->meta[pfn].slot;
-	return slot == NO_SLOT ? NULL : pm->pages[slot];
+	return pm->meta[pfn].table;
 }
 
 void hw_physmem_write(tlbsim_physmem *pm, struct hw_table_page *t, unsigned index, uint64_t raw)

@@ -47,7 +47,10 @@ struct hw_table_page {
 /*
  * The contents of table frame @pfn, or NULL if @pfn is not currently a table
  * frame (free, data, or never allocated).  The pointer stays valid until the
- * frame is freed.
+ * frame is freed; the page it points to stays allocated until
+ * tlbsim_physmem_destroy(), recycled for the next table frame (so that a
+ * hint, hw_mmu_prefetch()'s, may read it later: it may find another
+ * table's descriptors).
  */
 struct hw_table_page *hw_physmem_table(const tlbsim_physmem *pm, uint64_t pfn);
 

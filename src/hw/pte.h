@@ -77,6 +77,45 @@ static inline bool hw_pte_table(enum tlbsim_isa isa, unsigned level, uint64_t ra
 	return false;
 }
 
+_Static_assert(TLBSIM_PROT_READ == 0x1 && TLBSIM_PROT_WRITE == 0x2 && TLBSIM_PROT_EXEC == 0x4 &&
+		       TLBSIM_PROT_USER == 0x8 && TLBSIM_PROT_GLOBAL == 0x10,
+	       "hw_pte_page() shifts each descriptor bit to its TLBSIM_PROT_* place");
+
+/*
+ * What hw_pte_decode() answers for a descriptor at level 0, where most
+ * walks end: true, *@pfn and *@prot, when @raw is a present 4 KiB page;
+ * false for anything else (not present, a descriptor that faults, an
+ * unknown ISA), which hw_pte_decode() tells apart.  Inline for the walk's
+ * last level: a mask and a compare, the permissions without a branch.
+ * x86-64 (SDM vol. 3A table 4-20): P set; R/W, U/S, NX and G give the
+ * permissions.  arm64 (Arm ARM D8.3): valid, page (bit 1) and AF set;
+ * AP[2], AP[1], UXN and nG give them.
+ */
+static inline bool hw_pte_page(enum tlbsim_isa isa, uint64_t raw, uint64_t *pfn, unsigned *prot)
+{
+	if (isa == TLBSIM_ISA_X86_64) {
+		if (!(raw & 0x1u))
+			return false;
+		*pfn = (raw & 0x000ffffffffff000ull) >> TLBSIM_PAGE_SHIFT;
+		*prot = (unsigned)(TLBSIM_PROT_READ | (raw & 0x2u) /* R/W, bit 1 */ |
+				   (raw << 1 & 0x8u) /* U/S, bit 2 */ |
+				   (~raw >> 61 & 0x4u) /* not NX, bit 63 */ |
+				   (raw >> 4 & 0x10u) /* G, bit 8 */);
+		return true;
+	}
+	if (isa == TLBSIM_ISA_ARM64) {
+		if ((raw & 0x403u) != 0x403u) /* valid, page, AF */
+			return false;
+		*pfn = (raw & 0x0000fffffffff000ull) >> TLBSIM_PAGE_SHIFT;
+		*prot = (unsigned)(TLBSIM_PROT_READ | (~raw >> 6 & 0x2u) /* not AP[2], bit 7 */ |
+				   (raw >> 3 & 0x8u) /* AP[1], bit 6 */ |
+				   (~raw >> 52 & 0x4u) /* not UXN, bit 54 */ |
+				   (~raw >> 7 & 0x10u) /* not nG, bit 11 */);
+		return true;
+	}
+	return false;
+}
+
 /* Encode a leaf at @level (0: 4K page, 1: 2M, 2: 1G) mapping @pfn with @prot. */
 uint64_t hw_pte_encode_leaf(enum tlbsim_isa isa, unsigned level, uint64_t pfn, unsigned prot);
 

@@ -18,8 +18,11 @@
  * Replacement conventions (tested in tests/hw/test_tlb.c):
  *   - an invalid way is always taken first, the lowest index, for every
  *     policy; the policy is consulted only for a full set;
- *   - LRU: each use stores ++tick in the entry's stamp; the victim has the
- *     smallest stamp;
+ *   - LRU: the victim is the way used least recently.  A set of up to 16
+ *     ways keeps its ways in order of use, a nibble each, the last used in
+ *     bits 0-3: a use moves the way's nibble to the front, the victim is
+ *     the last nibble.  A larger set keeps a stamp per way: each use
+ *     stores ++tick in it, and the victim has the smallest;
  *   - tree PLRU: the set's ways - 1 tree bits sit in one uint64_t, heap
  *     numbered (node 1 is the root, node n has children 2n and 2n + 1, the
  *     leaf of way w is node ways + w; bit n of the word is node n).  A bit of
@@ -44,6 +47,9 @@
 #define PWC_SHIFT_MAX 48
 /* The PLRU tree of a set lives in one uint64_t: ways - 1 <= 63 nodes. */
 #define PLRU_MAX_WAYS 64
+/* An LRU set of up to 16 ways keeps their order of use in one uint64_t, a
+ * nibble a way; larger ones a stamp per way. */
+#define ORDER_MAX_WAYS 16
 /* Entries (32 bytes) are aligned to a cache line: a 4-way set spans exactly two. */
 #define ENTRY_ALIGN_BYTES 64
 
@@ -81,16 +87,51 @@ static unsigned plru_victim(uint64_t bits, unsigned ways)
 	return node - ways;
 }
 
-/* Record a use of entry @idx (= @set * ways + way) for the replacement policy. */
-static inline void touch(struct hw_tlb *t, unsigned set, unsigned idx)
+/* ---- LRU of at most 16 ways: a recency order (struct hw_tlb @order) ---- */
+
+/* One in every nibble, and the low 3 bits of every nibble. */
+#define NIB_ONES UINT64_C(0x1111111111111111)
+#define NIB_LOW3 UINT64_C(0x7777777777777777)
+
+/* The identity order: way k in nibble k (the order before any use). */
+static uint64_t order_init(unsigned ways)
+{
+	uint64_t o = 0;
+
+	for (unsigned k = 0; k < ways; k++)
+		o |= (uint64_t)k << (4 * k);
+	return o;
+}
+
+/*
+ * Move way @way to the front (nibble 0) of recency order @o, the ways that
+ * were before it one nibble back.  Its nibble is found as the lowest zero
+ * nibble of @o XOR @way in every nibble, exactly (Hacker's Delight 6-1, as
+ * fp_zero_bytes() for bytes): @way is in one of the set's nibbles, and the
+ * nibbles past the ways hold 0, above any way's own.
+ */
+static inline uint64_t order_touch(uint64_t o, unsigned way)
+{
+	const uint64_t x = o ^ (way * NIB_ONES);
+	const uint64_t z = ~(((x & NIB_LOW3) + NIB_LOW3) | x | NIB_LOW3);
+	const unsigned pos = (unsigned)__builtin_ctzll(z) & ~3u; /* 4 x its nibble */
+
+	return (o & (~UINT64_C(0xf) << pos)) | (o & ((UINT64_C(1) << pos) - 1)) << 4 | way;
+}
+
+/* Record a use of way @way of set @set for the replacement policy. */
+static inline void touch(struct hw_tlb *t, unsigned set, unsigned way)
 {
 	switch (t->repl) {
 	case TLBSIM_REPL_LRU:
-		t->stamp[idx] = ++t->tick;
+		if (t->order)
+			t->order[set] = order_touch(t->order[set], way);
+		else
+			t->stamp[set * t->ways + way] = ++t->tick;
 		break;
 	case TLBSIM_REPL_PLRU: {
 		/* Per-way path tables follow the per-set words (see hw_tlb_init). */
-		const uint64_t *path = &t->plru[t->nr_sets + 2 * (idx - set * t->ways)];
+		const uint64_t *path = &t->plru[t->nr_sets + 2 * way];
 
 		t->plru[set] = (t->plru[set] & ~path[0]) | path[1];
 		break;
@@ -101,17 +142,30 @@ static inline void touch(struct hw_tlb *t, unsigned set, unsigned idx)
 }
 
 /* The way of full set @set that the policy evicts. */
-static unsigned pick_victim(struct hw_tlb *t, unsigned set)
+static inline unsigned pick_victim(struct hw_tlb *t, unsigned set)
 {
-	unsigned base = set * t->ways;
-	unsigned best = 0;
-
+	/* LRU of up to 16 ways: the last of the order, the way whose stamp
+	 * would be the smallest (a full set's ways were each filled, so each
+	 * has a use, and no two uses share a stamp); fill() moves it to the
+	 * front. */
+	if (t->order)
+		return (unsigned)(t->order[set] >> (4 * (t->ways - 1))) & 0xfu;
 	switch (t->repl) {
-	case TLBSIM_REPL_LRU:
-		for (unsigned w = 1; w < t->ways; w++)
-			if (t->stamp[base + w] < t->stamp[base + best])
+	case TLBSIM_REPL_LRU: {
+		const uint64_t *stamp = t->stamp + (size_t)set * t->ways;
+		uint64_t min = stamp[0];
+		unsigned best = 0;
+
+		/* The smallest in a register: the first of equal ones, were
+		 * there any. */
+		for (unsigned w = 1; w < t->ways; w++) {
+			if (stamp[w] < min) {
+				min = stamp[w];
 				best = w;
+			}
+		}
 		return best;
+	}
 	case TLBSIM_REPL_PLRU:
 		return plru_victim(t->plru[set], t->ways);
 	case TLBSIM_REPL_RANDOM:
@@ -153,10 +207,15 @@ static bool same_key(const struct hw_tlb_entry *x, const struct hw_tlb_entry *e)
 /* Store fingerprint byte @v (0: invalid) for way @way of set @set. */
 static inline void fp_store(struct hw_tlb *t, unsigned set, unsigned way, unsigned v)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	/* Bits 8 * (way % 8) of word way / 8 are the set's byte @way. */
+	((unsigned char *)(t->fp + (size_t)set * t->fp_words))[way] = (unsigned char)v;
+#else
 	uint64_t *w = &t->fp[(size_t)set * t->fp_words + way / 8];
 	const unsigned sh = 8 * (way % 8);
 
 	*w = (*w & ~(UINT64_C(0xff) << sh)) | (uint64_t)v << sh;
+#endif
 }
 
 /*
@@ -183,33 +242,45 @@ static inline unsigned shift_slot(const struct hw_tlb *t, unsigned shift)
 	return shift == t->shifts[1] || t->nr_shifts < 3 ? 1 : 2;
 }
 
-/* Valid entry @x of set @set is removed (@d = -1) or made (+1): the
- * counts follow. */
-static inline void count_valid(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *x, int d)
+/* @held again from the counts of valid entries by size. */
+static void held_update(struct hw_tlb *t)
 {
-	t->nr_valid[shift_slot(t, x->size_shift)] += (unsigned)d;
-	t->nr_valid_all += (unsigned)d;
-	t->set_valid[set] += (unsigned)d;
-	if (is_splinter(x))
-		t->nr_splinters += (unsigned)d;
+	t->held = 0;
+	for (unsigned i = 0; i < t->nr_shifts; i++)
+		t->held |= (unsigned)(t->nr_valid[i] != 0) << i;
 }
 
 static void ghost_add(struct hw_ghosts *g, const struct hw_tlb_entry *x);
 
-/* Remove valid entry @x by an invalidation (its translation is
- * remembered among the ghosts, if the structure keeps them). */
-static void drop(struct hw_tlb *t, struct hw_tlb_entry *x)
+/* Remove the valid entry in way @way of set @set by an invalidation (its
+ * translation is remembered among the ghosts, if the structure keeps
+ * them); the counts follow. */
+static inline void drop_at(struct hw_tlb *t, unsigned set, unsigned way)
 {
-	size_t i = (size_t)(x - t->e);
+	struct hw_tlb_entry *x = &t->e[set * t->ways + way];
+	const unsigned slot = shift_slot(t, x->size_shift);
 
 	if (t->ghosts)
 		ghost_add(t->ghosts, x);
-	count_valid(t, (unsigned)(i / t->ways), x, -1);
+	if (!--t->nr_valid[slot])
+		t->held &= ~(1u << slot);
+	t->nr_valid_all--;
+	t->set_valid[set]--;
+	if (x->leaf_shift)
+		t->nr_splinters -= is_splinter(x);
+	fp_store(t, set, way, 0);
 	x->flags = 0;
-	fp_store(t, (unsigned)(i / t->ways), (unsigned)(i % t->ways), 0);
 }
 
-static bool sel_matches_asid(const struct hw_tlb_sel *sel, const struct hw_tlb_entry *x)
+/* drop_at() of valid entry @x. */
+static void drop(struct hw_tlb *t, struct hw_tlb_entry *x)
+{
+	const unsigned i = (unsigned)(x - t->e);
+
+	drop_at(t, i / t->ways, i % t->ways);
+}
+
+static inline bool sel_matches_asid(const struct hw_tlb_sel *sel, const struct hw_tlb_entry *x)
 {
 	bool global = x->flags & HW_TLBE_GLOBAL;
 
@@ -261,7 +332,7 @@ uint64_t hw_tlb_bytes(const struct tlbsim_cache_geom *geom)
 	bytes = (n * sizeof(struct hw_tlb_entry) + ENTRY_ALIGN_BYTES - 1) / ENTRY_ALIGN_BYTES *
 		ENTRY_ALIGN_BYTES;
 	if (geom->repl == TLBSIM_REPL_LRU)
-		bytes += n * sizeof(uint64_t);
+		bytes += (geom->ways <= ORDER_MAX_WAYS ? n / geom->ways : n) * sizeof(uint64_t);
 	else if (geom->repl == TLBSIM_REPL_PLRU && geom->ways)
 		bytes += (n / geom->ways + 2 * (uint64_t)geom->ways) * sizeof(uint64_t);
 	if (geom->ways)
@@ -319,7 +390,20 @@ int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned
 	if (!t->fp)
 		goto nomem;
 	memset(t->fp, 0, bytes); /* every way invalid */
-	if (t->repl == TLBSIM_REPL_LRU) {
+	if (t->repl == TLBSIM_REPL_LRU && t->ways <= ORDER_MAX_WAYS) {
+		/*
+		 * A 12-way set's victim is the last of its order, not the
+		 * smallest of 12 stamps looked at one by one (the miss-heavy
+		 * trace fills the 12-way L2 at every access).  A use moves a
+		 * nibble, a dozen operations where a stamp takes three, but
+		 * hits on an entry other than the last hit are rare.
+		 */
+		t->order = malloc((size_t)t->nr_sets * sizeof(*t->order));
+		if (!t->order)
+			goto nomem;
+		for (unsigned set = 0; set < t->nr_sets; set++)
+			t->order[set] = order_init(t->ways);
+	} else if (t->repl == TLBSIM_REPL_LRU) {
 		t->stamp = calloc(n, sizeof(*t->stamp));
 		if (!t->stamp)
 			goto nomem;
@@ -343,6 +427,7 @@ int hw_tlb_init(struct hw_tlb *t, const struct tlbsim_cache_geom *geom, unsigned
 	t->asid_seen = calloc(HW_ASID_WORDS, sizeof(*t->asid_seen));
 	if (!t->asid_seen)
 		goto nomem;
+	t->asid_last = HW_ASID_NONE;
 	return 0;
 
 nomem:
@@ -355,17 +440,26 @@ void hw_tlb_fini(struct hw_tlb *t)
 	free(t->e);
 	free(t->fp);
 	free(t->stamp);
+	free(t->order);
 	free(t->plru);
 	free(t->asid_seen);
 	free(t->set_valid);
 	memset(t, 0, sizeof(*t));
 }
 
+/* Does valid or invalid entry @x translate @vpn at 2^@shift bytes for @asid? */
+static inline bool matches(const struct hw_tlb_entry *x, uint64_t vpn, unsigned shift,
+			   uint16_t asid)
+{
+	return x->vpn == vpn && x->size_shift == shift && (x->flags & HW_TLBE_VALID) &&
+	       (x->asid == asid || (x->flags & HW_TLBE_GLOBAL));
+}
+
 /*
  * The first of the ways of set @set that translates @vpn at page size
  * 1 << @shift for @asid (or globally), or @t->ways if none, given that
- * word @b of its fingerprints is the first with a match, @m (the bits
- * fp_zero_bytes() gives), and the ways before it hold none.  The ways'
+ * the ways before word @b of its fingerprints hold none and that @m is
+ * what fp_zero_bytes() gives for word @b (maybe no match).  The ways'
  * fingerprints are compared first, eight a word, without a branch: which
  * way holds a page is as good as random, so a branch per way would be
  * mispredicted about once a lookup (perf annotate, the hit trace: two
@@ -376,14 +470,6 @@ void hw_tlb_fini(struct hw_tlb *t)
  * checked in full, as a loop over the ways would; an invalid way's
  * fingerprint is 0 and matches none.
  */
-/* Does valid or invalid entry @x translate @vpn at 2^@shift bytes for @asid? */
-static inline bool matches(const struct hw_tlb_entry *x, uint64_t vpn, unsigned shift,
-			   uint16_t asid)
-{
-	return x->vpn == vpn && x->size_shift == shift && (x->flags & HW_TLBE_VALID) &&
-	       (x->asid == asid || (x->flags & HW_TLBE_GLOBAL));
-}
-
 static inline unsigned fp_match_from(const struct hw_tlb *t, unsigned set, unsigned b, uint64_t m,
 				     uint64_t vpn, unsigned shift, uint16_t asid)
 {
@@ -403,12 +489,76 @@ static inline unsigned fp_match_from(const struct hw_tlb *t, unsigned set, unsig
 	}
 }
 
-/* fp_match_from() out of line: the lookup's loop keeps few values live. */
-static __attribute__((noinline)) unsigned fp_match_slow(const struct hw_tlb *t, unsigned set,
-							 unsigned b, uint64_t m, uint64_t vpn,
-							 unsigned shift, uint16_t asid)
+/* A lookup of @va for @asid hits way @w of set @set: the replacement
+ * state follows, and the entry is the last hit. */
+static inline struct hw_tlb_entry *hit_at(struct hw_tlb *t, uint64_t va, uint16_t asid,
+					  unsigned set, unsigned w)
 {
-	return fp_match_from(t, set, b, m, vpn, shift, asid);
+	struct hw_tlb_entry *x = &t->e[set * t->ways + w];
+
+	touch(t, set, w);
+	t->last_hit = x;
+	t->last_vpn = va >> t->shifts[0];
+	t->last_asid = asid;
+	return x;
+}
+
+/* hw_tlb_lookup() of the sizes in @held (a bit per index into @t->shifts),
+ * smallest first, each in full. */
+static __attribute__((noinline)) struct hw_tlb_entry *lookup_sizes(struct hw_tlb *t, uint64_t va,
+								   uint16_t asid, unsigned held)
+{
+	for (; held; held &= held - 1) {
+		const unsigned shift = t->shifts[__builtin_ctz(held)];
+		const uint64_t vpn = va >> shift;
+		const unsigned set = (unsigned)(vpn & t->set_mask);
+		const uint64_t m = fp_zero_bytes(t->fp[(size_t)set * t->fp_words] ^
+						 hw_tlb_fp(t, vpn) * FP_BYTES);
+		const unsigned w = fp_match_from(t, set, 0, m, vpn, shift, asid);
+
+		if (w < t->ways)
+			return hit_at(t, va, asid, set, w);
+	}
+	return NULL;
+}
+
+/* hw_tlb_lookup() from the fingerprint matches @m of word @b of the first
+ * size in @held on (any of them may be none, as fp_match_from() takes them). */
+static __attribute__((noinline)) struct hw_tlb_entry *lookup_rest(struct hw_tlb *t, uint64_t va,
+								  uint16_t asid, unsigned held,
+								  unsigned b, uint64_t m)
+{
+	const unsigned shift = t->shifts[__builtin_ctz(held)];
+	const uint64_t vpn = va >> shift;
+	const unsigned set = (unsigned)(vpn & t->set_mask);
+	const unsigned w = fp_match_from(t, set, b, m, vpn, shift, asid);
+
+	if (w < t->ways)
+		return hit_at(t, va, asid, set, w);
+	held &= held - 1;
+	return held ? lookup_sizes(t, va, asid, held) : NULL;
+}
+
+/*
+ * hw_tlb_lookup() from its first fingerprint match on: @m (not 0), of
+ * word @b of the fingerprints of the first size in @held.  Out of line,
+ * so that hw_tlb_lookup() keeps its few values in registers without a
+ * frame; and the first match alone here, where it is the hit but for 1
+ * in 128 ways (a false match) or a page of another ASID, which
+ * lookup_rest() takes on.
+ */
+static __attribute__((noinline)) struct hw_tlb_entry *lookup_from(struct hw_tlb *t, uint64_t va,
+								  uint16_t asid, unsigned held,
+								  unsigned b, uint64_t m)
+{
+	const unsigned shift = t->shifts[__builtin_ctz(held)];
+	const uint64_t vpn = va >> shift;
+	const unsigned set = (unsigned)(vpn & t->set_mask);
+	const unsigned w = 8 * b + (unsigned)__builtin_ctzll(m) / 8;
+
+	if (matches(&t->e[set * t->ways + w], vpn, shift, asid))
+		return hit_at(t, va, asid, set, w);
+	return lookup_rest(t, va, asid, held, b, m & (m - 1));
 }
 
 struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
@@ -420,77 +570,102 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 	 * last_hit) the scan below finds the same entry.  Its touch() is
 	 * skipped: the entry is already the last one touched (only lookups
 	 * and inserts touch), and touching it again changes no set's order
-	 * (LRU: still the newest stamp; PLRU: the same bits; RANDOM: none).
+	 * (LRU: still the newest; PLRU: the same bits; RANDOM: none).
 	 */
 	struct hw_tlb_entry *last = hw_tlb_last_hit(t, va, asid);
+	const unsigned held = t->held;
 
 	if (last)
 		return last;
+	if (!held)
+		return NULL;
+	/*
+	 * Only the sizes some entry has (@held: a 4 KiB-only workload probes
+	 * one set of an L1 serving three sizes, not three).  The first one's
+	 * set's fingerprints are looked at here, up to the first match,
+	 * which lookup_from() takes from there: most lookups of a
+	 * miss-heavy trace end at no fingerprint matching, here, without a
+	 * call.  Further sizes are lookup_sizes()'s.
+	 */
+	const uint64_t vpn = va >> t->shifts[__builtin_ctz(held)];
+	const uint64_t *fp = t->fp + (size_t)(vpn & t->set_mask) * t->fp_words;
+	const uint64_t pat = hw_tlb_fp(t, vpn) * FP_BYTES;
+	unsigned b = 0;
 
-	for (unsigned i = 0; i < t->nr_shifts; i++) {
-		if (!t->nr_valid[i])
-			continue; /* no entry of this size: no match (nor any set) */
+	do {
+		const uint64_t m = fp_zero_bytes(fp[b] ^ pat);
 
-		const unsigned shift = t->shifts[i];
-		const uint64_t vpn = va >> shift;
-		const unsigned set = (unsigned)(vpn & t->set_mask);
-		const uint64_t *fp = t->fp + (size_t)set * t->fp_words;
-		const uint64_t pat = hw_tlb_fp(t, vpn) * FP_BYTES;
-		unsigned b = 0, w;
-		uint64_t m;
-
-		/* fp_match_from(), its first look inline: most lookups of the
-		 * miss-heavy trace end at no fingerprint matching. */
-		while (!(m = fp_zero_bytes(fp[b] ^ pat)))
-			if (++b == t->fp_words)
-				break;
-		if (!m)
-			continue;
-		/* The first match is the entry but for a false match (1 in 128
-		 * a way) or a page of another ASID. */
-		w = 8 * b + (unsigned)__builtin_ctzll(m) / 8;
-		if (!matches(&t->e[set * t->ways + w], vpn, shift, asid))
-			w = fp_match_slow(t, set, b, m & (m - 1), vpn, shift, asid);
-		if (w < t->ways) {
-			const unsigned idx = set * t->ways + w;
-
-			touch(t, set, idx);
-			t->last_hit = &t->e[idx];
-			t->last_vpn = va >> t->shifts[0];
-			t->last_asid = asid;
-			return &t->e[idx];
-		}
-	}
-	return NULL;
+		if (m)
+			return lookup_from(t, va, asid, held, b, m);
+	} while (++b < t->fp_words);
+	return held & (held - 1) ? lookup_sizes(t, va, asid, held & (held - 1)) : NULL;
 }
 
-/* Put @e into way @way of set @set, replacing what it held. */
-static void fill(struct hw_tlb *t, unsigned set, unsigned way, const struct hw_tlb_entry *e)
+/* How the caller of fill() chose the way it fills. */
+enum fill_way {
+	FILL_FREE,   /* an invalid way */
+	FILL_VICTIM, /* pick_victim()'s way of a full set */
+	FILL_HELD,   /* the valid way holding the translation of @e */
+};
+
+/*
+ * Put @e into way @way of set @set, replacing what it held.  Inlined in
+ * each caller with @how a constant: the walker's fills (a way of one of
+ * the first two kinds, about three an access in a miss-heavy trace) make
+ * no test that the kind answers.
+ */
+static inline __attribute__((always_inline)) void fill(struct hw_tlb *t, unsigned set,
+							unsigned way,
+							const struct hw_tlb_entry *e,
+							enum fill_way how)
 {
 	const unsigned idx = set * t->ways + way;
 	struct hw_tlb_entry *x = &t->e[idx];
+	/* What is needed of @e, read before the stores below (which the
+	 * compiler must otherwise fear to change it). */
+	const uint64_t vpn = e->vpn;
+	const unsigned shift = e->size_shift, flags = e->flags | HW_TLBE_VALID;
+	const uint16_t asid = e->asid;
+	const bool splinter = is_splinter(e);
 
 	/* count_valid() of the entry replaced, if valid, then of @e; but
 	 * a valid entry replaced leaves the set's and the total count as
 	 * they are, and its size's too if it is @e's (an eviction). */
-	if (x->flags & HW_TLBE_VALID) {
-		if (x->size_shift != e->size_shift) {
+	if (how != FILL_FREE) {
+		if (x->size_shift != shift) {
 			t->nr_valid[shift_slot(t, x->size_shift)]--;
-			t->nr_valid[shift_slot(t, e->size_shift)]++;
+			t->nr_valid[shift_slot(t, shift)]++;
+			held_update(t);
 		}
-		t->nr_splinters -= is_splinter(x);
+		if (x->leaf_shift)
+			t->nr_splinters -= is_splinter(x);
 	} else {
-		t->nr_valid[shift_slot(t, e->size_shift)]++;
+		const unsigned slot = shift_slot(t, shift);
+
+		t->nr_valid[slot]++;
+		t->held |= 1u << slot;
 		t->nr_valid_all++;
 		t->set_valid[set]++;
 	}
-	t->nr_splinters += is_splinter(e);
+	if (splinter)
+		t->nr_splinters++;
 	*x = *e;
-	x->flags |= HW_TLBE_VALID;
-	fp_store(t, set, way, hw_tlb_fp(t, e->vpn));
-	if (!(e->flags & HW_TLBE_GLOBAL))
-		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
-	touch(t, set, idx);
+	x->flags = (uint8_t)flags;
+	fp_store(t, set, way, hw_tlb_fp(t, vpn));
+	/* Fills are mostly of one ASID: its bit is set once. */
+	if (!(flags & HW_TLBE_GLOBAL) && asid != t->asid_last) {
+		t->asid_seen[asid / 64] |= 1ull << (asid % 64);
+		t->asid_last = asid;
+	}
+	if (how == FILL_VICTIM && t->order) {
+		/* order_touch() of the last way: the order moves back a
+		 * nibble, and the victim, taken out of the last, comes first. */
+		const unsigned last = 4 * (t->ways - 1);
+
+		t->order[set] = (t->order[set] ^ (uint64_t)way << last) << 4 | way;
+	} else {
+		touch(t, set, way);
+	}
 	t->last_fill = idx;
 }
 
@@ -506,7 +681,6 @@ bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb
 	const unsigned set = (unsigned)(e->vpn & t->set_mask);
 	const unsigned base = set * t->ways;
 	unsigned way = t->ways; /* first invalid way, if any */
-	bool evicted = false;
 
 	for (unsigned w = 0; w < t->ways; w++) {
 		struct hw_tlb_entry *x = &t->e[base + w];
@@ -515,19 +689,19 @@ bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb
 			if (way == t->ways)
 				way = w;
 		} else if (same_key(x, e)) {
-			way = w;
-			goto fill;
+			fill(t, set, w, e, FILL_HELD);
+			return false;
 		}
 	}
-	if (way == t->ways) {
-		way = pick_victim(t, set);
-		evicted = true;
-		if (victim)
-			*victim = t->e[base + way];
+	if (way < t->ways) {
+		fill(t, set, way, e, FILL_FREE);
+		return false;
 	}
-fill:
-	fill(t, set, way, e);
-	return evicted;
+	way = pick_victim(t, set);
+	if (victim)
+		*victim = t->e[base + way];
+	fill(t, set, way, e, FILL_VICTIM);
+	return true;
 }
 
 bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
@@ -558,13 +732,13 @@ bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
 		while (!(m = ~fp[way / 8] & ~FP_LOW7))
 			way += 8;
 		way += (unsigned)__builtin_ctzll(m) / 8;
-		fill(t, set, way, e);
+		fill(t, set, way, e, FILL_FREE);
 		return false;
 	}
 	way = pick_victim(t, set);
 	if (victim)
 		*victim = s[way];
-	fill(t, set, way, e);
+	fill(t, set, way, e, FILL_VICTIM);
 	return true;
 }
 
@@ -638,11 +812,12 @@ static unsigned invalidate_in_set(struct hw_tlb *t, unsigned set, const struct h
 
 	for (unsigned b = 0; b < words; b++) {
 		for (uint64_t m = fp_zero_bytes(fp[b] ^ pat); m; m &= m - 1) {
-			struct hw_tlb_entry *y = &x[8 * b + (unsigned)__builtin_ctzll(m) / 8];
+			const unsigned w = 8 * b + (unsigned)__builtin_ctzll(m) / 8;
+			const struct hw_tlb_entry *y = &x[w];
 
 			if ((y->flags & HW_TLBE_VALID) && y->vpn == vpn && y->size_shift == shift &&
 			    sel_matches_asid(sel, y)) {
-				drop(t, y);
+				drop_at(t, set, w);
 				removed++;
 			}
 		}
@@ -657,7 +832,7 @@ static unsigned invalidate_in_set(struct hw_tlb *t, unsigned set, const struct h
  * Entries go in index order (set by set, lowest way first), as a scan of
  * every entry would remove them: the ghosts are noted in that order.
  */
-static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+static inline unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 {
 	/* sel_matches_asid() as two answers: for a global entry, and for
 	 * a non-global one of another ASID than sel->asid. */
@@ -665,8 +840,12 @@ static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 			       sel->asid_match == HW_ASID_EQ_OR_GLOBAL;
 	const bool any_asid = sel->asid_match == HW_ASID_ANY ||
 			      sel->asid_match == HW_ASID_NONGLOBAL;
+	const uint16_t asid = sel->asid;
 	const unsigned words = t->fp_words;
-	struct hw_ghosts *ghosts = t->ghosts;
+	struct hw_ghosts *const ghosts = t->ghosts;
+	/* A walk cache holds one size and no splinters: nothing to count
+	 * an entry at a time. */
+	const bool one_size = t->nr_shifts == 1, splintered = t->nr_splinters != 0;
 	unsigned removed = 0, splinters = 0, by_size[3] = {0, 0, 0};
 
 	for (unsigned set = 0; set < t->nr_sets; set++) {
@@ -677,74 +856,79 @@ static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 		if (!t->set_valid[set])
 			continue;
 		for (unsigned b = 0; b < words; b++) {
-			uint64_t word = fp[b];
+			const uint64_t word = fp[b];
+			uint64_t lanes = 0; /* bit 7 of each way removed */
 
 			for (uint64_t m = word & ~FP_LOW7; m; m &= m - 1) {
-				const unsigned lane = (unsigned)__builtin_ctzll(m);
-				struct hw_tlb_entry *x = &s[8 * b + lane / 8];
+				struct hw_tlb_entry *x = &s[8 * b + (unsigned)__builtin_ctzll(m) / 8];
 
 				if (x->flags & HW_TLBE_GLOBAL ? !global_ok
-							       : !any_asid && x->asid != sel->asid)
+							       : !any_asid && x->asid != asid)
 					continue;
 				if (ghosts)
 					ghost_add(ghosts, x);
-				by_size[shift_slot(t, x->size_shift)]++;
-				splinters += is_splinter(x);
+				if (!one_size)
+					by_size[shift_slot(t, x->size_shift)]++;
+				if (splintered)
+					splinters += is_splinter(x);
 				x->flags = 0;
-				word &= ~(UINT64_C(0xff) << (lane & ~7u));
+				lanes |= m & -m;
 				gone++;
 			}
-			fp[b] = word;
+			if (lanes)
+				fp[b] = word & ~((lanes >> 7) * 0xff);
 		}
 		t->set_valid[set] -= gone;
 		removed += gone;
 	}
+	if (one_size)
+		by_size[0] = removed;
 	for (unsigned i = 0; i < 3; i++)
 		t->nr_valid[i] -= by_size[i];
+	held_update(t);
 	t->nr_splinters -= splinters;
 	t->nr_valid_all -= removed;
 	return removed;
 }
 
-unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+/* hw_tlb_invalidate() not by VA: the ASID rule alone. */
+static __attribute__((noinline)) unsigned invalidate_by_asid(struct hw_tlb *t,
+							     const struct hw_tlb_sel *sel)
+{
+	/*
+	 * A by-ASID invalidation (TLBI ASIDE1 on every cpu, for each
+	 * broadcast) need not scan a structure that never held that ASID
+	 * since its last full scan: @asid_seen keeps a bit per ASID, set by
+	 * inserts, cleared by the scans that remove all of an ASID's
+	 * non-global entries.  Exact, and it turns most remote ASID flushes
+	 * into one bit test.
+	 */
+	const uint64_t bit = 1ull << (sel->asid % 64);
+	unsigned removed;
+
+	if (sel->asid_match == HW_ASID_EQ && !(t->asid_seen[sel->asid / 64] & bit))
+		return 0;
+	removed = invalidate_all(t, sel);
+	if (sel->asid_match == HW_ASID_EQ) {
+		t->asid_seen[sel->asid / 64] &= ~bit;
+		t->asid_last = HW_ASID_NONE;
+	} else if (sel->asid_match == HW_ASID_ANY || sel->asid_match == HW_ASID_NONGLOBAL) {
+		memset(t->asid_seen, 0, HW_ASID_WORDS * sizeof(*t->asid_seen));
+		t->asid_last = HW_ASID_NONE;
+	}
+	return removed;
+}
+
+/*
+ * Splinters of a larger page covering sel->va sit in any set: look at all
+ * of them (while some are held: 1 GiB pages through a TLB that serves
+ * 2 MiB at most, the x86 models' L2).
+ */
+static __attribute__((noinline)) unsigned invalidate_splinters(struct hw_tlb *t,
+							       const struct hw_tlb_sel *sel)
 {
 	unsigned removed = 0;
 
-	t->last_hit = NULL;
-
-	if (t->nr_valid_all == 0)
-		return 0; /* also when there are no sets */
-	if (!sel->by_va) {
-		/*
-		 * A by-ASID invalidation (TLBI ASIDE1 on every cpu, for each
-		 * broadcast) need not scan a structure that never held that
-		 * ASID since its last full scan: @asid_seen keeps a bit per
-		 * ASID, set by inserts, cleared by the scans that remove all
-		 * of an ASID's non-global entries.  Exact, and it turns most
-		 * remote ASID flushes into one bit test.
-		 */
-		uint64_t bit = 1ull << (sel->asid % 64);
-
-		if (sel->asid_match == HW_ASID_EQ && !(t->asid_seen[sel->asid / 64] & bit))
-			return 0;
-		removed = invalidate_all(t, sel);
-		if (sel->asid_match == HW_ASID_EQ)
-			t->asid_seen[sel->asid / 64] &= ~bit;
-		else if (sel->asid_match == HW_ASID_ANY || sel->asid_match == HW_ASID_NONGLOBAL)
-			memset(t->asid_seen, 0, HW_ASID_WORDS * sizeof(*t->asid_seen));
-		return removed;
-	}
-	/* An entry of size s covering va can only sit in the set va >> s indexes. */
-	for (unsigned i = 0; i < t->nr_shifts; i++) {
-		unsigned shift = t->shifts[i];
-		unsigned set = (unsigned)((sel->va >> shift) & t->set_mask);
-
-		if (t->nr_valid[i])
-			removed += invalidate_in_set(t, set, sel, shift);
-	}
-	/* Splinters of a larger page covering va sit in any set: look at all
-	 * of them, only while some are held (1 GiB pages through a TLB that
-	 * serves 2 MiB at most, the x86 models' L2). */
 	for (unsigned i = 0; t->nr_splinters && i < t->nr_sets * t->ways; i++) {
 		struct hw_tlb_entry *x = &t->e[i];
 
@@ -757,12 +941,45 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 	return removed;
 }
 
+unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+{
+	unsigned removed = 0;
+
+	t->last_hit = NULL;
+	if (t->nr_valid_all == 0)
+		return 0; /* also when there are no sets */
+	if (!sel->by_va)
+		return invalidate_by_asid(t, sel);
+	/* An entry of size s covering va can only sit in the set va >> s
+	 * indexes; the sizes held, smallest first (a removal changes no
+	 * other size's count). */
+	for (unsigned held = t->held; held; held &= held - 1) {
+		const unsigned shift = t->shifts[__builtin_ctz(held)];
+
+		removed += invalidate_in_set(t, (unsigned)((sel->va >> shift) & t->set_mask), sel,
+					     shift);
+	}
+	if (t->nr_splinters)
+		removed += invalidate_splinters(t, sel);
+	return removed;
+}
+
 unsigned hw_tlb_invalidate_last_fill(struct hw_tlb *t)
 {
 	assert(t->last_fill < t->nr_sets * t->ways && (t->e[t->last_fill].flags & HW_TLBE_VALID) &&
 	       "hw_tlb_invalidate_last_fill: the entry is held");
 	t->last_hit = NULL;
 	drop(t, &t->e[t->last_fill]);
+	return 1;
+}
+
+unsigned hw_tlb_invalidate_last_hit(struct hw_tlb *t)
+{
+	struct hw_tlb_entry *x = t->last_hit;
+
+	assert(x && (x->flags & HW_TLBE_VALID) && "hw_tlb_invalidate_last_hit: a hit is held");
+	t->last_hit = NULL;
+	drop(t, x);
 	return 1;
 }
 

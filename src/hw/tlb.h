@@ -130,13 +130,19 @@ bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t a
  * @fp_words: words of @fp per set, @ways / 8 rounded up
  * @fp_shift: log2(@nr_sets): the fingerprint is the 7 page-number bits
  *      above the set index
- * @stamp: LRU: per entry, the tick of its last use; PLRU: unused
+ * @order: LRU of up to 16 ways: per set, its ways in order of use, a
+ *         nibble each, the last used in bits 0-3 (nibbles past the ways
+ *         0); else NULL
+ * @stamp: LRU of more than 16 ways: per entry, the tick of its last use;
+ *         else NULL
  * @plru: PLRU: per set, the tree bits (ways - 1 bits used); then, for each
  *        way, the mask of its path's nodes and the value pointing them away
  *        from it (2 * @ways words), so a hit updates the tree without a loop
- * @tick: LRU clock
+ * @tick: LRU clock (with @stamp)
  * @rng: splitmix64 state for RANDOM
  * @asid_seen: a bit per ASID that may have non-global entries here
+ * @asid_last: an ASID whose @asid_seen bit is set, or HW_ASID_NONE: the
+ *             last one a fill set (any clearing forgets it)
  */
 struct hw_tlb {
 	unsigned nr_sets;
@@ -151,11 +157,13 @@ struct hw_tlb {
 	uint64_t *fp;
 	unsigned fp_words;
 	unsigned fp_shift;
+	uint64_t *order;
 	uint64_t *stamp;
 	uint64_t *plru;
 	uint64_t tick;
 	uint64_t rng;
 	uint64_t *asid_seen;
+	uint32_t asid_last;
 	/* Valid entries that are splinters of a larger page (leaf_shift set):
 	 * while there are none, a by-VA invalidation looks only in the sets
 	 * the address indexes. */
@@ -166,6 +174,8 @@ struct hw_tlb {
 	 * three sizes, not three). */
 	unsigned nr_valid[3];
 	unsigned nr_valid_all;
+	/* Bit i set while nr_valid[i] is not 0: the sizes a lookup probes. */
+	unsigned held;
 	/* Valid entries of each set: hw_tlb_insert_missed() takes a full
 	 * set's victim without looking for an invalid way. */
 	uint32_t *set_valid;
@@ -205,6 +215,8 @@ static inline unsigned hw_tlb_fp_of(const struct hw_tlb *t, unsigned idx)
 
 /* Words of the @asid_seen bitmap: 2^16 ASIDs. */
 #define HW_ASID_WORDS (65536 / 64)
+/* No ASID (@asid_last): above every 16-bit one. */
+#define HW_ASID_NONE UINT32_MAX
 
 /*
  * Set up @t from @geom.  @pwc_shift is 0 for a TLB (sizes from
@@ -271,6 +283,15 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel);
  * for it.  Returns 1.
  */
 unsigned hw_tlb_invalidate_last_fill(struct hw_tlb *t);
+
+/*
+ * hw_tlb_invalidate() of a selector that selects the last lookup's hit
+ * (still @last_hit: nothing inserted or invalidated since) and no other, as
+ * when a walk that started below its walk-cache hit faults (the entry
+ * goes, SDM 4.10.4.1; a walk cache holds one entry a page and ASID): the
+ * same result, without looking for it.  Returns 1.
+ */
+unsigned hw_tlb_invalidate_last_hit(struct hw_tlb *t);
 
 /* Call @fn on every valid entry (for the hazard oracle and for tests). */
 void hw_tlb_for_each(const struct hw_tlb *t, void (*fn)(void *arg, const struct hw_tlb_entry *e),

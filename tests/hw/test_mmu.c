@@ -391,6 +391,51 @@ static void a_walks_fault_drops_the_other_l1s_entry_and_splinters(void **state)
 	rig_fini(&r);
 }
 
+/*
+ * A walk whose leaf refuses the access faults too, and drops the same (the
+ * leaf is not cached before the permission check).  As above, a 1 GiB
+ * page at 2G, read-only here (not executable), L1 iTLB 4K|2M, L2 4K|2M:
+ *   load 2G+5M     walk: L1D 1G at 2G, L2 2M at 2G+4M, PWC3 [0, 512G)
+ *   INVLPG 0       drops every walk-cache entry (SDM 4.10.4.1), no TLB's
+ *   fetch 2G+13M   the iTLB and the L2 miss; walk from the root: PWC3
+ *                  again, then the PDPT's leaf refuses the fetch
+ * The fault drops the L1D's 1 GiB entry, the L2 splinter and the PWC3
+ * entry that walk filled.
+ */
+static void a_walks_permission_fault_drops_what_a_fault_drops(void **state)
+{
+	struct rig r;
+	struct tlbsim_xlate x;
+
+	(void)state;
+	rig_init(&r, TLBSIM_ISA_X86_64, true);
+	tlbsim_mmu_destroy(r.mmu);
+	r.m.l2 = geom(32, 32, TLBSIM_PS_4K | TLBSIM_PS_2M, 7);
+	r.mmu = tlbsim_mmu_create(&r.m, r.pm);
+	assert_non_null(r.mmu);
+	assert_int_equal(tlbsim_pgtable_map(r.pt1, GiB(2), GiB(1) >> 12, 30, TLBSIM_PROT_READ), 0);
+	load_ctx(&r, r.pt1, 1);
+	assert_int_equal(load(&r, GiB(2) + MiB(5)).src, TLBSIM_XLATE_WALK);
+	assert_true(hw_mmu_holds(r.mmu, HW_L1D, GiB(2), 1));
+	assert_true(hw_mmu_holds(r.mmu, HW_L2, GiB(2) + MiB(4), 1));
+	assert_int_equal(tlbsim_mmu_invlpg(r.mmu, 0), 0);
+	assert_false(hw_mmu_holds(r.mmu, HW_PWC3, GiB(2), 1));
+	assert_true(hw_mmu_holds(r.mmu, HW_L1D, GiB(2), 1));
+
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(tlbsim_mmu_translate(r.mmu, GiB(2) + MiB(13), TLBSIM_ACCESS_FETCH, &x),
+			 -TLBSIM_EFAULT);
+	assert_int_equal(x.src, TLBSIM_XLATE_WALK);
+	assert_int_equal(x.pte_reads, 2);
+	assert_int_equal(tlbsim_mmu_stats(r.mmu)->faults, 1);
+	assert_false(hw_mmu_holds(r.mmu, HW_L1D, GiB(2), 1));
+	assert_false(hw_mmu_holds(r.mmu, HW_L2, GiB(2) + MiB(4), 1));
+	assert_false(hw_mmu_holds(r.mmu, HW_PWC3, GiB(2), 1));
+	/* A load still walks to the page and is allowed. */
+	assert_int_equal(load(&r, GiB(2) + MiB(13)).src, TLBSIM_XLATE_WALK);
+	rig_fini(&r);
+}
+
 static void invlpg_drops_a_large_pages_splinters(void **state)
 {
 	(void)state;
@@ -919,6 +964,19 @@ static void a_prefetch_changes_nothing_simulated(void **state)
 	assert_true(h0 == h1);
 	assert_int_equal(tlbsim_mmu_translate(r.mmu, MiB(4), TLBSIM_ACCESS_LOAD, &x), 0);
 	assert_int_equal(x.cycles, 34);
+
+	/* The prefetch starts at the PD the last walk read, for addresses
+	 * in the GiB it maps: freed (with the two PTs), or reused for
+	 * another table, it is still memory the prefetch may read (the
+	 * sanitizer build checks). */
+	assert_int_equal(tlbsim_pgtable_unmap(r.pt1, MiB(4), NULL), 0);
+	assert_int_equal(tlbsim_pgtable_unmap(r.pt1, MiB(8), NULL), 0);
+	assert_int_equal(tlbsim_pgtable_free_tables(r.pt1, 0, GiB(1), NULL, NULL), 3);
+	before = *tlbsim_mmu_stats(r.mmu);
+	hw_mmu_prefetch(r.mmu, MiB(4));
+	map4k(&r, r.pt2, GiB(7), TLBSIM_PROT_READ);
+	hw_mmu_prefetch(r.mmu, MiB(6));
+	assert_memory_equal(&before, tlbsim_mmu_stats(r.mmu), sizeof(before));
 	rig_fini(&r);
 }
 
@@ -1054,6 +1112,7 @@ int main(void)
 		cmocka_unit_test(huge_page_is_splintered_into_largest_l1_size),
 		cmocka_unit_test(invlpg_drops_a_large_pages_splinters),
 		cmocka_unit_test(a_walks_fault_drops_the_other_l1s_entry_and_splinters),
+		cmocka_unit_test(a_walks_permission_fault_drops_what_a_fault_drops),
 		cmocka_unit_test(tlbi_by_va_drops_a_large_pages_splinters),
 		cmocka_unit_test(x86_invalidation_instructions_remove_what_the_sdm_says),
 		cmocka_unit_test(arm64_tlbi_operations_remove_what_the_arm_arm_says),

@@ -261,6 +261,44 @@ static void table_test_agrees_with_decode(void **state)
 	}
 }
 
+/*
+ * hw_pte_page() is hw_pte_decode()'s "present leaf" at level 0 with its pfn
+ * and permissions, for both ISAs (and an unknown one): random descriptors,
+ * with the bits each rule looks at (P, R/W, U/S, G, NX; valid, page,
+ * AP[2:1], AF, nG, UXN) in all their combinations.
+ */
+static void page_test_agrees_with_decode(void **state)
+{
+	static const enum tlbsim_isa isas[] = {TLBSIM_ISA_X86_64, TLBSIM_ISA_ARM64,
+					       (enum tlbsim_isa)0};
+	static const unsigned bits[] = {0, 1, 2, 6, 7, 8, 10, 11, 54, 63};
+	uint64_t x = 29;
+
+	for (unsigned n = 0; n < 20000; n++) {
+		uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+		uint64_t raw, pfn = 0;
+		unsigned prot = 0;
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		raw = z ^ (z >> 31);
+		/* The rules' bits from the counter: every combination. */
+		for (unsigned b = 0; b < sizeof(bits) / sizeof(bits[0]); b++)
+			raw = (raw & ~(1ull << bits[b])) | (uint64_t)(n >> b & 1) << bits[b];
+		for (unsigned i = 0; i < 3; i++) {
+			struct hw_pte pte;
+			bool page = hw_pte_page(isas[i], raw, &pfn, &prot);
+
+			hw_pte_decode(isas[i], 0, raw, &pte);
+			assert_int_equal(page, pte.present && pte.leaf);
+			if (page) {
+				assert_int_equal(pfn, pte.pfn);
+				assert_int_equal(prot, pte.prot);
+			}
+		}
+	}
+}
+
 static void index_and_shift_follow_the_9_bit_radix(void **state)
 {
 	/* VA built from indices 3 (level 3), 5, 7, 9 (level 0) and offset 0xabc. */
@@ -291,6 +329,7 @@ int main(void)
 	    cmocka_unit_test(arm64_invalid_descriptors_decode_as_not_present),
 	    cmocka_unit_test(every_leaf_round_trips_through_decode),
 	    cmocka_unit_test(table_test_agrees_with_decode),
+	    cmocka_unit_test(page_test_agrees_with_decode),
 	    cmocka_unit_test(index_and_shift_follow_the_9_bit_radix),
 	};
 

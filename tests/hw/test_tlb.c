@@ -757,6 +757,47 @@ static void invalidate_last_fill_is_the_by_va_invalidation(void **state)
 	hw_tlb_fini(&b);
 }
 
+/*
+ * hw_tlb_invalidate_last_hit() removes what a by-VA invalidation of the
+ * last hit's page and ASID removes, on a twin structure: the same entries
+ * and counts, whichever way and set the hit is in.
+ */
+static void invalidate_last_hit_is_the_by_va_invalidation(void **state)
+{
+	struct tlbsim_cache_geom g = geom(8, 4, 0, TLBSIM_REPL_LRU, 0);
+	struct hw_tlb a, b;
+
+	assert_int_equal(hw_tlb_init(&a, &g, S2M), 0);
+	assert_int_equal(hw_tlb_init(&b, &g, S2M), 0);
+	for (uint64_t page = 0; page < 8; page++) {
+		struct hw_tlb_entry e = ent(page << S2M, S2M, 7, false, 0x100 + page);
+
+		hw_tlb_insert_missed(&a, &e, NULL);
+		hw_tlb_insert_missed(&b, &e, NULL);
+	}
+	for (uint64_t page = 1; page < 8; page += 3) {
+		struct hw_tlb_sel sel = {
+		    .by_va = true, .va = page << S2M, .asid_match = HW_ASID_EQ, .asid = 7};
+
+		assert_non_null(hw_tlb_lookup(&a, (page << S2M) + 0x1234, 7));
+		assert_non_null(hw_tlb_lookup(&b, (page << S2M) + 0x1234, 7));
+		assert_int_equal(hw_tlb_invalidate_last_hit(&a), 1);
+		assert_int_equal(hw_tlb_invalidate(&b, &sel), 1);
+		assert_null(hw_tlb_lookup(&a, page << S2M, 7));
+		assert_int_equal(a.nr_valid_all, b.nr_valid_all);
+		assert_int_equal(a.nr_valid[0], b.nr_valid[0]);
+		assert_int_equal(a.held, b.held);
+		for (unsigned i = 0; i < 8; i++) {
+			assert_int_equal(a.e[i].flags, b.e[i].flags);
+			assert_int_equal(hw_tlb_fp_of(&a, i), hw_tlb_fp_of(&b, i));
+		}
+		for (unsigned set = 0; set < 2; set++)
+			assert_int_equal(a.set_valid[set], b.set_valid[set]);
+	}
+	hw_tlb_fini(&a);
+	hw_tlb_fini(&b);
+}
+
 /* ---- differential test against a naive model ---------------------------- */
 
 /*
@@ -967,7 +1008,8 @@ static struct diff_stats run_diff(unsigned entries, unsigned ways, unsigned nr_o
 			/* The structure's own counts by size (which let a
 			 * lookup skip a size it holds none of) agree too. */
 			if (mv != hw_tlb_nr_valid(&t) || mv != t.nr_valid_all ||
-			    by_size[0] != t.nr_valid[0] || by_size[1] != t.nr_valid[1])
+			    by_size[0] != t.nr_valid[0] || by_size[1] != t.nr_valid[1] ||
+			    t.held != ((by_size[0] != 0) | (unsigned)(by_size[1] != 0) << 1))
 				st.mismatches++;
 			/* Each entry's fingerprint is its page number's while
 			 * valid, 0 while not. */
@@ -985,10 +1027,13 @@ static void differential_lru_matches_the_naive_model(void **state)
 {
 	/* 4-way 16 sets (an L1), fully associative, direct mapped, and
 	 * fully associative with 128 ways (more than one 64-bit mask holds:
-	 * hw_tlb_insert() and the lookup look at them 64 at a time). */
-	static const unsigned geoms[][2] = {{64, 4}, {16, 16}, {32, 1}, {128, 128}};
+	 * hw_tlb_insert() and the lookup look at them 64 at a time); 12 ways
+	 * (the x86 L2's), 16 and 17 ways on each side of the recency order's
+	 * limit (a nibble a way up to 16, stamps above). */
+	static const unsigned geoms[][2] = {{64, 4},  {16, 16}, {32, 1},
+					    {128, 128}, {96, 12}, {34, 17}};
 
-	for (unsigned g = 0; g < 4; g++) {
+	for (unsigned g = 0; g < sizeof(geoms) / sizeof(geoms[0]); g++) {
 		struct diff_stats st = run_diff(geoms[g][0], geoms[g][1], 200000, 2024, false);
 
 		if (st.mismatches)
@@ -1034,6 +1079,7 @@ int main(void)
 	    cmocka_unit_test(for_each_visits_every_valid_entry),
 	    cmocka_unit_test(pages_of_one_fingerprint_are_told_apart),
 	    cmocka_unit_test(invalidate_last_fill_is_the_by_va_invalidation),
+	    cmocka_unit_test(invalidate_last_hit_is_the_by_va_invalidation),
 	    cmocka_unit_test(differential_lru_matches_the_naive_model),
 	    cmocka_unit_test(differential_test_catches_a_planted_mru_bug),
 	};
