@@ -831,8 +831,12 @@ static unsigned invalidate_in_set(struct hw_tlb *t, unsigned set, const struct h
  * with none skipped, and the set's and total counts updated once a set.
  * Entries go in index order (set by set, lowest way first), as a scan of
  * every entry would remove them: the ghosts are noted in that order.
+ * @plain: @t keeps no ghosts and holds one size and no splinter (a walk
+ * cache): nothing to note or count an entry at a time.  A constant, for
+ * a loop without those tests (an INVLPG's scan of every walk cache).
  */
-static inline unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+static inline __attribute__((always_inline)) unsigned
+invalidate_all_as(struct hw_tlb *t, const struct hw_tlb_sel *sel, bool plain)
 {
 	/* sel_matches_asid() as two answers: for a global entry, and for
 	 * a non-global one of another ASID than sel->asid. */
@@ -842,10 +846,9 @@ static inline unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel 
 			      sel->asid_match == HW_ASID_NONGLOBAL;
 	const uint16_t asid = sel->asid;
 	const unsigned words = t->fp_words;
-	struct hw_ghosts *const ghosts = t->ghosts;
-	/* A walk cache holds one size and no splinters: nothing to count
-	 * an entry at a time. */
-	const bool one_size = t->nr_shifts == 1, splintered = t->nr_splinters != 0;
+	struct hw_ghosts *const ghosts = plain ? NULL : t->ghosts;
+	const bool one_size = plain || t->nr_shifts == 1;
+	const bool splintered = !plain && t->nr_splinters != 0;
 	unsigned removed = 0, splinters = 0, by_size[3] = {0, 0, 0};
 
 	for (unsigned set = 0; set < t->nr_sets; set++) {
@@ -889,6 +892,13 @@ static inline unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel 
 	t->nr_splinters -= splinters;
 	t->nr_valid_all -= removed;
 	return removed;
+}
+
+static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+{
+	if (!t->ghosts && t->nr_shifts == 1 && !t->nr_splinters)
+		return invalidate_all_as(t, sel, true);
+	return invalidate_all_as(t, sel, false);
 }
 
 /* hw_tlb_invalidate() not by VA: the ASID rule alone. */
