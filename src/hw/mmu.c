@@ -51,6 +51,8 @@ struct tlbsim_mmu {
 	/* Highest latency among the walk caches: the cost of a lookup that
 	 * misses in all of them (they are probed in parallel). */
 	unsigned pwc_miss_latency;
+	/* The machine's pte_latency_cycles, here for the walk's loop. */
+	unsigned pte_latency[TLBSIM_MAX_PT_LEVELS];
 	bool has_ctx;
 	uint64_t root_pfn;
 	uint16_t asid;
@@ -244,8 +246,7 @@ static unsigned walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, un
 		*table_pfn = e->pfn;
 		/* The frame was freed (and maybe reused) since the entry was
 		 * filled: the walk goes on through whatever it holds now. */
-		if (tlbsim_physmem_generation(mmu->pm, e->pfn) != e->version ||
-		    tlbsim_physmem_kind(mmu->pm, e->pfn) != TLBSIM_FRAME_TABLE)
+		if (!hw_physmem_is_table(mmu->pm, e->pfn, (uint32_t)e->version))
 			mmu->st.stale_table_reads++;
 		return k - 1;
 	}
@@ -305,8 +306,7 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 		unsigned idx = hw_pte_index(va, lvl);
 		uint64_t next_pfn;
 
-		cycles += mmu->m->pte_latency_cycles[lvl];
-		out->pte_reads++;
+		cycles += mmu->pte_latency[lvl];
 		if (!t)
 			break; /* not a table frame (any more): nothing decodable */
 		if (lvl == 1) {
@@ -323,6 +323,7 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 				hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
 			if (!d.present)
 				break;
+			out->pte_reads = top + 1 - lvl; /* one a level, this one's too */
 			if (walk_leaf(mmu, va, access, out, lvl, &d, t->version[idx], cycles))
 				return 0;
 			goto fault; /* walk_leaf() counted the walk */
@@ -343,6 +344,7 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 		table_pfn = next_pfn;
 		lvl--;
 	}
+	out->pte_reads = top + 1 - lvl;
 	mmu->st.walk_cycles += cycles;
 	mmu->st.pte_reads += out->pte_reads;
 	out->cycles += cycles;
@@ -798,6 +800,8 @@ tlbsim_mmu *tlbsim_mmu_create(const struct tlbsim_machine *m, tlbsim_physmem *pm
 		if (m->pwc[k].entries && m->pwc[k].latency_cycles > mmu->pwc_miss_latency)
 			mmu->pwc_miss_latency = m->pwc[k].latency_cycles;
 	}
+	for (k = 0; k < mmu->levels; k++)
+		mmu->pte_latency[k] = m->pte_latency_cycles[k];
 	return mmu;
 fail:
 	tlbsim_mmu_destroy(mmu);

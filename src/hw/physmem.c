@@ -342,6 +342,13 @@ struct hw_table_page *hw_physmem_table(const tlbsim_physmem *pm, uint64_t pfn)
 	return pm->meta[pfn].table;
 }
 
+bool hw_physmem_is_table(const tlbsim_physmem *pm, uint64_t pfn, uint32_t generation)
+{
+	/* pfn 0 wraps to above every frame: "none". */
+	return pfn - 1 < pm->nr_meta && pm->meta[pfn].table &&
+	       pm->meta[pfn].generation == generation;
+}
+
 void hw_physmem_write(tlbsim_physmem *pm, struct hw_table_page *t, unsigned index, uint64_t raw)
 {
 	uint64_t old = t->raw[index], old_version = t->version[index];

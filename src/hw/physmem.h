@@ -6,6 +6,7 @@
 #ifndef TLBSIM_HW_PHYSMEM_H
 #define TLBSIM_HW_PHYSMEM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "tlbsim/pgtable.h"
@@ -53,6 +54,13 @@ struct hw_table_page {
  * table's descriptors).
  */
 struct hw_table_page *hw_physmem_table(const tlbsim_physmem *pm, uint64_t pfn);
+
+/*
+ * Is @pfn a table frame, allocated @generation times (the walker's test of
+ * a walk-cache entry's frame: the table it was filled from, not freed
+ * since)?  tlbsim_physmem_kind() and tlbsim_physmem_generation() at once.
+ */
+bool hw_physmem_is_table(const tlbsim_physmem *pm, uint64_t pfn, uint32_t generation);
 
 /* Write descriptor @index of table @pfn, bumping the global write counter. */
 void hw_physmem_write(tlbsim_physmem *pm, struct hw_table_page *t, unsigned index, uint64_t raw);

@@ -704,6 +704,62 @@ bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb
 	return true;
 }
 
+/* fill() of the victim @way of full set @set. */
+static __attribute__((noinline)) void fill_victim(struct hw_tlb *t, unsigned set,
+						  unsigned way, const struct hw_tlb_entry *e)
+{
+	fill(t, set, way, e, FILL_VICTIM);
+}
+
+/*
+ * fill_victim() of full set @set of an LRU order: what most fills of a
+ * miss-heavy trace do (the 12-way L2's, the L1's), with the few values it
+ * needs.  An entry of the same size as the victim's, neither a splinter,
+ * changes no count: only the order, the entry, its fingerprint and the
+ * ASID's bit; anything else is fill_victim()'s.
+ */
+static __attribute__((noinline)) void fill_last(struct hw_tlb *t, unsigned set,
+						const struct hw_tlb_entry *e)
+{
+	uint64_t *const order = &t->order[set];
+	const unsigned last = 4 * (t->ways - 1);
+	const uint64_t o = *order;
+	const unsigned way = (unsigned)(o >> last) & 0xfu;
+	const unsigned idx = set * t->ways + way;
+	struct hw_tlb_entry *const x = &t->e[idx];
+
+	if (__builtin_expect(x->size_shift != e->size_shift || x->leaf_shift || e->leaf_shift,
+			     0)) {
+		fill_victim(t, set, way, e);
+		return;
+	}
+	*order = (o ^ (uint64_t)way << last) << 4 | way;
+	t->last_fill = idx;
+	if (!(e->flags & HW_TLBE_GLOBAL) && e->asid != t->asid_last) {
+		t->asid_seen[e->asid / 64] |= 1ull << (e->asid % 64);
+		t->asid_last = e->asid;
+	}
+	fp_store(t, set, way, hw_tlb_fp(t, e->vpn));
+	*x = *e;
+	x->flags |= HW_TLBE_VALID;
+}
+
+/* fill() of the first invalid way of set @set, which has one. */
+static __attribute__((noinline)) void fill_free(struct hw_tlb *t, unsigned set,
+						const struct hw_tlb_entry *e)
+{
+	const uint64_t *fp = &t->fp[(size_t)set * t->fp_words];
+	unsigned way = 0;
+	uint64_t m;
+
+	/* Bit 7 is clear in an invalid way's byte only (bytes past the ways
+	 * are 0 too, but an invalid way comes first). */
+	while (!(m = ~fp[way / 8] & ~FP_LOW7))
+		way += 8;
+	way += (unsigned)__builtin_ctzll(m) / 8;
+	fill(t, set, way, e, FILL_FREE);
+}
+
 bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
 			  struct hw_tlb_entry *victim)
 {
@@ -713,32 +769,30 @@ bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
 	assert(serves_shift(t, e->size_shift) && "hw_tlb_insert_missed: entry size not served");
 
 	const unsigned set = (unsigned)(e->vpn & t->set_mask);
-	const struct hw_tlb_entry *s = &t->e[(size_t)set * t->ways];
-	const uint64_t *fp = &t->fp[(size_t)set * t->fp_words];
-	unsigned way = 0;
+	unsigned way;
 
 #ifndef NDEBUG
+	const struct hw_tlb_entry *s = &t->e[(size_t)set * t->ways];
+
 	for (unsigned w = 0; w < t->ways; w++)
 		assert(!((s[w].flags & HW_TLBE_VALID) && same_key(&s[w], e)) &&
 		       "hw_tlb_insert_missed: the translation is held");
 #endif
 	/* As hw_tlb_insert() without a way holding the translation: the
-	 * first invalid way, unless the set is full. */
+	 * first invalid way, unless the set is full.  Each case out of line,
+	 * with the values it needs. */
 	if (t->set_valid[set] < t->ways) {
-		/* Bit 7 is clear in an invalid way's byte only (bytes past
-		 * the ways are 0 too, but an invalid way comes first). */
-		uint64_t m;
-
-		while (!(m = ~fp[way / 8] & ~FP_LOW7))
-			way += 8;
-		way += (unsigned)__builtin_ctzll(m) / 8;
-		fill(t, set, way, e, FILL_FREE);
+		fill_free(t, set, e);
 		return false;
+	}
+	if (t->order && !victim) {
+		fill_last(t, set, e);
+		return true;
 	}
 	way = pick_victim(t, set);
 	if (victim)
-		*victim = s[way];
-	fill(t, set, way, e, FILL_VICTIM);
+		*victim = t->e[(size_t)set * t->ways + way];
+	fill_victim(t, set, way, e);
 	return true;
 }
 
@@ -831,8 +885,12 @@ static unsigned invalidate_in_set(struct hw_tlb *t, unsigned set, const struct h
  * with none skipped, and the set's and total counts updated once a set.
  * Entries go in index order (set by set, lowest way first), as a scan of
  * every entry would remove them: the ghosts are noted in that order.
+ * @plain: @t keeps no ghosts and holds one size and no splinter (a walk
+ * cache): nothing to note or count an entry at a time.  A constant, for
+ * a loop without those tests (an INVLPG's scan of every walk cache).
  */
-static inline unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+static inline __attribute__((always_inline)) unsigned
+invalidate_all_as(struct hw_tlb *t, const struct hw_tlb_sel *sel, bool plain)
 {
 	/* sel_matches_asid() as two answers: for a global entry, and for
 	 * a non-global one of another ASID than sel->asid. */
@@ -842,10 +900,9 @@ static inline unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel 
 			      sel->asid_match == HW_ASID_NONGLOBAL;
 	const uint16_t asid = sel->asid;
 	const unsigned words = t->fp_words;
-	struct hw_ghosts *const ghosts = t->ghosts;
-	/* A walk cache holds one size and no splinters: nothing to count
-	 * an entry at a time. */
-	const bool one_size = t->nr_shifts == 1, splintered = t->nr_splinters != 0;
+	struct hw_ghosts *const ghosts = plain ? NULL : t->ghosts;
+	const bool one_size = plain || t->nr_shifts == 1;
+	const bool splintered = !plain && t->nr_splinters != 0;
 	unsigned removed = 0, splinters = 0, by_size[3] = {0, 0, 0};
 
 	for (unsigned set = 0; set < t->nr_sets; set++) {
@@ -889,6 +946,13 @@ static inline unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel 
 	t->nr_splinters -= splinters;
 	t->nr_valid_all -= removed;
 	return removed;
+}
+
+static unsigned invalidate_all(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+{
+	if (!t->ghosts && t->nr_shifts == 1 && !t->nr_splinters)
+		return invalidate_all_as(t, sel, true);
+	return invalidate_all_as(t, sel, false);
 }
 
 /* hw_tlb_invalidate() not by VA: the ASID rule alone. */
