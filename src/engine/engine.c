@@ -286,9 +286,10 @@ static void classify(struct eng *e, struct eng_core *c)
 	note_mail(e, c);
 	/* A new entry (an older one of this core goes stale). */
 	*mark |= ENG_MARK_WAIT;
-	wait_push(e, (struct eng_wait_entry){
-			 .key = wait_key(c), .time = wait_time(c), .id = c->id,
-			 .gen = ++e->wait.gen[c->id]});
+	wait_push(e, (struct eng_wait_entry){.key = wait_key(c),
+					     .time = wait_time(c),
+					     .id = c->id,
+					     .gen = ++e->wait.gen[c->id]});
 }
 
 /* ---- one core's window ---------------------------------------------- */
@@ -576,7 +577,8 @@ static void plan_classes(struct eng *e, uint64_t *next, uint64_t *quiet)
 			classify(e, c);
 	}
 	e->nr_dirty = 0;
-	for_each_bit(e, e->hot, i) {
+	for_each_bit(e, e->hot, i)
+	{
 		struct eng_core *c = &e->cores[i];
 
 		if (c->state != ENG_RUNNING && c->state != ENG_PARKED) {
@@ -598,12 +600,13 @@ static void plan_classes(struct eng *e, uint64_t *next, uint64_t *quiet)
 		 * of the horizon) and no lookahead stretches it (plan_window()
 		 * needs h > w + L), whatever the other cores' horizons.
 		 */
-		for_each_bit(e, e->hot, i) {
+		for_each_bit(e, e->hot, i)
+		{
 			h = min_u64(h, e->ops->horizon(e->ctx, e, &e->cores[i]));
 			if (h <= t + e->window)
 				goto found;
 		}
-found:
+	found:
 		if (e->wait.n)
 			h = min_u64(h, e->wait.h[0].key);
 	}
@@ -662,8 +665,7 @@ static void list_run(struct eng *e, uint64_t end)
 		take_top(e);
 	}
 	e->nr_run = 0;
-	for_each_bit(e, e->runbits, i)
-		e->run[e->nr_run++] = i;
+	for_each_bit(e, e->runbits, i) e->run[e->nr_run++] = i;
 }
 
 #ifndef NDEBUG
@@ -742,8 +744,8 @@ static void plan_window(struct eng *e, uint64_t max_time, uint64_t *end, bool *d
 		e->now = w;
 		*end = window_end(e, w, h, max_time);
 		list_run(e, *end);
-		e->lone = e->nr_run == 1 && !e->wait.n && e->cores[e->run[0]].state == ENG_RUNNING &&
-			  only_hot(e, e->run[0]);
+		e->lone = e->nr_run == 1 && !e->wait.n &&
+			  e->cores[e->run[0]].state == ENG_RUNNING && only_hot(e, e->run[0]);
 	}
 }
 
@@ -763,33 +765,48 @@ static void serial_part(struct eng *e, struct eng_core **parked, uint64_t max_ti
  * when one has to be woken from a sleep, while a window of a flush-heavy
  * run (an IPI handled here and there) takes a few microseconds on one
  * thread; sharing every window (with two OpenMP barriers each) made 2
- * threads 4 to 12 times slower than 1 (bench/perf/README.md).  So the
- * engine shares only windows that gain by it, measured on the host as it
- * goes:
- *  - alone, it times each window's cores on the calling thread; once their
- *    moving average (weight 1/4) reaches SHARE_MIN_S and @wait windows
- *    have passed since sharing last failed, the next window is shared;
+ * threads 4 to 12 times slower than 1 (bench/perf/README.md).  And the
+ * serial phase that follows a shared window reads what the other thread's
+ * cores wrote, from the other host cpu's cache: on the 256-cpu
+ * `madvise-threads` run, whose serial phase is as long as its cores'
+ * windows, shared windows that gained by their own measure left the run
+ * 1.7 times slower than one thread.  So the engine shares only windows
+ * that gain by it, measured on the host as it goes:
+ *  - alone, it times each window's cores and its serial phase on the
+ *    calling thread; once the cores' moving average (weight 1/4) reaches
+ *    SHARE_MIN_S and SHARE_PARALLEL times the serial phase's, and @wait
+ *    windows have passed since sharing last failed, the next window is
+ *    shared;
  *  - shared, each thread times its part of the window, and the window's
- *    wall time (the meeting included) is set against the sum of the parts,
- *    what one thread would have taken: while the wall time stays under
- *    SHARE_GAIN of it, windows stay shared; else sharing failed, and
- *    @wait doubles (from SHARE_WAIT_MIN windows to SHARE_WAIT_MAX at
- *    most; back to SHARE_WAIT_MIN after a shared window that gained).
+ *    wall time (the meeting and the serial phase included) is set against
+ *    the sum of the parts and the serial phase, what one thread would have
+ *    taken: while it stays under SHARE_GAIN of that, windows stay shared
+ *    (the first of a stretch is not judged: it pays for waking the others);
+ *  - when a window of the stretch does not gain, or one core is left to
+ *    run, the stretch is judged as a whole, its first window left out:
+ *    if it gained, the next window may be shared again as soon as the
+ *    averages say so; else @wait doubles (from SHARE_WAIT_MIN windows to
+ *    SHARE_WAIT_MAX at most).
  * Which thread runs a core's window does not change what it computes (the
  * model above): the results do not depend on these choices, only the
  * speed does.
  */
-#define SHARE_MIN_S 100e-6
+#define SHARE_MIN_S 20e-6
+#define SHARE_PARALLEL 4
 #define SHARE_GAIN 0.9
 #define SHARE_WAIT_MIN 16
 #define SHARE_WAIT_MAX 4096
 
 struct share {
-	double avg;	/* alone: moving average of a window's cores, s */
-	uint64_t wait;	/* windows to run alone after a failed share */
-	uint64_t since; /* windows run alone since the last share */
-	double t0;	/* shared: when the window opened */
-	double work;	/* shared: the threads' parts of the window, s */
+	double avg;	   /* alone: moving average of a window's cores, s */
+	double serial_avg; /* alone: the same of its serial phase, s */
+	uint64_t wait;	   /* windows to run alone after a failed share */
+	uint64_t since;	   /* windows run alone since the last share */
+	double t0;	   /* shared: when the window opened */
+	double work;	   /* shared: the threads' parts, then + serial phase, s */
+	bool first;	   /* shared: the first window of a stretch */
+	double wall_sum;   /* shared: the stretch's wall time, first left out, s */
+	double work_sum;   /* shared: the same of @work, s */
 };
 
 static void run_cores(struct eng *e, uint64_t end)
@@ -800,8 +817,9 @@ static void run_cores(struct eng *e, uint64_t end)
 
 static bool worth_sharing(const struct eng *e, const struct share *sh)
 {
-	return e->threads > 1 &&
-	       (e->share_all || (e->nr_run > 1 && sh->avg >= SHARE_MIN_S && sh->since >= sh->wait));
+	return e->threads > 1 && (e->share_all || (e->nr_run > 1 && sh->avg >= SHARE_MIN_S &&
+						   sh->avg >= SHARE_PARALLEL * sh->serial_avg &&
+						   sh->since >= sh->wait));
 }
 
 /*
@@ -849,67 +867,100 @@ static void run_alone(struct eng *e, struct eng_core **parked, uint64_t max_time
 		      bool *finished, int *result, struct share *sh)
 {
 	while (!*finished && !worth_sharing(e, sh)) {
+		double t0, t1;
+
 		if (e->lone) {
 			run_lone(e, max_time, end);
 		} else if (e->threads == 1) {
 			run_cores(e, *end);
 		} else {
-			double t0 = omp_get_wtime();
-
+			t0 = omp_get_wtime();
 			run_cores(e, *end);
-			sh->avg += (omp_get_wtime() - t0 - sh->avg) / 4;
+			t1 = omp_get_wtime();
+			sh->avg += (t1 - t0 - sh->avg) / 4;
 			sh->since++;
+			serial_part(e, parked, max_time, end, finished, result);
+			sh->serial_avg += (omp_get_wtime() - t1 - sh->serial_avg) / 4;
+			continue;
 		}
 		serial_part(e, parked, max_time, end, finished, result);
 	}
+	sh->first = true;
 }
 
-/* After a shared window: did it gain?  If not, back to the calling
- * thread, for a while. */
+/* After a shared window: does the stretch go on?  If not, was it worth
+ * it?  (See "Sharing a window's cores" above.) */
 static void after_shared(struct eng *e, struct eng_core **parked, uint64_t max_time, uint64_t *end,
 			 bool *finished, int *result, struct share *sh)
 {
-	bool gained = omp_get_wtime() - sh->t0 < SHARE_GAIN * sh->work;
+	double t1 = omp_get_wtime(), wall;
+	bool first = sh->first;
 
+	sh->first = false;
 	e->shared_windows++;
 	serial_part(e, parked, max_time, end, finished, result);
-	if (e->share_all)
-		return;
-	if (gained) {
-		sh->wait = SHARE_WAIT_MIN;
-		return;
+	wall = omp_get_wtime() - sh->t0;
+	sh->work += omp_get_wtime() - t1;
+	if (!first) {
+		sh->wall_sum += wall;
+		sh->work_sum += sh->work;
 	}
-	if (sh->wait < SHARE_WAIT_MIN)
+	if (e->share_all || *finished)
+		return;
+	if (e->nr_run > 1 && (first || wall < SHARE_GAIN * sh->work))
+		return;
+	if (sh->wall_sum < SHARE_GAIN * sh->work_sum) {
 		sh->wait = SHARE_WAIT_MIN;
-	else if (sh->wait < SHARE_WAIT_MAX)
-		sh->wait *= 2;
-	sh->avg = 0;
-	sh->since = 0;
+		sh->since = sh->wait;
+	} else {
+		if (sh->wait < SHARE_WAIT_MIN)
+			sh->wait = SHARE_WAIT_MIN;
+		else if (sh->wait < SHARE_WAIT_MAX)
+			sh->wait *= 2;
+		sh->avg = 0;
+		sh->since = 0;
+	}
+	sh->wall_sum = sh->work_sum = 0;
 	run_alone(e, parked, max_time, end, finished, result, sh);
 }
 
 /* ---- the shared windows' gate --------------------------------------- */
 
 /*
- * How the threads of shared windows meet.  Each takes the window's cores
- * four at a time; the last to finish its part runs the serial phase (and
- * the windows that follow it alone, while sharing does not pay) and opens
- * the next window, which the others wait for.  One wait per window and
- * thread, where the `omp for` and `omp single` of an OpenMP loop made two;
- * and a wait spins for up to GATE_SPIN_S before it sleeps: a thread woken
- * from a futex sleep took tens of microseconds on the development VM, as
- * long as a busy window's share of work, while the threads of a shared
- * window finish their parts within microseconds of each other.  The bound
- * keeps a waiting thread from holding a cpu that another process (or the
+ * How the threads of shared windows meet.  Thread t of T owns the cores
+ * whose ids lie in [t N / T, (t + 1) N / T): it runs the window's cores of
+ * that range, one at a time, and then helps with the others' ranges that
+ * are not done yet (a cursor per range, each on a cache line of its own).
+ * A core thus runs on the same host cpu window after window while the
+ * work is even, and its TLBs, queues and the OS model's state stay in that
+ * cpu's caches: with the cores dealt out four at a time to whichever
+ * thread asked first, each thread's part of a busy window took 1.6 times
+ * as long as it did alone (bench_engine_scaling, 64 cores, measured
+ * before this engine's cores got cheaper: 0.47 s of parts against 0.28 s
+ * on one thread; 0.27 s with the ranges).  The last
+ * thread to finish its part runs the serial phase (and the windows that
+ * follow it alone, while sharing does not pay) and opens the next window,
+ * which the others wait for.  One wait per window and thread, where the
+ * `omp for` and `omp single` of an OpenMP loop made two; and a wait spins
+ * for up to GATE_SPIN_S before it sleeps: a thread woken from a futex
+ * sleep took tens of microseconds on the development VM, as long as a
+ * busy window's share of work, while the threads of a shared window
+ * finish their parts within microseconds of each other.  The bound keeps
+ * a waiting thread from holding a cpu that another process (or the
  * thread running windows alone) needs for longer than that.
  */
 #define GATE_SPIN_S 20e-6
 
+/* A thread's range of cores: how many of its window's cores were taken. */
+struct range {
+	_Alignas(64) atomic_uint taken;
+};
+
 struct gate {
-	atomic_uint gen;     /* bumped when a window opens, or the run ends */
-	atomic_uint done;    /* threads done with the window's cores */
-	atomic_uint next;    /* the next index into e->run to take */
-	atomic_int sleepers; /* threads asleep on @cv */
+	atomic_uint gen;      /* bumped when a window opens, or the run ends */
+	atomic_uint done;     /* threads done with the window's cores */
+	struct range *ranges; /* per thread (see above) */
+	atomic_int sleepers;  /* threads asleep on @cv */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool finished; /* written before @gen is bumped */
@@ -966,15 +1017,40 @@ static void gate_open(struct gate *g)
 	}
 }
 
-/* This thread's part of a shared window: cores four at a time. */
-static double run_part(struct eng *e, struct gate *g, uint64_t end)
+/* The first index of e->run whose core's id is at least @id (the run
+ * is in id order). */
+static uint32_t run_lower_bound(const struct eng *e, uint32_t id)
+{
+	uint32_t lo = 0, hi = e->nr_run;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (e->run[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* This thread's part of a shared window: its range of cores (thread @me
+ * of @nthreads), then what is left of the others'. */
+static double run_part(struct eng *e, struct gate *g, uint64_t end, unsigned me, unsigned nthreads)
 {
 	double t0 = omp_get_wtime();
-	uint32_t i;
 
-	while ((i = atomic_fetch_add_explicit(&g->next, 4, memory_order_relaxed)) < e->nr_run)
-		for (uint32_t k = i; k < i + 4 && k < e->nr_run; k++)
-			core_window(e, &e->cores[e->run[k]], end);
+	for (unsigned k = 0; k < nthreads; k++) {
+		unsigned t = (me + k) % nthreads;
+		uint32_t lo = run_lower_bound(e, (uint32_t)((uint64_t)t * e->nr_cores / nthreads));
+		uint32_t n =
+		    run_lower_bound(e, (uint32_t)((uint64_t)(t + 1) * e->nr_cores / nthreads)) - lo;
+		uint32_t j;
+
+		while ((j = atomic_fetch_add_explicit(&g->ranges[t].taken, 1,
+						      memory_order_relaxed)) < n)
+			core_window(e, &e->cores[e->run[lo + j]], end);
+	}
 	return omp_get_wtime() - t0;
 }
 
@@ -1011,13 +1087,17 @@ int eng_run(struct eng *e, uint64_t max_time)
 		return result;
 	}
 	g.part = calloc((size_t)e->threads, sizeof(*g.part));
-	if (!g.part) {
+	g.ranges = aligned_alloc(_Alignof(struct range), (size_t)e->threads * sizeof(*g.ranges));
+	if (!g.part || !g.ranges) {
+		free(g.part);
+		free(g.ranges);
 		free(parked);
 		return -TLBSIM_ENOMEM;
 	}
+	for (int t = 0; t < e->threads; t++)
+		atomic_init(&g.ranges[t].taken, 0);
 	atomic_init(&g.gen, 0);
 	atomic_init(&g.done, 0);
-	atomic_init(&g.next, 0);
 	atomic_init(&g.sleepers, 0);
 	pthread_mutex_init(&g.mu, NULL);
 	pthread_cond_init(&g.cv, NULL);
@@ -1035,7 +1115,7 @@ int eng_run(struct eng *e, uint64_t max_time)
 		unsigned seen = 0;
 
 		for (;;) {
-			g.part[me] = run_part(e, &g, end);
+			g.part[me] = run_part(e, &g, end, (unsigned)me, nthreads);
 			if (atomic_fetch_add_explicit(&g.done, 1, memory_order_acq_rel) ==
 			    nthreads - 1) {
 				sh.work = 0;
@@ -1043,7 +1123,9 @@ int eng_run(struct eng *e, uint64_t max_time)
 					sh.work += g.part[t];
 				after_shared(e, parked, max_time, &end, &finished, &result, &sh);
 				atomic_store_explicit(&g.done, 0, memory_order_relaxed);
-				atomic_store_explicit(&g.next, 0, memory_order_relaxed);
+				for (unsigned t = 0; t < nthreads; t++)
+					atomic_store_explicit(&g.ranges[t].taken, 0,
+							      memory_order_relaxed);
 				g.finished = finished;
 				sh.t0 = omp_get_wtime();
 				gate_open(&g);
@@ -1058,6 +1140,7 @@ int eng_run(struct eng *e, uint64_t max_time)
 	pthread_cond_destroy(&g.cv);
 	pthread_mutex_destroy(&g.mu);
 	free(g.part);
+	free(g.ranges);
 	free(parked);
 	return result;
 }
