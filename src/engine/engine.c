@@ -937,10 +937,14 @@ static void after_shared(struct eng *e, struct eng_core **parked, uint64_t max_t
  * thread asked first, each thread's part of a busy window took 1.6 times
  * as long as it did alone (bench_engine_scaling, 64 cores, measured
  * before this engine's cores got cheaper: 0.47 s of parts against 0.28 s
- * on one thread; 0.27 s with the ranges).  The last
- * thread to finish its part runs the serial phase (and the windows that
- * follow it alone, while sharing does not pay) and opens the next window,
- * which the others wait for.  One wait per window and thread, where the
+ * on one thread; 0.27 s with the ranges).  Thread 0, the one that
+ * called eng_run(), waits for the others to finish their parts, runs the
+ * serial phase (and the windows that follow it alone, while sharing does
+ * not pay) and opens the next window, which the others wait for: the
+ * serial phase's state (the fabric, the plan, the parked cores) and the
+ * cores of windows run alone stay in one host cpu's caches, where the
+ * last thread to finish its part ran them before, on either cpu from one
+ * window to the next.  One wait per window and thread, where the
  * `omp for` and `omp single` of an OpenMP loop made two; and a wait spins
  * for up to GATE_SPIN_S before it sleeps: a thread woken from a futex
  * sleep took tens of microseconds on the development VM, as long as a
@@ -957,10 +961,11 @@ struct range {
 };
 
 struct gate {
-	atomic_uint gen;      /* bumped when a window opens, or the run ends */
-	atomic_uint done;     /* threads done with the window's cores */
-	struct range *ranges; /* per thread (see above) */
-	atomic_int sleepers;  /* threads asleep on @cv */
+	atomic_uint gen;	   /* bumped when a window opens, or the run ends */
+	atomic_uint done;	   /* threads done with the window's cores */
+	struct range *ranges;	   /* per thread (see above) */
+	atomic_int sleepers;	   /* threads asleep on @cv */
+	atomic_bool closer_asleep; /* thread 0 asleep on @cv, waiting for @done */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool finished; /* written before @gen is bumped */
@@ -1015,6 +1020,47 @@ static void gate_open(struct gate *g)
 		pthread_cond_broadcast(&g->cv);
 		pthread_mutex_unlock(&g->mu);
 	}
+}
+
+/* A thread other than 0 is done with its part of the window; the last
+ * of them wakes thread 0 if it sleeps (see gate_wait_done()). */
+static void gate_done(struct gate *g, unsigned others)
+{
+	if (atomic_fetch_add(&g->done, 1) == others - 1 && atomic_load(&g->closer_asleep)) {
+		pthread_mutex_lock(&g->mu);
+		pthread_cond_broadcast(&g->cv);
+		pthread_mutex_unlock(&g->mu);
+	}
+}
+
+/* Thread 0, done with its part: waits for the @others threads to be done
+ * with theirs, spinning for up to GATE_SPIN_S before it sleeps, as
+ * gate_wait() does. */
+static void gate_wait_done(struct gate *g, unsigned others)
+{
+	double t0 = 0;
+
+	for (unsigned i = 1;; i++) {
+		if (atomic_load_explicit(&g->done, memory_order_acquire) == others)
+			return;
+		if (!(i % 64)) {
+			double t = omp_get_wtime();
+
+			if (!t0)
+				t0 = t;
+			else if (t - t0 > GATE_SPIN_S)
+				break;
+		}
+		cpu_relax();
+	}
+	/* Asleep: the last of the others sees @closer_asleep or this thread
+	 * sees its count (both sequentially consistent). */
+	pthread_mutex_lock(&g->mu);
+	atomic_store(&g->closer_asleep, true);
+	while (atomic_load(&g->done) != others)
+		pthread_cond_wait(&g->cv, &g->mu);
+	atomic_store(&g->closer_asleep, false);
+	pthread_mutex_unlock(&g->mu);
 }
 
 /* The first index of e->run whose core's id is at least @id (the run
@@ -1099,6 +1145,7 @@ int eng_run(struct eng *e, uint64_t max_time)
 	atomic_init(&g.gen, 0);
 	atomic_init(&g.done, 0);
 	atomic_init(&g.sleepers, 0);
+	atomic_init(&g.closer_asleep, false);
 	pthread_mutex_init(&g.mu, NULL);
 	pthread_cond_init(&g.cv, NULL);
 	/*
@@ -1116,8 +1163,8 @@ int eng_run(struct eng *e, uint64_t max_time)
 
 		for (;;) {
 			g.part[me] = run_part(e, &g, end, (unsigned)me, nthreads);
-			if (atomic_fetch_add_explicit(&g.done, 1, memory_order_acq_rel) ==
-			    nthreads - 1) {
+			if (me == 0) {
+				gate_wait_done(&g, nthreads - 1);
 				sh.work = 0;
 				for (unsigned t = 0; t < nthreads; t++)
 					sh.work += g.part[t];
@@ -1131,6 +1178,7 @@ int eng_run(struct eng *e, uint64_t max_time)
 				gate_open(&g);
 				seen++;
 			} else {
+				gate_done(&g, nthreads - 1);
 				seen = gate_wait(&g, seen);
 			}
 			if (g.finished)
