@@ -257,26 +257,26 @@ static unsigned walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, un
 }
 
 /*
- * The end of a walk of @va at the leaf @d, read at @lvl from descriptor
- * version @version after @cycles: count it, fill @out, and fill the TLBs;
- * false, and nothing filled, when the leaf refuses @access (the caller
- * faults).
+ * The end of a walk of @va at a leaf of frame @pfn and permissions @prot,
+ * read at @lvl from descriptor version @version after @cycles: count it,
+ * fill @out, and fill the TLBs; false, and nothing filled, when the leaf
+ * refuses @access (the caller faults).
  */
 static bool walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
-		      struct tlbsim_xlate *out, unsigned lvl, const struct hw_pte *d,
+		      struct tlbsim_xlate *out, unsigned lvl, uint64_t pfn, unsigned prot,
 		      uint64_t version, unsigned cycles)
 {
 	struct hw_tlb_entry e = {
-		.vpn = va >> hw_level_shift(lvl),
-		.pfn = d->pfn,
-		.version = version,
-		.asid = mmu->asid,
-		.size_shift = (uint8_t)hw_level_shift(lvl),
-		.flags = HW_TLBE_VALID,
-		.prot = (uint8_t)d->prot,
+	    .vpn = va >> hw_level_shift(lvl),
+	    .pfn = pfn,
+	    .version = version,
+	    .asid = mmu->asid,
+	    .size_shift = (uint8_t)hw_level_shift(lvl),
+	    .flags = HW_TLBE_VALID,
+	    .prot = (uint8_t)prot,
 	};
 
-	if (d->prot & TLBSIM_PROT_GLOBAL)
+	if (prot & TLBSIM_PROT_GLOBAL)
 		e.flags |= HW_TLBE_GLOBAL;
 	if (hw_ghosts_take(&mmu->ghosts, va, e.size_shift, e.asid)) {
 		mmu->st.walks_after_flush++;
@@ -286,7 +286,7 @@ static bool walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
 	mmu->st.pte_reads += out->pte_reads;
 	out->cycles += cycles;
 	fill_result(out, &e, va);
-	if (!is_permitted(d->prot, access))
+	if (!is_permitted(prot, access))
 		return false;
 	tlb_fill(&mmu->l2, &e, va);
 	tlb_fill(mmu->l1_of[access], &e, va);
@@ -316,15 +316,23 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 		}
 		if (!hw_pte_table(mmu->isa, lvl, t->raw[idx], &next_pfn)) {
 			/* A leaf, or nothing (not present, or a descriptor
-			 * that faults): a 4 KiB page without a call. */
-			struct hw_pte d = {.present = true, .leaf = true};
+			 * that faults): a 4 KiB page without a call, and
+			 * without a struct hw_pte to clear first. */
+			uint64_t pfn;
+			unsigned prot;
 
-			if (lvl != 0 || !hw_pte_page(mmu->isa, t->raw[idx], &d.pfn, &d.prot))
+			if (lvl != 0 || !hw_pte_page(mmu->isa, t->raw[idx], &pfn, &prot)) {
+				struct hw_pte d;
+
 				hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
-			if (!d.present)
-				break;
+				if (!d.present)
+					break;
+				pfn = d.pfn;
+				prot = d.prot;
+			}
 			out->pte_reads = top + 1 - lvl; /* one a level, this one's too */
-			if (walk_leaf(mmu, va, access, out, lvl, &d, t->version[idx], cycles))
+			if (walk_leaf(mmu, va, access, out, lvl, pfn, prot, t->version[idx],
+				      cycles))
 				return 0;
 			goto fault; /* walk_leaf() counted the walk */
 		}
