@@ -718,8 +718,7 @@ static __attribute__((noinline)) void fill_victim(struct hw_tlb *t, unsigned set
  * changes no count: only the order, the entry, its fingerprint and the
  * ASID's bit; anything else is fill_victim()'s.
  */
-static __attribute__((noinline)) void fill_last(struct hw_tlb *t, unsigned set,
-						const struct hw_tlb_entry *e)
+void hw_tlb_fill_last(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e)
 {
 	uint64_t *const order = &t->order[set];
 	const unsigned last = 4 * (t->ways - 1);
@@ -745,8 +744,7 @@ static __attribute__((noinline)) void fill_last(struct hw_tlb *t, unsigned set,
 }
 
 /* fill() of the first invalid way of set @set, which has one. */
-static __attribute__((noinline)) void fill_free(struct hw_tlb *t, unsigned set,
-						const struct hw_tlb_entry *e)
+void hw_tlb_fill_free(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e)
 {
 	const uint64_t *fp = &t->fp[(size_t)set * t->fp_words];
 	unsigned way = 0;
@@ -760,41 +758,28 @@ static __attribute__((noinline)) void fill_free(struct hw_tlb *t, unsigned set,
 	fill(t, set, way, e, FILL_FREE);
 }
 
-bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
-			  struct hw_tlb_entry *victim)
+bool hw_tlb_fill_picked(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e,
+			struct hw_tlb_entry *victim)
 {
-	t->last_hit = NULL;
-	if (t->nr_sets == 0)
-		return false;
-	assert(serves_shift(t, e->size_shift) && "hw_tlb_insert_missed: entry size not served");
+	const unsigned way = pick_victim(t, set);
 
-	const unsigned set = (unsigned)(e->vpn & t->set_mask);
-	unsigned way;
-
-#ifndef NDEBUG
-	const struct hw_tlb_entry *s = &t->e[(size_t)set * t->ways];
-
-	for (unsigned w = 0; w < t->ways; w++)
-		assert(!((s[w].flags & HW_TLBE_VALID) && same_key(&s[w], e)) &&
-		       "hw_tlb_insert_missed: the translation is held");
-#endif
-	/* As hw_tlb_insert() without a way holding the translation: the
-	 * first invalid way, unless the set is full.  Each case out of line,
-	 * with the values it needs. */
-	if (t->set_valid[set] < t->ways) {
-		fill_free(t, set, e);
-		return false;
-	}
-	if (t->order && !victim) {
-		fill_last(t, set, e);
-		return true;
-	}
-	way = pick_victim(t, set);
 	if (victim)
 		*victim = t->e[(size_t)set * t->ways + way];
 	fill_victim(t, set, way, e);
 	return true;
 }
+
+#ifndef NDEBUG
+void hw_tlb_check_missed(const struct hw_tlb *t, const struct hw_tlb_entry *e)
+{
+	const struct hw_tlb_entry *s = &t->e[(size_t)(e->vpn & t->set_mask) * t->ways];
+
+	assert(serves_shift(t, e->size_shift) && "hw_tlb_insert_missed: entry size not served");
+	for (unsigned w = 0; w < t->ways; w++)
+		assert(!((s[w].flags & HW_TLBE_VALID) && same_key(&s[w], e)) &&
+		       "hw_tlb_insert_missed: the translation is held");
+}
+#endif
 
 /* ---- removed translations (struct hw_ghosts) ------------------------------ */
 

@@ -263,14 +263,52 @@ static inline struct hw_tlb_entry *hw_tlb_last_hit(const struct hw_tlb *t, uint6
 bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb_entry *victim);
 
 /*
+ * The cases of hw_tlb_insert_missed() in set @set of @t (tlb.c), each out
+ * of line with the values it needs: the first invalid way of a set that
+ * has one; the last way of a full set's LRU order (@t->order); the way the
+ * policy picks in a full set, its entry copied to @victim if not NULL
+ * (returns true).  hw_tlb_check_missed() is the debug builds' check of the
+ * precondition.
+ */
+void hw_tlb_fill_free(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e);
+void hw_tlb_fill_last(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e);
+bool hw_tlb_fill_picked(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e,
+			struct hw_tlb_entry *victim);
+void hw_tlb_check_missed(const struct hw_tlb *t, const struct hw_tlb_entry *e);
+
+/*
  * hw_tlb_insert() of an entry no valid entry of @t holds the translation
  * of (the same page, size and ASID, or both global), as when a lookup of
  * its page with its ASID has just missed and nothing was inserted since
  * (the walker's fills): the same way, victim and result, without looking
  * for a way that holds it.  Debug builds check the precondition.
+ * Inline, so that the walker's fills (two or three an access in a
+ * miss-heavy trace) go to their case without a call of their own.
  */
-bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
-			  struct hw_tlb_entry *victim);
+static inline bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
+					struct hw_tlb_entry *victim)
+{
+	unsigned set;
+
+	t->last_hit = NULL;
+	if (t->nr_sets == 0)
+		return false;
+#ifndef NDEBUG
+	hw_tlb_check_missed(t, e);
+#endif
+	/* As hw_tlb_insert() without a way holding the translation: the
+	 * first invalid way, unless the set is full. */
+	set = (unsigned)(e->vpn & t->set_mask);
+	if (t->set_valid[set] < t->ways) {
+		hw_tlb_fill_free(t, set, e);
+		return false;
+	}
+	if (t->order && !victim) {
+		hw_tlb_fill_last(t, set, e);
+		return true;
+	}
+	return hw_tlb_fill_picked(t, set, e, victim);
+}
 
 /* Invalidate every entry @sel selects; returns how many were valid and removed. */
 unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel);
