@@ -378,7 +378,9 @@ static inline __attribute__((always_inline)) int translate_in(tlbsim_mmu *mmu, s
 	out->pwc_level = 0;
 	out->pte_reads = 0;
 	out->src = TLBSIM_XLATE_L1;
-	e = hw_tlb_lookup(l1, va, mmu->asid);
+	/* The hit path tested the L1's last hit (last_hit(), hot_of()): it
+	 * mostly does not answer, and the scan finds it when it does. */
+	e = hw_tlb_lookup_scan(l1, va, mmu->asid);
 	*mmu->l1_hits_of[access] += e != NULL;
 	*mmu->l1_misses_of[access] += e == NULL;
 	if (e) {

@@ -561,22 +561,21 @@ static __attribute__((noinline)) struct hw_tlb_entry *lookup_from(struct hw_tlb 
 	return lookup_rest(t, va, asid, held, b, m & (m - 1));
 }
 
-struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
+/*
+ * hw_tlb_lookup() (tlb.h) first tests the last hit.  Consecutive accesses
+ * mostly touch one page.  Two lookups of the same smallest-size page and
+ * ASID compute the same vpn at every size, so with no insert or
+ * invalidation in between (both clear last_hit) the scan below finds the
+ * same entry.  Its touch() is skipped: the entry is already the last one
+ * touched (only lookups and inserts touch), and touching it again changes
+ * no set's order (LRU: still the newest, its stamp still the set's
+ * largest; PLRU: the same bits; RANDOM: none).  So the scan alone, after
+ * a last hit that answers, leaves what the test would.
+ */
+struct hw_tlb_entry *hw_tlb_lookup_scan(struct hw_tlb *t, uint64_t va, uint16_t asid)
 {
-	/*
-	 * Consecutive accesses mostly touch one page.  Two lookups of the
-	 * same smallest-size page and ASID compute the same vpn at every
-	 * size, so with no insert or invalidation in between (both clear
-	 * last_hit) the scan below finds the same entry.  Its touch() is
-	 * skipped: the entry is already the last one touched (only lookups
-	 * and inserts touch), and touching it again changes no set's order
-	 * (LRU: still the newest; PLRU: the same bits; RANDOM: none).
-	 */
-	struct hw_tlb_entry *last = hw_tlb_last_hit(t, va, asid);
 	const unsigned held = t->held;
 
-	if (last)
-		return last;
 	if (!held)
 		return NULL;
 	/*

@@ -230,10 +230,12 @@ uint64_t hw_tlb_bytes(const struct tlbsim_cache_geom *geom);
 void hw_tlb_fini(struct hw_tlb *t);
 
 /*
- * Find a valid entry covering @va that matches @asid (or is global).  On a
- * hit, updates the replacement state and returns the entry; else NULL.
+ * hw_tlb_lookup() without its test of the last hit first: the scan of the
+ * sets, which finds the last hit too when it answers, and leaves the same
+ * replacement state (see tlb.c).  For a caller that knows the last hit
+ * does not answer, as the MMU's L1 lookup after its hit path's tests.
  */
-struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid);
+struct hw_tlb_entry *hw_tlb_lookup_scan(struct hw_tlb *t, uint64_t va, uint16_t asid);
 
 /*
  * hw_tlb_lookup()'s answer when it is its last hit again: the last lookup
@@ -250,6 +252,20 @@ static inline struct hw_tlb_entry *hw_tlb_last_hit(const struct hw_tlb *t, uint6
 	if (t->last_hit && va >> t->shifts[0] == t->last_vpn && asid == t->last_asid)
 		return t->last_hit;
 	return NULL;
+}
+
+/*
+ * Find a valid entry covering @va that matches @asid (or is global).  On a
+ * hit, updates the replacement state and returns the entry; else NULL.
+ * Inline: the last hit's test here, the scan (hw_tlb_lookup_scan()) out of
+ * line, so that a walk cache's repeated hit (the page-directory-pointer
+ * cache's in most walks) costs no call.
+ */
+static inline struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
+{
+	struct hw_tlb_entry *last = hw_tlb_last_hit(t, va, asid);
+
+	return last ? last : hw_tlb_lookup_scan(t, va, asid);
 }
 
 /*
