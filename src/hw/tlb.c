@@ -742,11 +742,27 @@ void hw_tlb_fill_last(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry 
 	x->flags |= HW_TLBE_VALID;
 }
 
-/* fill() of the first invalid way of set @set, which has one. */
+/* fill() of invalid way @way of set @set. */
+static __attribute__((noinline)) void fill_free_at(struct hw_tlb *t, unsigned set, unsigned way,
+						   const struct hw_tlb_entry *e)
+{
+	fill(t, set, way, e, FILL_FREE);
+}
+
+/*
+ * fill() of the first invalid way of set @set, which has one.  An entry of
+ * the smallest size, not a splinter, into an LRU order (a walk cache's
+ * refill after a flush: a miss-heavy trace's INVLPGs empty the PDE cache,
+ * and most of its fills then find a free way) is filled here, without
+ * fill()'s look-up of the size's slot, test for a splinter and choice of
+ * the policy, in few enough registers that the function saves none;
+ * anything else by fill_free_at().
+ */
 void hw_tlb_fill_free(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e)
 {
 	const uint64_t *fp = &t->fp[(size_t)set * t->fp_words];
-	unsigned way = 0;
+	unsigned way = 0, idx;
+	struct hw_tlb_entry *x;
 	uint64_t m;
 
 	/* Bit 7 is clear in an invalid way's byte only (bytes past the ways
@@ -754,7 +770,25 @@ void hw_tlb_fill_free(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry 
 	while (!(m = ~fp[way / 8] & ~FP_LOW7))
 		way += 8;
 	way += (unsigned)__builtin_ctzll(m) / 8;
-	fill(t, set, way, e, FILL_FREE);
+	if (__builtin_expect(!t->order || e->size_shift != t->shifts[0] || e->leaf_shift, 0)) {
+		fill_free_at(t, set, way, e);
+		return;
+	}
+	idx = set * t->ways + way;
+	x = &t->e[idx];
+	*x = *e;
+	x->flags |= HW_TLBE_VALID;
+	t->nr_valid[0]++;
+	t->held |= 1u;
+	t->nr_valid_all++;
+	t->set_valid[set]++;
+	fp_store(t, set, way, hw_tlb_fp(t, x->vpn));
+	if (!(x->flags & HW_TLBE_GLOBAL) && x->asid != t->asid_last) {
+		t->asid_seen[x->asid / 64] |= 1ull << (x->asid % 64);
+		t->asid_last = x->asid;
+	}
+	t->order[set] = order_touch(t->order[set], way);
+	t->last_fill = idx;
 }
 
 bool hw_tlb_fill_picked(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e,
