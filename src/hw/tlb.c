@@ -587,17 +587,20 @@ struct hw_tlb_entry *hw_tlb_lookup_scan(struct hw_tlb *t, uint64_t va, uint16_t 
 	 * call.  Further sizes are lookup_sizes()'s.
 	 */
 	const uint64_t vpn = va >> t->shifts[__builtin_ctz(held)];
-	const uint64_t *fp = t->fp + (size_t)(vpn & t->set_mask) * t->fp_words;
+	const uint64_t *const fp = t->fp + (size_t)(vpn & t->set_mask) * t->fp_words;
+	const uint64_t *const end = fp + t->fp_words;
 	const uint64_t pat = hw_tlb_fp(t, vpn) * FP_BYTES;
-	unsigned b = 0;
+	const uint64_t *w = fp;
 
+	/* By pointer, up to @end: fewer values live in the loop than with
+	 * an index and a count of words. */
 	do {
-		const uint64_t m = fp_zero_bytes(fp[b] ^ pat);
+		const uint64_t m = fp_zero_bytes(*w ^ pat);
 
 		if (m)
-			return lookup_from(t, va, asid, held, b, m);
-	} while (++b < t->fp_words);
-	return held & (held - 1) ? lookup_sizes(t, va, asid, held & (held - 1)) : NULL;
+			return lookup_from(t, va, asid, t->held, (unsigned)(w - fp), m);
+	} while (++w < end);
+	return t->held & (t->held - 1) ? lookup_sizes(t, va, asid, t->held & (t->held - 1)) : NULL;
 }
 
 /* How the caller of fill() chose the way it fills. */
