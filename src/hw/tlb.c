@@ -843,32 +843,14 @@ void hw_ghosts_fini(struct hw_ghosts *g)
 	g->asid = NULL;
 }
 
-/* The slot of a leaf page key and ASID: Fibonacci hashing (Knuth TAOCP vol. 3, 6.4). */
-static unsigned ghost_slot(const struct hw_ghosts *g, uint64_t key, uint16_t asid)
-{
-	return (unsigned)(((key ^ (uint64_t)asid << 48) * UINT64_C(0x9e3779b97f4a7c15)) >> 32) &
-	       g->mask;
-}
-
 static void ghost_add(struct hw_ghosts *g, const struct hw_tlb_entry *x)
 {
 	unsigned shift = x->leaf_shift ? x->leaf_shift : x->size_shift;
 	uint64_t key = (((x->vpn << x->size_shift) >> shift) << 6 | shift) + 1;
-	unsigned i = ghost_slot(g, key, x->asid);
+	unsigned i = hw_ghost_slot(g, key, x->asid);
 
 	g->page[i] = key;
 	g->asid[i] = x->asid;
-}
-
-bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t asid)
-{
-	uint64_t key = ((va >> shift) << 6 | shift) + 1;
-	unsigned i = ghost_slot(g, key, asid);
-
-	if (g->page[i] != key || g->asid[i] != asid)
-		return false;
-	g->page[i] = 0;
-	return true;
 }
 
 /*

@@ -109,9 +109,28 @@ struct hw_ghosts {
 /* Room for @entries translations (twice as many slots); -TLBSIM_ENOMEM or 0. */
 int hw_ghosts_init(struct hw_ghosts *g, unsigned entries);
 void hw_ghosts_fini(struct hw_ghosts *g);
-/* Was the translation of the page of 2^@shift bytes at @va for @asid removed
- * since its last fill?  Forgets it either way. */
-bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t asid);
+
+/* The slot of a leaf page key and ASID: Fibonacci hashing (Knuth TAOCP vol. 3, 6.4). */
+static inline unsigned hw_ghost_slot(const struct hw_ghosts *g, uint64_t key, uint16_t asid)
+{
+	return (unsigned)(((key ^ (uint64_t)asid << 48) * UINT64_C(0x9e3779b97f4a7c15)) >> 32) &
+	       g->mask;
+}
+
+/*
+ * Was the translation of the page of 2^@shift bytes at @va for @asid removed
+ * since its last fill?  Forgets it either way.  Inline: every walk asks.
+ */
+static inline bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t asid)
+{
+	uint64_t key = ((va >> shift) << 6 | shift) + 1;
+	unsigned i = hw_ghost_slot(g, key, asid);
+
+	if (g->page[i] != key || g->asid[i] != asid)
+		return false;
+	g->page[i] = 0;
+	return true;
+}
 
 /**
  * struct hw_tlb - a set-associative structure
