@@ -166,11 +166,10 @@ static void fault_invalidate(tlbsim_mmu *mmu, uint64_t va)
 		hw_tlb_invalidate(&mmu->pwc[k], &sel);
 }
 
-static int fault(tlbsim_mmu *mmu, uint64_t va, struct tlbsim_xlate *out)
+static int fault(tlbsim_mmu *mmu, uint64_t va)
 {
 	mmu->st.faults++;
 	fault_invalidate(mmu, va);
-	(void)out;
 	return -TLBSIM_EFAULT;
 }
 
@@ -189,8 +188,9 @@ static int fault(tlbsim_mmu *mmu, uint64_t va, struct tlbsim_xlate *out)
  * is the only one for @va in this context (a walk fills one only after a
  * lookup of its page missed).
  */
-static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned lvl,
-			    unsigned top)
+static inline __attribute__((always_inline)) int fault_after_walk(tlbsim_mmu *mmu, uint64_t va,
+								  enum tlbsim_access access,
+								  unsigned lvl, unsigned top)
 {
 	struct hw_tlb_sel sel = {
 	    .by_va = true, .va = va, .asid_match = HW_ASID_EQ_OR_GLOBAL, .asid = mmu->asid};
@@ -223,8 +223,8 @@ static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access acc
  * of the table to read first and sets *table_pfn; *pwc_level receives the
  * level that hit, 0 for none.
  */
-static unsigned walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, unsigned *pwc_level,
-			   unsigned *cycles)
+static inline __attribute__((always_inline)) unsigned
+walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, unsigned *pwc_level, unsigned *cycles)
 {
 	unsigned k;
 
@@ -257,26 +257,26 @@ static unsigned walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, un
 }
 
 /*
- * The end of a walk of @va at the leaf @d, read at @lvl from descriptor
- * version @version after @cycles: count it, fill @out, and fill the TLBs;
- * false, and nothing filled, when the leaf refuses @access (the caller
- * faults).
+ * The end of a walk of @va at a leaf of frame @pfn and permissions @prot,
+ * read at @lvl from descriptor version @version after @cycles: count it,
+ * fill @out, and fill the TLBs; false, and nothing filled, when the leaf
+ * refuses @access (the caller faults).
  */
-static bool walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
-		      struct tlbsim_xlate *out, unsigned lvl, const struct hw_pte *d,
-		      uint64_t version, unsigned cycles)
+static inline __attribute__((always_inline)) bool
+walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out,
+	  unsigned lvl, uint64_t pfn, unsigned prot, uint64_t version, unsigned cycles)
 {
 	struct hw_tlb_entry e = {
-		.vpn = va >> hw_level_shift(lvl),
-		.pfn = d->pfn,
-		.version = version,
-		.asid = mmu->asid,
-		.size_shift = (uint8_t)hw_level_shift(lvl),
-		.flags = HW_TLBE_VALID,
-		.prot = (uint8_t)d->prot,
+	    .vpn = va >> hw_level_shift(lvl),
+	    .pfn = pfn,
+	    .version = version,
+	    .asid = mmu->asid,
+	    .size_shift = (uint8_t)hw_level_shift(lvl),
+	    .flags = HW_TLBE_VALID,
+	    .prot = (uint8_t)prot,
 	};
 
-	if (d->prot & TLBSIM_PROT_GLOBAL)
+	if (prot & TLBSIM_PROT_GLOBAL)
 		e.flags |= HW_TLBE_GLOBAL;
 	if (hw_ghosts_take(&mmu->ghosts, va, e.size_shift, e.asid)) {
 		mmu->st.walks_after_flush++;
@@ -286,14 +286,15 @@ static bool walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access,
 	mmu->st.pte_reads += out->pte_reads;
 	out->cycles += cycles;
 	fill_result(out, &e, va);
-	if (!is_permitted(d->prot, access))
+	if (!is_permitted(prot, access))
 		return false;
 	tlb_fill(&mmu->l2, &e, va);
 	tlb_fill(mmu->l1_of[access], &e, va);
 	return true;
 }
 
-static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out)
+static inline __attribute__((always_inline)) int
+walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out)
 {
 	unsigned cycles = 0, lvl, top;
 	uint64_t table_pfn;
@@ -316,15 +317,23 @@ static int walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct 
 		}
 		if (!hw_pte_table(mmu->isa, lvl, t->raw[idx], &next_pfn)) {
 			/* A leaf, or nothing (not present, or a descriptor
-			 * that faults): a 4 KiB page without a call. */
-			struct hw_pte d = {.present = true, .leaf = true};
+			 * that faults): a 4 KiB page without a call, and
+			 * without a struct hw_pte to clear first. */
+			uint64_t pfn;
+			unsigned prot;
 
-			if (lvl != 0 || !hw_pte_page(mmu->isa, t->raw[idx], &d.pfn, &d.prot))
+			if (lvl != 0 || !hw_pte_page(mmu->isa, t->raw[idx], &pfn, &prot)) {
+				struct hw_pte d;
+
 				hw_pte_decode(mmu->isa, lvl, t->raw[idx], &d);
-			if (!d.present)
-				break;
+				if (!d.present)
+					break;
+				pfn = d.pfn;
+				prot = d.prot;
+			}
 			out->pte_reads = top + 1 - lvl; /* one a level, this one's too */
-			if (walk_leaf(mmu, va, access, out, lvl, &d, t->version[idx], cycles))
+			if (walk_leaf(mmu, va, access, out, lvl, pfn, prot, t->version[idx],
+				      cycles))
 				return 0;
 			goto fault; /* walk_leaf() counted the walk */
 		}
@@ -352,9 +361,14 @@ fault:
 	return fault_after_walk(mmu, va, access, lvl, top);
 }
 
-/* tlbsim_mmu_translate() but for its fast path: the lookup of @l1 on. */
-static __attribute__((noinline)) int translate(tlbsim_mmu *mmu, struct hw_tlb *l1, uint64_t va,
-					       enum tlbsim_access access, struct tlbsim_xlate *out)
+/*
+ * tlbsim_mmu_translate() but for its fast path: the lookup of @l1 on.
+ * Inlined in translate() and translate_cycles(), with the walk.
+ */
+static inline __attribute__((always_inline)) int translate_in(tlbsim_mmu *mmu, struct hw_tlb *l1,
+							      uint64_t va,
+							      enum tlbsim_access access,
+							      struct tlbsim_xlate *out)
 {
 	struct hw_tlb_entry *e;
 
@@ -364,14 +378,16 @@ static __attribute__((noinline)) int translate(tlbsim_mmu *mmu, struct hw_tlb *l
 	out->pwc_level = 0;
 	out->pte_reads = 0;
 	out->src = TLBSIM_XLATE_L1;
-	e = hw_tlb_lookup(l1, va, mmu->asid);
+	/* The hit path tested the L1's last hit (last_hit(), hot_of()): it
+	 * mostly does not answer, and the scan finds it when it does. */
+	e = hw_tlb_lookup_scan(l1, va, mmu->asid);
 	*mmu->l1_hits_of[access] += e != NULL;
 	*mmu->l1_misses_of[access] += e == NULL;
 	if (e) {
 		if (__builtin_expect(e->flags & HW_TLBE_POISON, 0))
 			poisoned_use(mmu, e, va, false);
 		fill_result(out, e, va);
-		return is_permitted(e->prot, access) ? 0 : fault(mmu, va, out);
+		return is_permitted(e->prot, access) ? 0 : fault(mmu, va);
 	}
 	if (mmu->l2.nr_sets) {
 		out->cycles += mmu->l2.latency_cycles;
@@ -385,13 +401,42 @@ static __attribute__((noinline)) int translate(tlbsim_mmu *mmu, struct hw_tlb *l
 			out->src = TLBSIM_XLATE_L2;
 			fill_result(out, &hit, va);
 			if (!is_permitted(hit.prot, access))
-				return fault(mmu, va, out);
+				return fault(mmu, va);
 			tlb_fill(l1, &hit, va);
 			return 0;
 		}
 		mmu->st.l2_misses++;
 	}
 	return walk(mmu, va, access, out);
+}
+
+/* translate_in() for tlbsim_mmu_translate(), which returns all of @out. */
+static __attribute__((noinline)) int translate(tlbsim_mmu *mmu, struct hw_tlb *l1, uint64_t va,
+					       enum tlbsim_access access, struct tlbsim_xlate *out)
+{
+	return translate_in(mmu, l1, va, access, out);
+}
+
+/*
+ * translate_in() for hw_mmu_access(), which keeps of the result record
+ * only its cycles and whether the access walked: the record is a local
+ * that the compiler sees whole, so the stores of what no one reads (the
+ * physical address, page size, permissions, version, walk-cache level)
+ * go, about a dozen instructions an access that misses.
+ */
+static __attribute__((noinline)) int translate_cycles(tlbsim_mmu *mmu, struct hw_tlb *l1,
+						      uint64_t va, enum tlbsim_access access,
+						      unsigned *cycles, bool *walked)
+{
+	struct tlbsim_xlate x;
+	int rc;
+
+	x.cycles = 0;
+	x.src = TLBSIM_XLATE_L1;
+	rc = translate_in(mmu, l1, va, access, &x);
+	*cycles = x.cycles;
+	*walked = x.src == TLBSIM_XLATE_WALK;
+	return rc;
 }
 
 /*
@@ -469,15 +514,12 @@ int hw_mmu_access(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsig
 		  struct hw_mmu_hot *h)
 {
 	struct hw_tlb *l1 = mmu->l1_of[access];
-	struct tlbsim_xlate x;
+	bool walked;
 	int rc;
 
-	x.cycles = 0;
-	x.src = TLBSIM_XLATE_L1;
-	rc = translate(mmu, l1, va, access, &x);
-	*cycles = x.cycles;
+	rc = translate_cycles(mmu, l1, va, access, cycles, &walked);
 	hot_of(mmu, l1, access == TLBSIM_ACCESS_FETCH, h);
-	h->walked = x.src == TLBSIM_XLATE_WALK;
+	h->walked = walked;
 	return rc;
 }
 

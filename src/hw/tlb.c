@@ -561,22 +561,21 @@ static __attribute__((noinline)) struct hw_tlb_entry *lookup_from(struct hw_tlb 
 	return lookup_rest(t, va, asid, held, b, m & (m - 1));
 }
 
-struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
+/*
+ * hw_tlb_lookup() (tlb.h) first tests the last hit.  Consecutive accesses
+ * mostly touch one page.  Two lookups of the same smallest-size page and
+ * ASID compute the same vpn at every size, so with no insert or
+ * invalidation in between (both clear last_hit) the scan below finds the
+ * same entry.  Its touch() is skipped: the entry is already the last one
+ * touched (only lookups and inserts touch), and touching it again changes
+ * no set's order (LRU: still the newest, its stamp still the set's
+ * largest; PLRU: the same bits; RANDOM: none).  So the scan alone, after
+ * a last hit that answers, leaves what the test would.
+ */
+struct hw_tlb_entry *hw_tlb_lookup_scan(struct hw_tlb *t, uint64_t va, uint16_t asid)
 {
-	/*
-	 * Consecutive accesses mostly touch one page.  Two lookups of the
-	 * same smallest-size page and ASID compute the same vpn at every
-	 * size, so with no insert or invalidation in between (both clear
-	 * last_hit) the scan below finds the same entry.  Its touch() is
-	 * skipped: the entry is already the last one touched (only lookups
-	 * and inserts touch), and touching it again changes no set's order
-	 * (LRU: still the newest; PLRU: the same bits; RANDOM: none).
-	 */
-	struct hw_tlb_entry *last = hw_tlb_last_hit(t, va, asid);
 	const unsigned held = t->held;
 
-	if (last)
-		return last;
 	if (!held)
 		return NULL;
 	/*
@@ -588,17 +587,20 @@ struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
 	 * call.  Further sizes are lookup_sizes()'s.
 	 */
 	const uint64_t vpn = va >> t->shifts[__builtin_ctz(held)];
-	const uint64_t *fp = t->fp + (size_t)(vpn & t->set_mask) * t->fp_words;
+	const uint64_t *const fp = t->fp + (size_t)(vpn & t->set_mask) * t->fp_words;
+	const uint64_t *const end = fp + t->fp_words;
 	const uint64_t pat = hw_tlb_fp(t, vpn) * FP_BYTES;
-	unsigned b = 0;
+	const uint64_t *w = fp;
 
+	/* By pointer, up to @end: fewer values live in the loop than with
+	 * an index and a count of words. */
 	do {
-		const uint64_t m = fp_zero_bytes(fp[b] ^ pat);
+		const uint64_t m = fp_zero_bytes(*w ^ pat);
 
 		if (m)
-			return lookup_from(t, va, asid, held, b, m);
-	} while (++b < t->fp_words);
-	return held & (held - 1) ? lookup_sizes(t, va, asid, held & (held - 1)) : NULL;
+			return lookup_from(t, va, asid, t->held, (unsigned)(w - fp), m);
+	} while (++w < end);
+	return t->held & (t->held - 1) ? lookup_sizes(t, va, asid, t->held & (t->held - 1)) : NULL;
 }
 
 /* How the caller of fill() chose the way it fills. */
@@ -718,8 +720,7 @@ static __attribute__((noinline)) void fill_victim(struct hw_tlb *t, unsigned set
  * changes no count: only the order, the entry, its fingerprint and the
  * ASID's bit; anything else is fill_victim()'s.
  */
-static __attribute__((noinline)) void fill_last(struct hw_tlb *t, unsigned set,
-						const struct hw_tlb_entry *e)
+void hw_tlb_fill_last(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e)
 {
 	uint64_t *const order = &t->order[set];
 	const unsigned last = 4 * (t->ways - 1);
@@ -744,12 +745,27 @@ static __attribute__((noinline)) void fill_last(struct hw_tlb *t, unsigned set,
 	x->flags |= HW_TLBE_VALID;
 }
 
-/* fill() of the first invalid way of set @set, which has one. */
-static __attribute__((noinline)) void fill_free(struct hw_tlb *t, unsigned set,
-						const struct hw_tlb_entry *e)
+/* fill() of invalid way @way of set @set. */
+static __attribute__((noinline)) void fill_free_at(struct hw_tlb *t, unsigned set, unsigned way,
+						   const struct hw_tlb_entry *e)
+{
+	fill(t, set, way, e, FILL_FREE);
+}
+
+/*
+ * fill() of the first invalid way of set @set, which has one.  An entry of
+ * the smallest size, not a splinter, into an LRU order (a walk cache's
+ * refill after a flush: a miss-heavy trace's INVLPGs empty the PDE cache,
+ * and most of its fills then find a free way) is filled here, without
+ * fill()'s look-up of the size's slot, test for a splinter and choice of
+ * the policy, in few enough registers that the function saves none;
+ * anything else by fill_free_at().
+ */
+void hw_tlb_fill_free(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e)
 {
 	const uint64_t *fp = &t->fp[(size_t)set * t->fp_words];
-	unsigned way = 0;
+	unsigned way = 0, idx;
+	struct hw_tlb_entry *x;
 	uint64_t m;
 
 	/* Bit 7 is clear in an invalid way's byte only (bytes past the ways
@@ -757,44 +773,49 @@ static __attribute__((noinline)) void fill_free(struct hw_tlb *t, unsigned set,
 	while (!(m = ~fp[way / 8] & ~FP_LOW7))
 		way += 8;
 	way += (unsigned)__builtin_ctzll(m) / 8;
-	fill(t, set, way, e, FILL_FREE);
+	if (__builtin_expect(!t->order || e->size_shift != t->shifts[0] || e->leaf_shift, 0)) {
+		fill_free_at(t, set, way, e);
+		return;
+	}
+	idx = set * t->ways + way;
+	x = &t->e[idx];
+	*x = *e;
+	x->flags |= HW_TLBE_VALID;
+	t->nr_valid[0]++;
+	t->held |= 1u;
+	t->nr_valid_all++;
+	t->set_valid[set]++;
+	fp_store(t, set, way, hw_tlb_fp(t, x->vpn));
+	if (!(x->flags & HW_TLBE_GLOBAL) && x->asid != t->asid_last) {
+		t->asid_seen[x->asid / 64] |= 1ull << (x->asid % 64);
+		t->asid_last = x->asid;
+	}
+	t->order[set] = order_touch(t->order[set], way);
+	t->last_fill = idx;
 }
 
-bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
-			  struct hw_tlb_entry *victim)
+bool hw_tlb_fill_picked(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e,
+			struct hw_tlb_entry *victim)
 {
-	t->last_hit = NULL;
-	if (t->nr_sets == 0)
-		return false;
-	assert(serves_shift(t, e->size_shift) && "hw_tlb_insert_missed: entry size not served");
+	const unsigned way = pick_victim(t, set);
 
-	const unsigned set = (unsigned)(e->vpn & t->set_mask);
-	unsigned way;
-
-#ifndef NDEBUG
-	const struct hw_tlb_entry *s = &t->e[(size_t)set * t->ways];
-
-	for (unsigned w = 0; w < t->ways; w++)
-		assert(!((s[w].flags & HW_TLBE_VALID) && same_key(&s[w], e)) &&
-		       "hw_tlb_insert_missed: the translation is held");
-#endif
-	/* As hw_tlb_insert() without a way holding the translation: the
-	 * first invalid way, unless the set is full.  Each case out of line,
-	 * with the values it needs. */
-	if (t->set_valid[set] < t->ways) {
-		fill_free(t, set, e);
-		return false;
-	}
-	if (t->order && !victim) {
-		fill_last(t, set, e);
-		return true;
-	}
-	way = pick_victim(t, set);
 	if (victim)
 		*victim = t->e[(size_t)set * t->ways + way];
 	fill_victim(t, set, way, e);
 	return true;
 }
+
+#ifndef NDEBUG
+void hw_tlb_check_missed(const struct hw_tlb *t, const struct hw_tlb_entry *e)
+{
+	const struct hw_tlb_entry *s = &t->e[(size_t)(e->vpn & t->set_mask) * t->ways];
+
+	assert(serves_shift(t, e->size_shift) && "hw_tlb_insert_missed: entry size not served");
+	for (unsigned w = 0; w < t->ways; w++)
+		assert(!((s[w].flags & HW_TLBE_VALID) && same_key(&s[w], e)) &&
+		       "hw_tlb_insert_missed: the translation is held");
+}
+#endif
 
 /* ---- removed translations (struct hw_ghosts) ------------------------------ */
 
@@ -822,32 +843,14 @@ void hw_ghosts_fini(struct hw_ghosts *g)
 	g->asid = NULL;
 }
 
-/* The slot of a leaf page key and ASID: Fibonacci hashing (Knuth TAOCP vol. 3, 6.4). */
-static unsigned ghost_slot(const struct hw_ghosts *g, uint64_t key, uint16_t asid)
-{
-	return (unsigned)(((key ^ (uint64_t)asid << 48) * UINT64_C(0x9e3779b97f4a7c15)) >> 32) &
-	       g->mask;
-}
-
 static void ghost_add(struct hw_ghosts *g, const struct hw_tlb_entry *x)
 {
 	unsigned shift = x->leaf_shift ? x->leaf_shift : x->size_shift;
 	uint64_t key = (((x->vpn << x->size_shift) >> shift) << 6 | shift) + 1;
-	unsigned i = ghost_slot(g, key, x->asid);
+	unsigned i = hw_ghost_slot(g, key, x->asid);
 
 	g->page[i] = key;
 	g->asid[i] = x->asid;
-}
-
-bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t asid)
-{
-	uint64_t key = ((va >> shift) << 6 | shift) + 1;
-	unsigned i = ghost_slot(g, key, asid);
-
-	if (g->page[i] != key || g->asid[i] != asid)
-		return false;
-	g->page[i] = 0;
-	return true;
 }
 
 /*

@@ -109,9 +109,28 @@ struct hw_ghosts {
 /* Room for @entries translations (twice as many slots); -TLBSIM_ENOMEM or 0. */
 int hw_ghosts_init(struct hw_ghosts *g, unsigned entries);
 void hw_ghosts_fini(struct hw_ghosts *g);
-/* Was the translation of the page of 2^@shift bytes at @va for @asid removed
- * since its last fill?  Forgets it either way. */
-bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t asid);
+
+/* The slot of a leaf page key and ASID: Fibonacci hashing (Knuth TAOCP vol. 3, 6.4). */
+static inline unsigned hw_ghost_slot(const struct hw_ghosts *g, uint64_t key, uint16_t asid)
+{
+	return (unsigned)(((key ^ (uint64_t)asid << 48) * UINT64_C(0x9e3779b97f4a7c15)) >> 32) &
+	       g->mask;
+}
+
+/*
+ * Was the translation of the page of 2^@shift bytes at @va for @asid removed
+ * since its last fill?  Forgets it either way.  Inline: every walk asks.
+ */
+static inline bool hw_ghosts_take(struct hw_ghosts *g, uint64_t va, unsigned shift, uint16_t asid)
+{
+	uint64_t key = ((va >> shift) << 6 | shift) + 1;
+	unsigned i = hw_ghost_slot(g, key, asid);
+
+	if (g->page[i] != key || g->asid[i] != asid)
+		return false;
+	g->page[i] = 0;
+	return true;
+}
 
 /**
  * struct hw_tlb - a set-associative structure
@@ -230,10 +249,12 @@ uint64_t hw_tlb_bytes(const struct tlbsim_cache_geom *geom);
 void hw_tlb_fini(struct hw_tlb *t);
 
 /*
- * Find a valid entry covering @va that matches @asid (or is global).  On a
- * hit, updates the replacement state and returns the entry; else NULL.
+ * hw_tlb_lookup() without its test of the last hit first: the scan of the
+ * sets, which finds the last hit too when it answers, and leaves the same
+ * replacement state (see tlb.c).  For a caller that knows the last hit
+ * does not answer, as the MMU's L1 lookup after its hit path's tests.
  */
-struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid);
+struct hw_tlb_entry *hw_tlb_lookup_scan(struct hw_tlb *t, uint64_t va, uint16_t asid);
 
 /*
  * hw_tlb_lookup()'s answer when it is its last hit again: the last lookup
@@ -253,6 +274,20 @@ static inline struct hw_tlb_entry *hw_tlb_last_hit(const struct hw_tlb *t, uint6
 }
 
 /*
+ * Find a valid entry covering @va that matches @asid (or is global).  On a
+ * hit, updates the replacement state and returns the entry; else NULL.
+ * Inline: the last hit's test here, the scan (hw_tlb_lookup_scan()) out of
+ * line, so that a walk cache's repeated hit (the page-directory-pointer
+ * cache's in most walks) costs no call.
+ */
+static inline struct hw_tlb_entry *hw_tlb_lookup(struct hw_tlb *t, uint64_t va, uint16_t asid)
+{
+	struct hw_tlb_entry *last = hw_tlb_last_hit(t, va, asid);
+
+	return last ? last : hw_tlb_lookup_scan(t, va, asid);
+}
+
+/*
  * Insert @e (its @vpn and @size_shift must be consistent; the size must be
  * served).  An existing entry for the same vpn/size/asid is overwritten;
  * else the replacement policy picks the victim among the set's ways (an
@@ -263,14 +298,52 @@ static inline struct hw_tlb_entry *hw_tlb_last_hit(const struct hw_tlb *t, uint6
 bool hw_tlb_insert(struct hw_tlb *t, const struct hw_tlb_entry *e, struct hw_tlb_entry *victim);
 
 /*
+ * The cases of hw_tlb_insert_missed() in set @set of @t (tlb.c), each out
+ * of line with the values it needs: the first invalid way of a set that
+ * has one; the last way of a full set's LRU order (@t->order); the way the
+ * policy picks in a full set, its entry copied to @victim if not NULL
+ * (returns true).  hw_tlb_check_missed() is the debug builds' check of the
+ * precondition.
+ */
+void hw_tlb_fill_free(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e);
+void hw_tlb_fill_last(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e);
+bool hw_tlb_fill_picked(struct hw_tlb *t, unsigned set, const struct hw_tlb_entry *e,
+			struct hw_tlb_entry *victim);
+void hw_tlb_check_missed(const struct hw_tlb *t, const struct hw_tlb_entry *e);
+
+/*
  * hw_tlb_insert() of an entry no valid entry of @t holds the translation
  * of (the same page, size and ASID, or both global), as when a lookup of
  * its page with its ASID has just missed and nothing was inserted since
  * (the walker's fills): the same way, victim and result, without looking
  * for a way that holds it.  Debug builds check the precondition.
+ * Inline, so that the walker's fills (two or three an access in a
+ * miss-heavy trace) go to their case without a call of their own.
  */
-bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
-			  struct hw_tlb_entry *victim);
+static inline bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_entry *e,
+					struct hw_tlb_entry *victim)
+{
+	unsigned set;
+
+	t->last_hit = NULL;
+	if (t->nr_sets == 0)
+		return false;
+#ifndef NDEBUG
+	hw_tlb_check_missed(t, e);
+#endif
+	/* As hw_tlb_insert() without a way holding the translation: the
+	 * first invalid way, unless the set is full. */
+	set = (unsigned)(e->vpn & t->set_mask);
+	if (t->set_valid[set] < t->ways) {
+		hw_tlb_fill_free(t, set, e);
+		return false;
+	}
+	if (t->order && !victim) {
+		hw_tlb_fill_last(t, set, e);
+		return true;
+	}
+	return hw_tlb_fill_picked(t, set, e, victim);
+}
 
 /* Invalidate every entry @sel selects; returns how many were valid and removed. */
 unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel);
