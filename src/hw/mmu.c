@@ -187,7 +187,9 @@ static int fault(tlbsim_mmu *mmu, uint64_t va, struct tlbsim_xlate *out)
  * at levels @lvl + 1 to @top, each the last fill of its cache.  The walk
  * cache of level @top + 1, if any, hit: the entry it found, its last hit,
  * is the only one for @va in this context (a walk fills one only after a
- * lookup of its page missed).
+ * lookup of its page missed).  Above it, the entry for @va, if any, is
+ * most often its cache's last fill, by the walk that mapped an earlier
+ * page of the same table (hw_tlb_invalidate_one()).
  */
 static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, unsigned lvl,
 			    unsigned top)
@@ -209,7 +211,7 @@ static int fault_after_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access acc
 	sel.asid_match = HW_ASID_EQ;
 	for (k = lvl + 1; k < mmu->levels; k++) {
 		if (k > top + 1)
-			hw_tlb_invalidate(&mmu->pwc[k], &sel);
+			hw_tlb_invalidate_one(&mmu->pwc[k], &sel);
 		else if (k == top + 1)
 			hw_tlb_invalidate_last_hit(&mmu->pwc[k]);
 		else if (mmu->pwc[k].nr_sets)
