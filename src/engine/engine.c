@@ -464,6 +464,8 @@ static bool collect_outboxes(struct eng *e)
 	uint32_t n = atomic_load_explicit(&e->nr_senders, memory_order_relaxed);
 	bool any = fabric_out(e)->n != 0;
 
+	if (!n && !any)
+		return false; /* most boundaries: nothing was sent */
 	for (uint32_t k = 0; k < n; k++) {
 		struct eng_core *c = &e->cores[e->senders[k]];
 
