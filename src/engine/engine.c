@@ -570,6 +570,7 @@ static void plan_classes(struct eng *e, uint64_t *next, uint64_t *quiet)
 	uint64_t t = ENG_NEVER, h = ENG_NEVER;
 	bool parked = false, lookahead;
 	uint32_t i, first = UINT32_MAX; /* the first hot core at t */
+	uint32_t nr_hot = 0;
 
 	for (uint32_t k = 0; k < e->nr_dirty; k++) {
 		struct eng_core *c = &e->cores[e->dirty[k]];
@@ -594,7 +595,9 @@ static void plan_classes(struct eng *e, uint64_t *next, uint64_t *quiet)
 			first = i;
 		}
 		parked |= c->state == ENG_PARKED;
+		e->run[nr_hot++] = i;
 	}
+	e->nr_run = nr_hot; /* the window's cores, unless list_run() adds some */
 	wait_compact(e);
 	wait_clean_top(e);
 	lookahead = e->ops->horizon != NULL && !e->nr_mail && !parked;
@@ -667,11 +670,13 @@ static void take_at_once(struct eng *e, uint64_t *next)
 /*
  * The window's cores (e->run, in id order): those take_at_once() chose,
  * and every waiting core whose next act comes before @end, taken out of
- * e->wait.  The window passes the others by (wait_key()).
+ * e->wait.  The window passes the others by (wait_key()).  When no
+ * waiting core was taken, they are the hot ones, which plan_classes()
+ * listed already.
  */
 static void list_run(struct eng *e, uint64_t end)
 {
-	uint32_t i;
+	uint32_t i, n = 0;
 
 	for (;;) {
 		wait_clean_top(e);
@@ -679,6 +684,10 @@ static void list_run(struct eng *e, uint64_t end)
 			break;
 		take_top(e);
 	}
+	for (uint32_t w = 0; w < words(e); w++)
+		n += (uint32_t)__builtin_popcountll(e->runbits[w]);
+	if (n == e->nr_run)
+		return;
 	e->nr_run = 0;
 	for_each_bit(e, e->runbits, i) e->run[e->nr_run++] = i;
 }
@@ -826,8 +835,16 @@ struct share {
 
 static void run_cores(struct eng *e, uint64_t end)
 {
-	for (uint32_t i = 0; i < e->nr_run; i++)
-		core_window(e, &e->cores[e->run[i]], end);
+	for (uint32_t i = 0; i < e->nr_run; i++) {
+		struct eng_core *c = &e->cores[e->run[i]];
+
+		/* A running core already at the window's end with no message
+		 * to take: core_window() would return at once.  Most cores of
+		 * a fault-heavy window, whose serve took them past it. */
+		if (c->state == ENG_RUNNING && c->now >= end && !c->inbox.n)
+			continue;
+		core_window(e, c, end);
+	}
 }
 
 static bool worth_sharing(const struct eng *e, const struct share *sh)
