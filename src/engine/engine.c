@@ -454,18 +454,9 @@ static void collect_outbox(struct eng *e, struct eng_heap *o)
 	o->n = 0;
 }
 
-/*
- * Empty the outboxes of the cores that sent (e->senders, in any order:
- * the result does not depend on it, see collect_outbox()) and the
- * fabric's.  Returns true if any message was routed.
- */
-static bool collect_outboxes(struct eng *e)
+/* collect_outboxes() of @n senders, or of the fabric's outbox (@any). */
+static __attribute__((noinline)) bool collect_sent(struct eng *e, uint32_t n, bool any)
 {
-	uint32_t n = atomic_load_explicit(&e->nr_senders, memory_order_relaxed);
-	bool any = fabric_out(e)->n != 0;
-
-	if (!n && !any)
-		return false; /* most boundaries: nothing was sent */
 	for (uint32_t k = 0; k < n; k++) {
 		struct eng_core *c = &e->cores[e->senders[k]];
 
@@ -477,6 +468,20 @@ static bool collect_outboxes(struct eng *e)
 	atomic_store_explicit(&e->nr_senders, 0, memory_order_relaxed);
 	collect_outbox(e, fabric_out(e));
 	return any;
+}
+
+/*
+ * Empty the outboxes of the cores that sent (e->senders, in any order:
+ * the result does not depend on it, see collect_outbox()) and the
+ * fabric's.  Returns true if any message was routed.  Inline for most
+ * boundaries, where nothing was sent.
+ */
+static inline bool collect_outboxes(struct eng *e)
+{
+	uint32_t n = atomic_load_explicit(&e->nr_senders, memory_order_relaxed);
+	bool any = fabric_out(e)->n != 0;
+
+	return (n || any) && collect_sent(e, n, any);
 }
 
 /* The end of the run of cores from @i on whose clocks do not go down. */
