@@ -220,8 +220,9 @@ static bool wait_live(const struct eng *e, const struct eng_wait_entry *x)
 	return (e->mark[x->id] & ENG_MARK_WAIT) && e->wait.gen[x->id] == x->gen;
 }
 
-/* Drop the stale entries from the top of e->wait. */
-static void wait_clean_top(struct eng *e)
+/* Drop the stale entries from the top of e->wait (inline: a plan calls it
+ * thrice, and mostly finds the heap empty or its top live). */
+static inline void wait_clean_top(struct eng *e)
 {
 	while (e->wait.n && !wait_live(e, &e->wait.h[0]))
 		wait_pop(e);
@@ -454,16 +455,9 @@ static void collect_outbox(struct eng *e, struct eng_heap *o)
 	o->n = 0;
 }
 
-/*
- * Empty the outboxes of the cores that sent (e->senders, in any order:
- * the result does not depend on it, see collect_outbox()) and the
- * fabric's.  Returns true if any message was routed.
- */
-static bool collect_outboxes(struct eng *e)
+/* collect_outboxes() of @n senders, or of the fabric's outbox (@any). */
+static __attribute__((noinline)) bool collect_sent(struct eng *e, uint32_t n, bool any)
 {
-	uint32_t n = atomic_load_explicit(&e->nr_senders, memory_order_relaxed);
-	bool any = fabric_out(e)->n != 0;
-
 	for (uint32_t k = 0; k < n; k++) {
 		struct eng_core *c = &e->cores[e->senders[k]];
 
@@ -475,6 +469,20 @@ static bool collect_outboxes(struct eng *e)
 	atomic_store_explicit(&e->nr_senders, 0, memory_order_relaxed);
 	collect_outbox(e, fabric_out(e));
 	return any;
+}
+
+/*
+ * Empty the outboxes of the cores that sent (e->senders, in any order:
+ * the result does not depend on it, see collect_outbox()) and the
+ * fabric's.  Returns true if any message was routed.  Inline for most
+ * boundaries, where nothing was sent.
+ */
+static inline bool collect_outboxes(struct eng *e)
+{
+	uint32_t n = atomic_load_explicit(&e->nr_senders, memory_order_relaxed);
+	bool any = fabric_out(e)->n != 0;
+
+	return (n || any) && collect_sent(e, n, any);
 }
 
 /* The end of the run of cores from @i on whose clocks do not go down. */
@@ -567,7 +575,8 @@ static void plan_classes(struct eng *e, uint64_t *next, uint64_t *quiet)
 {
 	uint64_t t = ENG_NEVER, h = ENG_NEVER;
 	bool parked = false, lookahead;
-	uint32_t i;
+	uint32_t i, first = UINT32_MAX; /* the first hot core at t */
+	uint32_t nr_hot = 0;
 
 	for (uint32_t k = 0; k < e->nr_dirty; k++) {
 		struct eng_core *c = &e->cores[e->dirty[k]];
@@ -587,9 +596,14 @@ static void plan_classes(struct eng *e, uint64_t *next, uint64_t *quiet)
 		}
 		BUG_ON(c->outbox.n, "a core is classified with messages to route");
 		note_mail(e, c);
-		t = min_u64(t, c->now);
+		if (c->now < t) {
+			t = c->now;
+			first = i;
+		}
 		parked |= c->state == ENG_PARKED;
+		e->run[nr_hot++] = i;
 	}
+	e->nr_run = nr_hot; /* the window's cores, unless list_run() adds some */
 	wait_compact(e);
 	wait_clean_top(e);
 	lookahead = e->ops->horizon != NULL && !e->nr_mail && !parked;
@@ -598,10 +612,20 @@ static void plan_classes(struct eng *e, uint64_t *next, uint64_t *quiet)
 		 * A horizon of t + L or less ends the search: the window then
 		 * starts at t or earlier (a deadline before t, also a bound
 		 * of the horizon) and no lookahead stretches it (plan_window()
-		 * needs h > w + L), whatever the other cores' horizons.
+		 * needs h > w + L), whatever the other cores' horizons.  The
+		 * core at t is asked first: the one most likely to park soon
+		 * (a cpu whose next event is an access has its clock for
+		 * horizon), so most searches end at it.
 		 */
+		if (first != UINT32_MAX) {
+			h = e->ops->horizon(e->ctx, e, &e->cores[first]);
+			if (h <= t + e->window)
+				goto found;
+		}
 		for_each_bit(e, e->hot, i)
 		{
+			if (i == first)
+				continue;
 			h = min_u64(h, e->ops->horizon(e->ctx, e, &e->cores[i]));
 			if (h <= t + e->window)
 				goto found;
@@ -635,7 +659,8 @@ static void take_top(struct eng *e)
  */
 static void take_at_once(struct eng *e, uint64_t *next)
 {
-	memcpy(e->runbits, e->hot, words(e) * sizeof(*e->runbits));
+	for (uint32_t w = 0; w < words(e); w++)
+		e->runbits[w] = e->hot[w]; /* a word or a few: no call */
 	for (;;) {
 		wait_clean_top(e);
 		if (!e->wait.n)
@@ -652,11 +677,13 @@ static void take_at_once(struct eng *e, uint64_t *next)
 /*
  * The window's cores (e->run, in id order): those take_at_once() chose,
  * and every waiting core whose next act comes before @end, taken out of
- * e->wait.  The window passes the others by (wait_key()).
+ * e->wait.  The window passes the others by (wait_key()).  When no
+ * waiting core was taken, they are the hot ones, which plan_classes()
+ * listed already.
  */
 static void list_run(struct eng *e, uint64_t end)
 {
-	uint32_t i;
+	uint32_t i, n = 0;
 
 	for (;;) {
 		wait_clean_top(e);
@@ -664,6 +691,10 @@ static void list_run(struct eng *e, uint64_t end)
 			break;
 		take_top(e);
 	}
+	for (uint32_t w = 0; w < words(e); w++)
+		n += (uint32_t)__builtin_popcountll(e->runbits[w]);
+	if (n == e->nr_run)
+		return;
 	e->nr_run = 0;
 	for_each_bit(e, e->runbits, i) e->run[e->nr_run++] = i;
 }
@@ -811,8 +842,16 @@ struct share {
 
 static void run_cores(struct eng *e, uint64_t end)
 {
-	for (uint32_t i = 0; i < e->nr_run; i++)
-		core_window(e, &e->cores[e->run[i]], end);
+	for (uint32_t i = 0; i < e->nr_run; i++) {
+		struct eng_core *c = &e->cores[e->run[i]];
+
+		/* A running core already at the window's end with no message
+		 * to take: core_window() would return at once.  Most cores of
+		 * a fault-heavy window, whose serve took them past it. */
+		if (c->state == ENG_RUNNING && c->now >= end && !c->inbox.n)
+			continue;
+		core_window(e, c, end);
+	}
 }
 
 static bool worth_sharing(const struct eng *e, const struct share *sh)

@@ -44,10 +44,13 @@ static uint64_t from_writer(const struct tlbsim_machine *m, uint32_t from, unsig
 	return from == FAB_NO_CPU || from == cpu ? 0 : fab_line_latency(m, from, cpu);
 }
 
-/* The longest transfer to @cpu from any other holder of @l now. */
-static uint64_t farthest(const struct tlbsim_machine *m, const struct fab_line *l, unsigned cpu)
+/* farthest() of a line with readers: the longest of @worst and their
+ * transfers. */
+static __attribute__((noinline)) uint64_t farthest_reader(const struct tlbsim_machine *m,
+							  const struct fab_line *l, unsigned cpu,
+							  uint64_t worst)
 {
-	uint64_t worst = from_writer(m, l->owner, cpu), t;
+	uint64_t t;
 
 	for (unsigned i = 0; i < l->sharer_words; i++)
 		for (uint64_t w = l->sharers->w[i]; w; w &= w - 1) {
@@ -57,6 +60,17 @@ static uint64_t farthest(const struct tlbsim_machine *m, const struct fab_line *
 				worst = t;
 		}
 	return worst;
+}
+
+/* The longest transfer to @cpu from any other holder of @l now: inline,
+ * for the common case of a line no cpu read since its last write (a lock
+ * or an atomic counter), whose transfer is the last writer's. */
+static inline uint64_t farthest(const struct tlbsim_machine *m, const struct fab_line *l,
+				unsigned cpu)
+{
+	uint64_t worst = from_writer(m, l->owner, cpu);
+
+	return l->sharer_words ? farthest_reader(m, l, cpu, worst) : worst;
 }
 
 /* An exclusive access as a server use: its transfer, then @busy. */

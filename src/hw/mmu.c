@@ -64,6 +64,13 @@ struct tlbsim_mmu {
 	const struct hw_table_page *pf_table;
 	uint64_t pf_root;
 	uint64_t pf_region;
+	/* A fault's VA, whose entries it dropped (@missed: until the next
+	 * translate()): no TLB or walk cache holds one for @missed_va and
+	 * @missed_asid, and only a translate() fills them, so the retry of
+	 * the access misses in every one (missed_walk()). */
+	bool missed;
+	uint16_t missed_asid;
+	uint64_t missed_va;
 	struct tlbsim_mmu_stats st;
 };
 
@@ -166,10 +173,20 @@ static void fault_invalidate(tlbsim_mmu *mmu, uint64_t va)
 		hw_tlb_invalidate(&mmu->pwc[k], &sel);
 }
 
+/* After a fault on @va: no structure holds an entry for it in this
+ * context (see struct tlbsim_mmu). */
+static void note_missed(tlbsim_mmu *mmu, uint64_t va)
+{
+	mmu->missed = true;
+	mmu->missed_va = va;
+	mmu->missed_asid = mmu->asid;
+}
+
 static int fault(tlbsim_mmu *mmu, uint64_t va)
 {
 	mmu->st.faults++;
 	fault_invalidate(mmu, va);
+	note_missed(mmu, va);
 	return -TLBSIM_EFAULT;
 }
 
@@ -186,7 +203,9 @@ static int fault(tlbsim_mmu *mmu, uint64_t va)
  * at levels @lvl + 1 to @top, each the last fill of its cache.  The walk
  * cache of level @top + 1, if any, hit: the entry it found, its last hit,
  * is the only one for @va in this context (a walk fills one only after a
- * lookup of its page missed).
+ * lookup of its page missed).  Above it, the entry for @va, if any, is
+ * most often its cache's last fill, by the walk that mapped an earlier
+ * page of the same table (hw_tlb_invalidate_one()).
  */
 static inline __attribute__((always_inline)) int fault_after_walk(tlbsim_mmu *mmu, uint64_t va,
 								  enum tlbsim_access access,
@@ -209,12 +228,15 @@ static inline __attribute__((always_inline)) int fault_after_walk(tlbsim_mmu *mm
 	sel.asid_match = HW_ASID_EQ;
 	for (k = lvl + 1; k < mmu->levels; k++) {
 		if (k > top + 1)
-			hw_tlb_invalidate(&mmu->pwc[k], &sel);
+			hw_tlb_invalidate_one(&mmu->pwc[k], &sel);
 		else if (k == top + 1)
 			hw_tlb_invalidate_last_hit(&mmu->pwc[k]);
 		else if (mmu->pwc[k].nr_sets)
 			hw_tlb_invalidate_last_fill(&mmu->pwc[k]);
 	}
+	/* The L1 looked up and the L2 missed, the other L1 and every walk
+	 * cache dropped what they held for @va: none holds it now. */
+	note_missed(mmu, va);
 	return -TLBSIM_EFAULT;
 }
 
@@ -250,6 +272,19 @@ walk_start(tlbsim_mmu *mmu, uint64_t va, uint64_t *table_pfn, unsigned *pwc_leve
 			mmu->st.stale_table_reads++;
 		return k - 1;
 	}
+	*cycles += mmu->pwc_miss_latency;
+	*pwc_level = 0;
+	*table_pfn = mmu->root_pfn;
+	return mmu->levels - 1;
+}
+
+/* walk_start() of a VA no walk cache holds (struct tlbsim_mmu @missed):
+ * each lookup's miss counted, none made. */
+static unsigned walk_start_missed(tlbsim_mmu *mmu, uint64_t *table_pfn, unsigned *pwc_level,
+				  unsigned *cycles)
+{
+	for (unsigned k = 1; k < mmu->levels; k++)
+		mmu->st.pwc_misses[k] += mmu->pwc[k].nr_sets != 0;
 	*cycles += mmu->pwc_miss_latency;
 	*pwc_level = 0;
 	*table_pfn = mmu->root_pfn;
@@ -293,15 +328,17 @@ walk_leaf(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim
 	return true;
 }
 
+/* A walk of @va; @missed: no walk cache holds it (walk_start_missed()). */
 static inline __attribute__((always_inline)) int
-walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out)
+walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out, bool missed)
 {
 	unsigned cycles = 0, lvl, top;
 	uint64_t table_pfn;
 
 	mmu->st.walks++;
 	out->src = TLBSIM_XLATE_WALK;
-	lvl = top = walk_start(mmu, va, &table_pfn, &out->pwc_level, &cycles);
+	lvl = top = missed ? walk_start_missed(mmu, &table_pfn, &out->pwc_level, &cycles)
+			   : walk_start(mmu, va, &table_pfn, &out->pwc_level, &cycles);
 	for (;;) {
 		struct hw_table_page *t = hw_physmem_table(mmu->pm, table_pfn);
 		unsigned idx = hw_pte_index(va, lvl);
@@ -362,6 +399,23 @@ fault:
 }
 
 /*
+ * translate() of the VA of the fault just taken, in its context (struct
+ * tlbsim_mmu @missed), as the access's retry after the fault is served:
+ * the L1 and L2 lookups and the walk caches' would miss and change
+ * nothing, so their misses are counted and the walk starts at the root.
+ */
+static __attribute__((noinline)) int
+missed_walk(tlbsim_mmu *mmu, uint64_t va, enum tlbsim_access access, struct tlbsim_xlate *out)
+{
+	(*mmu->l1_misses_of[access])++;
+	if (mmu->l2.nr_sets) {
+		out->cycles += mmu->l2.latency_cycles;
+		mmu->st.l2_misses++;
+	}
+	return walk(mmu, va, access, out, true);
+}
+
+/*
  * tlbsim_mmu_translate() but for its fast path: the lookup of @l1 on.
  * Inlined in translate() and translate_cycles(), with the walk.
  */
@@ -378,6 +432,12 @@ static inline __attribute__((always_inline)) int translate_in(tlbsim_mmu *mmu, s
 	out->pwc_level = 0;
 	out->pte_reads = 0;
 	out->src = TLBSIM_XLATE_L1;
+	if (__builtin_expect(mmu->missed, 0)) {
+		/* Any translate() may fill: the mark holds until this one. */
+		mmu->missed = false;
+		if (va == mmu->missed_va && mmu->asid == mmu->missed_asid)
+			return missed_walk(mmu, va, access, out);
+	}
 	/* The hit path tested the L1's last hit (last_hit(), hot_of()): it
 	 * mostly does not answer, and the scan finds it when it does. */
 	e = hw_tlb_lookup_scan(l1, va, mmu->asid);
@@ -407,7 +467,7 @@ static inline __attribute__((always_inline)) int translate_in(tlbsim_mmu *mmu, s
 		}
 		mmu->st.l2_misses++;
 	}
-	return walk(mmu, va, access, out);
+	return walk(mmu, va, access, out, false);
 }
 
 /* translate_in() for tlbsim_mmu_translate(), which returns all of @out. */

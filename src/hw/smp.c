@@ -161,7 +161,7 @@ void hw_line_access(struct hw_smp *smp, struct hw_cpu *cpu, struct fab_line *l, 
 	fab_line_access(smp->m, l, cpu->id, now, op, busy, c);
 	core->now = c->start;
 	core->st.waiting += c->start - now;
-	hw_charge(cpu, c->done - c->start);
+	eng_charge(core, c->done - c->start); /* hw_charge() outside a handler */
 }
 
 /* ---- local maintenance ------------------------------------------------ */

@@ -1031,6 +1031,24 @@ unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel)
 	return removed;
 }
 
+unsigned hw_tlb_invalidate_one(struct hw_tlb *t, const struct hw_tlb_sel *sel)
+{
+	struct hw_tlb_entry *x;
+
+	/* The last fill is looked at only while an entry is valid: the
+	 * structure then has sets, and @last_fill is one of its ways. */
+	if (!t->nr_valid_all || !sel->by_va || sel->asid_match != HW_ASID_EQ || t->nr_shifts != 1 ||
+	    t->nr_splinters)
+		return hw_tlb_invalidate(t, sel);
+	x = &t->e[t->last_fill];
+	if ((x->flags & (HW_TLBE_VALID | HW_TLBE_GLOBAL)) != HW_TLBE_VALID ||
+	    x->asid != sel->asid || x->vpn != sel->va >> t->shifts[0])
+		return hw_tlb_invalidate(t, sel);
+	t->last_hit = NULL;
+	drop(t, x);
+	return 1;
+}
+
 unsigned hw_tlb_invalidate_last_fill(struct hw_tlb *t)
 {
 	assert(t->last_fill < t->nr_sets * t->ways && (t->e[t->last_fill].flags & HW_TLBE_VALID) &&

@@ -349,6 +349,18 @@ static inline bool hw_tlb_insert_missed(struct hw_tlb *t, const struct hw_tlb_en
 unsigned hw_tlb_invalidate(struct hw_tlb *t, const struct hw_tlb_sel *sel);
 
 /*
+ * hw_tlb_invalidate() of @sel, which when it is by VA with HW_ASID_EQ, in
+ * a structure of one page size without splinters (a walk cache), selects
+ * one entry at most: no two valid entries have the same page, size and
+ * ASID (hw_tlb_insert() overwrites the entry of its translation, and
+ * hw_tlb_insert_missed() fills after a lookup of it missed).  When that
+ * entry is the last fill, as when a walk filled it for an earlier page
+ * of the same table and the next page faults, it goes without a scan of
+ * its set: the same result.  Returns how many entries were removed.
+ */
+unsigned hw_tlb_invalidate_one(struct hw_tlb *t, const struct hw_tlb_sel *sel);
+
+/*
  * hw_tlb_invalidate() of a selector that selects the entry the last insert
  * filled and no other, which is still valid, as when a walk fills a walk
  * cache after a lookup of the same page and ASID missed there, and then

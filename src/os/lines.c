@@ -238,8 +238,23 @@ void os_fault_install(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint6
 		os_line(os, cpu, TLBSIM_LINE_PAGE_TABLE_LOCK, &mm->ptl_line, FAB_RMW,
 			tables_added * os->m->costs.pte_update);
 	if (os->fault_lock != OS_FAULT_LOCKLESS) {
-		os_ptl_add(os, cpu, mm, table_pfn);
-		os_ptl_flush(os, cpu);
+		struct os_cpu *oc = os_cpu_of(cpu);
+		bool split = os->fault_lock == OS_FAULT_LOCK_SPLIT;
+
+		if (oc->ptl.n) {
+			os_ptl_add(os, cpu, mm, table_pfn);
+			os_ptl_flush(os, cpu);
+			return;
+		}
+		/* Nothing gathered (a fault's usual case): os_ptl_add() and
+		 * os_ptl_flush() of its one PTE, the lock taken at once. */
+		l = split ? table_line(os, oc, table_pfn, 0) : &mm->ptl_line;
+		if (l)
+			os_line(os, cpu, split ? TLBSIM_LINE_PTE_LOCK : TLBSIM_LINE_PAGE_TABLE_LOCK,
+				l, FAB_RMW, os->m->costs.pte_update);
+		else
+			hw_charge(cpu, os->m->costs.pte_update); /* no line: out of memory */
+		oc->ptl.l = NULL;
 		return;
 	}
 	/* The 2004 fast path: set_pte with cmpxchg if the PTE is still none;

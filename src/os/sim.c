@@ -679,8 +679,10 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 		hits = fetch_hits = 0;
 		rc = hw_mmu_access(mmu, e->access.va, a, &cycles, &hot);
 		/* A walk: the host's cache misses on the tables of the accesses
-		 * that follow are waited for less when asked for early. */
-		if (hot.walked && ev_end - e > PREFETCH_AHEAD &&
+		 * that follow are waited for less when asked for early.  Not
+		 * after a fault: the access is retried once it is served, and
+		 * the retry's walk asks for the same tables then. */
+		if (hot.walked && !rc && ev_end - e > PREFETCH_AHEAD &&
 		    tlbsim_event_is_access(e[PREFETCH_AHEAD].kind))
 			hw_mmu_prefetch(mmu, e[PREFETCH_AHEAD].access.va);
 		eng_charge(c, cycles);
