@@ -27,6 +27,11 @@ uint64_t fab_min_latency(const struct tlbsim_machine *m);
 /* The NUMA node of @cpu: cores are numbered cluster-major (machine.h). */
 unsigned fab_node_of(const struct tlbsim_machine *m, unsigned cpu);
 
+/* tlbsim_machine_latency() from @src to every core, into @to[0..nr_cpus),
+ * and from every core to @src, into @from[0..nr_cpus), cycles: the same
+ * values, without a division a pair (a broadcast's spread). */
+void fab_latency_rows(const struct tlbsim_machine *m, unsigned src, uint64_t *to, uint64_t *from);
+
 /* What a shared line takes from core @from to core @to, cycles (the
  * machine's topology.line_* levels; 0 for @from == @to). */
 uint64_t fab_line_latency(const struct tlbsim_machine *m, unsigned from, unsigned to);

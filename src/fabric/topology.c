@@ -38,6 +38,37 @@ uint64_t tlbsim_machine_latency(const struct tlbsim_machine *m, unsigned from, u
 	return lat[level_of(m, from, to)];
 }
 
+void fab_latency_rows(const struct tlbsim_machine *m, unsigned src, uint64_t *to, uint64_t *from)
+{
+	const struct tlbsim_topology *t = &m->topology;
+	unsigned per_cluster = t->cores_per_cluster ? t->cores_per_cluster : m->nr_cpus;
+	unsigned per_node = per_cluster * (t->clusters_per_node ? t->clusters_per_node : 1);
+	unsigned per_socket = per_node * (t->nodes_per_socket ? t->nodes_per_socket : 1);
+	/* level_of()'s groups of @src, as ranges of core ids */
+	unsigned c0 = src / per_cluster * per_cluster, n0 = src / per_node * per_node;
+	unsigned s0 = src / per_socket * per_socket;
+
+	for (unsigned d = 0; d < m->nr_cpus; d++) {
+		uint64_t l;
+
+		if (t->matrix) {
+			to[d] = t->matrix[(uint64_t)src * m->nr_cpus + d];
+			from[d] = t->matrix[(uint64_t)d * m->nr_cpus + src];
+			continue;
+		}
+		if (d - c0 < per_cluster)
+			l = t->lat_cluster;
+		else if (d - n0 < per_node)
+			l = t->lat_node;
+		else if (d - s0 < per_socket)
+			l = t->lat_socket;
+		else
+			l = t->lat_remote;
+		to[d] = from[d] = l;
+	}
+	to[src] = from[src] = 0;
+}
+
 uint64_t fab_line_latency(const struct tlbsim_machine *m, unsigned from, unsigned to)
 {
 	const struct tlbsim_topology *t = &m->topology;
@@ -64,7 +95,8 @@ uint64_t fab_min_latency(const struct tlbsim_machine *m)
 	if (m->topology.matrix) {
 		for (a = 0; a < m->nr_cpus; a++)
 			for (b = 0; b < m->nr_cpus; b++)
-				if (a != b && m->topology.matrix[(uint64_t)a * m->nr_cpus + b] < best)
+				if (a != b &&
+				    m->topology.matrix[(uint64_t)a * m->nr_cpus + b] < best)
 					best = m->topology.matrix[(uint64_t)a * m->nr_cpus + b];
 		return best;
 	}

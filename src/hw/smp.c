@@ -5,6 +5,7 @@
  * INVLPGB completed by TLBSYNC, and the local TLB-maintenance instructions
  * with their costs.  See smp.h for the cost model of each.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,10 +326,14 @@ static void spread(struct hw_smp *smp, struct fab_server *srv, const struct eng_
 	uint64_t done = fab_server_accept(srv, in->time), complete = done;
 	unsigned d;
 
+	if (smp->lat_src != in->src) {
+		fab_latency_rows(smp->m, in->src, smp->lat_to, smp->lat_from);
+		smp->lat_src = in->src;
+	}
 	for (d = 0; d < smp->m->nr_cpus; d++) {
 		struct eng_msg m = *in;
-		uint64_t arrive = done + lat(smp, in->src, d);
-		uint64_t back = arrive + perform_cycles + lat(smp, d, in->src);
+		uint64_t arrive = done + smp->lat_to[d];
+		uint64_t back = arrive + perform_cycles + smp->lat_from[d];
 
 		m.time = arrive;
 		m.dst = d;
@@ -452,9 +457,14 @@ int hw_smp_init(struct hw_smp *smp, const struct tlbsim_machine *m, tlbsim_physm
 	smp->eng = eng;
 	fab_server_init(&smp->dvm, m->costs.dvm_service);
 	fab_server_init(&smp->invlpgb, m->costs.invlpgb_service);
+	smp->lat_src = UINT_MAX;
 	smp->cpu = calloc(m->nr_cpus, sizeof(*smp->cpu));
-	if (!smp->cpu)
+	smp->lat_to = malloc(m->nr_cpus * sizeof(*smp->lat_to));
+	smp->lat_from = malloc(m->nr_cpus * sizeof(*smp->lat_from));
+	if (!smp->cpu || !smp->lat_to || !smp->lat_from) {
+		hw_smp_fini(smp);
 		return -TLBSIM_ENOMEM;
+	}
 	for (i = 0; i < m->nr_cpus; i++) {
 		struct hw_cpu *cpu = &smp->cpu[i];
 
@@ -479,5 +489,7 @@ void hw_smp_fini(struct hw_smp *smp)
 		for (i = 0; i < smp->m->nr_cpus; i++)
 			tlbsim_mmu_destroy(smp->cpu[i].mmu);
 	free(smp->cpu);
+	free(smp->lat_to);
+	free(smp->lat_from);
 	memset(smp, 0, sizeof(*smp));
 }

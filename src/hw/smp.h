@@ -128,6 +128,10 @@ struct hw_smp {
 	struct hw_cpu *cpu;
 	struct fab_server dvm;
 	struct fab_server invlpgb;
+	/* The latencies from and to the core that broadcast last, by core
+	 * (fab_latency_rows()); @lat_src is UINT_MAX before the first. */
+	uint64_t *lat_to, *lat_from;
+	unsigned lat_src;
 };
 
 /* Message kinds of the hardware, disjoint from the owner's (< HW_MSG_BASE). */
