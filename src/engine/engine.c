@@ -1020,26 +1020,38 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Wait until the gate's generation is no longer @seen; returns it. */
-static unsigned gate_wait(struct gate *g, unsigned seen)
+/*
+ * Spins for up to GATE_SPIN_S until @word is @v (@equal) or is no longer
+ * @v (!@equal): true, with the value in @now (an acquire load), if it
+ * came; false when the time is up and the caller should sleep.
+ */
+static bool gate_spin(atomic_uint *word, unsigned v, bool equal, unsigned *now)
 {
 	double t0 = 0;
-	unsigned now;
 
 	for (unsigned i = 1;; i++) {
-		now = atomic_load_explicit(&g->gen, memory_order_acquire);
-		if (now != seen)
-			return now;
+		*now = atomic_load_explicit(word, memory_order_acquire);
+		if ((*now == v) == equal)
+			return true;
 		if (!(i % 64)) {
 			double t = omp_get_wtime();
 
 			if (!t0)
 				t0 = t;
 			else if (t - t0 > GATE_SPIN_S)
-				break;
+				return false;
 		}
 		cpu_relax();
 	}
+}
+
+/* Wait until the gate's generation is no longer @seen; returns it. */
+static unsigned gate_wait(struct gate *g, unsigned seen)
+{
+	unsigned now;
+
+	if (gate_spin(&g->gen, seen, false, &now))
+		return now;
 	/* Asleep: the opener sees @sleepers or this thread sees the new
 	 * generation (both sequentially consistent), so no wake-up is lost. */
 	pthread_mutex_lock(&g->mu);
@@ -1077,21 +1089,10 @@ static void gate_done(struct gate *g, unsigned others)
  * gate_wait() does. */
 static void gate_wait_done(struct gate *g, unsigned others)
 {
-	double t0 = 0;
+	unsigned now;
 
-	for (unsigned i = 1;; i++) {
-		if (atomic_load_explicit(&g->done, memory_order_acquire) == others)
-			return;
-		if (!(i % 64)) {
-			double t = omp_get_wtime();
-
-			if (!t0)
-				t0 = t;
-			else if (t - t0 > GATE_SPIN_S)
-				break;
-		}
-		cpu_relax();
-	}
+	if (gate_spin(&g->done, others, true, &now))
+		return;
 	/* Asleep: the last of the others sees @closer_asleep or this thread
 	 * sees its count (both sequentially consistent). */
 	pthread_mutex_lock(&g->mu);
