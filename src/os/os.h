@@ -293,6 +293,7 @@ struct os_hb_rec {
  * @q: events read for it and not yet done
  * @compute_left: cycles left of the COMPUTE event at the head of @q
  * @wake_tokens: WAKEs that came before the SLEEP they end
+ * @sleep_idx: trace index of the SLEEP it last went to sleep at
  * @rq_next: runqueue link
  * @events_done: events it has completed
  * @fault_retries: faults taken by the access at the head of @q
@@ -321,6 +322,7 @@ struct os_thread {
 	struct os_evq q;
 	uint64_t compute_left;
 	unsigned wake_tokens;
+	uint64_t sleep_idx;
 	struct os_thread *rq_next;
 	uint64_t events_done;
 	unsigned fault_retries;

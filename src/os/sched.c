@@ -529,6 +529,7 @@ void os_sched_event(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event
 			break;
 		}
 		self->state = OS_T_SLEEPING;
+		self->sleep_idx = (uint64_t)os->serving;
 		os_schedule(os, cpu);
 		break;
 	case TLBSIM_EV_WAKE:

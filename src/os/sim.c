@@ -1425,6 +1425,42 @@ int tlbsim_sim_create(const struct tlbsim_sim_config *cfg, tlbsim_sim **out, str
 	return 0;
 }
 
+/*
+ * A complete run whose source is read to its end can still leave events
+ * unrun: those of a thread asleep at a SLEEP that no later event wakes
+ * (no `wake` of it follows, or only in the streams of threads asleep
+ * themselves).  No correct trace has them: the thread's later events
+ * happened, so something woke it first.  Ordered replay stops on them as
+ * it meets them ("ordered replay is stuck"); here they are found at the
+ * end, the earliest such SLEEP (trace order) named.
+ */
+static void stranded_sleepers(struct os *os)
+{
+	const struct os_thread *first = NULL;
+	uint64_t left = 0;
+	uint32_t i;
+
+	for (i = 0; i < os->threads_cap + os->nr_retired; i++) {
+		const struct os_thread *t =
+		    i < os->threads_cap ? os->threads[i] : os->retired[i - os->threads_cap];
+
+		if (!t || t->state != OS_T_SLEEPING || !os_evq_len(&t->q))
+			continue;
+		if (!first || t->sleep_idx < first->sleep_idx)
+			first = t;
+		left += os_evq_len(&t->q);
+	}
+	if (!first)
+		return;
+	os->source_error = err_set_event(
+	    os->err, -TLBSIM_EINVAL, os->source_name, (long long)first->sleep_idx,
+	    "event %llu (sleep): thread %u sleeps for good: no later event wakes it (a `wake %u` "
+	    "by a thread that runs expected after it), and %llu of its events after it cannot run "
+	    "(%llu of sleeping threads in all)",
+	    (unsigned long long)first->sleep_idx, first->tid, first->tid,
+	    (unsigned long long)os_evq_len(&first->q), (unsigned long long)left);
+}
+
 /* tlbsim_sim_run() with @next, or tlbsim_sim_run_batch() with @next_batch. */
 static int run(struct os *os, tlbsim_event_source_fn next, tlbsim_event_batch_fn next_batch,
 	       void *arg, struct tlbsim_error *err)
@@ -1468,6 +1504,8 @@ static int run(struct os *os, tlbsim_event_source_fn next, tlbsim_event_batch_fn
 	for (i = 0; i < os->nr_retired; i++)
 		if (os->retired[i]->state == OS_T_NEW)
 			os->st.unknown_thread_events += os_evq_len(&os->retired[i]->q);
+	if (!os->source_error && !os->stopped_early)
+		stranded_sleepers(os);
 	if (os->source_error)
 		return os->source_error;
 	return os->stopped_early ? 1 : 0;

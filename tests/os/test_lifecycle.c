@@ -376,6 +376,65 @@ static void ordered_replay_waiting_on_a_sleeper_stops_with_an_error(void **state
 			   "ordered replay is stuck: event 3 cannot start: its thread 2 sleeps");
 }
 
+/* Out of trace order too: thread 2 sleeps at event 2 and no event after
+ * it wakes it, so its two loads can never run.  A complete run ends with
+ * an error naming that sleep, not with the loads quietly left out. */
+static void a_sleep_no_event_ends_strands_its_thread_with_an_error(void **state)
+{
+	struct result res;
+
+	(void)state;
+	run_text("asleep.tlbt",
+		 HEADER "proc_create 1 1\nT1 thread_create 2\nT2 sleep\nT2 load 0x10000000 8\n"
+			"T2 load 0x10000000 8\n",
+		 0, &res);
+	assert_input_error(&res, "asleep.tlbt",
+			   "event 2 (sleep): thread 2 sleeps for good: no later event wakes it (a "
+			   "`wake 2` by a thread that runs expected after it), and 2 of its events "
+			   "after it cannot run (2 of sleeping threads in all)");
+}
+
+/* Each thread's wake of the other comes after its own sleep (events 2
+ * and 3): whichever runs first, both sleep for good.  The earlier sleep
+ * is named; one event of each is left. */
+static void two_threads_asleep_waiting_for_each_other_are_an_error(void **state)
+{
+	struct result res;
+
+	(void)state;
+	run_text("deadlock.tlbt",
+		 HEADER "proc_create 1 1\nT1 thread_create 2\nT1 sleep\nT2 sleep\nT1 wake 2\n"
+			"T2 wake 1\n",
+		 0, &res);
+	assert_input_error(&res, "deadlock.tlbt",
+			   "event 2 (sleep): thread 1 sleeps for good: no later event wakes it (a "
+			   "`wake 1` by a thread that runs expected after it), and 1 of its events "
+			   "after it cannot run (2 of sleeping threads in all)");
+}
+
+/* A thread may end the trace asleep, with nothing after its sleep; and a
+ * wake read before the sleep it ends leaves a token: both run whole.
+ * Events on cpus: thread_create, wake, sleep, mmap, store (5); the
+ * store's page faults in once. */
+static void a_last_sleep_and_an_early_wake_run_whole(void **state)
+{
+	struct result res;
+
+	(void)state;
+	run_text("last-sleep.tlbt", HEADER "proc_create 1 1\nT1 thread_create 2\nT2 sleep\n", 0,
+		 &res);
+	assert_int_equal(res.rc, 0);
+	assert_int_equal(res.events_run, 2);
+	run_text("early-wake.tlbt",
+		 HEADER "proc_create 1 1\nT1 thread_create 2\nT1 wake 2\nT2 sleep\n"
+			"T2 mmap 0x100000000000 0x1000 rw- private,anon\n"
+			"T2 store 0x100000000000 8\n",
+		 0, &res);
+	assert_int_equal(res.rc, 0);
+	assert_int_equal(res.events_run, 5);
+	assert_int_equal(res.faults, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +453,9 @@ int main(void)
 	    cmocka_unit_test(exec_by_a_kthread_is_ignored),
 	    cmocka_unit_test(ordered_replay_of_a_thread_never_created_stops_with_an_error),
 	    cmocka_unit_test(ordered_replay_waiting_on_a_sleeper_stops_with_an_error),
+	    cmocka_unit_test(a_sleep_no_event_ends_strands_its_thread_with_an_error),
+	    cmocka_unit_test(two_threads_asleep_waiting_for_each_other_are_an_error),
+	    cmocka_unit_test(a_last_sleep_and_an_early_wake_run_whole),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
