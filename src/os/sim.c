@@ -1426,29 +1426,35 @@ int tlbsim_sim_create(const struct tlbsim_sim_config *cfg, tlbsim_sim **out, str
 }
 
 /*
- * A complete run whose source is read to its end can still leave events
- * unrun: those of a thread asleep at a SLEEP that no later event wakes
- * (no `wake` of it follows, or only in the streams of threads asleep
- * themselves).  No correct trace has them: the thread's later events
- * happened, so something woke it first.  Ordered replay stops on them as
- * it meets them ("ordered replay is stuck"); here they are found at the
- * end, the earliest such SLEEP (trace order) named.
+ * After the run: the events read for threads that never ran them.  Those
+ * of a thread no event created are counted (unknown_thread_events: an
+ * excerpt of a longer trace has them).  A run that read its source to
+ * the end (@complete) can also leave those of a thread asleep at a SLEEP
+ * that no later event wakes (no `wake` of it follows, or only in the
+ * streams of threads asleep themselves).  No correct trace has them: the
+ * thread's later events happened, so something woke it first.  Ordered
+ * replay stops on them as it meets them ("ordered replay is stuck"); here
+ * they are an input error at the end, the earliest such SLEEP (trace
+ * order) named.
  */
-static void stranded_sleepers(struct os *os)
+static void unrun_events(struct os *os, bool complete)
 {
 	const struct os_thread *first = NULL;
 	uint64_t left = 0;
-	uint32_t i;
 
-	for (i = 0; i < os->threads_cap + os->nr_retired; i++) {
+	for (uint32_t i = 0; i < os->threads_cap + os->nr_retired; i++) {
 		const struct os_thread *t =
 		    i < os->threads_cap ? os->threads[i] : os->retired[i - os->threads_cap];
 
-		if (!t || t->state != OS_T_SLEEPING || !os_evq_len(&t->q))
+		if (!t)
 			continue;
-		if (!first || t->sleep_idx < first->sleep_idx)
-			first = t;
-		left += os_evq_len(&t->q);
+		if (t->state == OS_T_NEW)
+			os->st.unknown_thread_events += os_evq_len(&t->q);
+		if (complete && t->state == OS_T_SLEEPING && os_evq_len(&t->q)) {
+			if (!first || t->sleep_idx < first->sleep_idx)
+				first = t;
+			left += os_evq_len(&t->q);
+		}
 	}
 	if (!first)
 		return;
@@ -1498,14 +1504,7 @@ static int run(struct os *os, tlbsim_event_source_fn next, tlbsim_event_batch_fn
 	}
 	/* Pages still waiting for a grace period: nothing runs any more. */
 	os_rcu_advance(os, ENG_NEVER - 1);
-	for (i = 0; i < os->threads_cap; i++)
-		if (os->threads[i] && os->threads[i]->state == OS_T_NEW)
-			os->st.unknown_thread_events += os_evq_len(&os->threads[i]->q);
-	for (i = 0; i < os->nr_retired; i++)
-		if (os->retired[i]->state == OS_T_NEW)
-			os->st.unknown_thread_events += os_evq_len(&os->retired[i]->q);
-	if (!os->source_error && !os->stopped_early)
-		stranded_sleepers(os);
+	unrun_events(os, !os->source_error && !os->stopped_early);
 	if (os->source_error)
 		return os->source_error;
 	return os->stopped_early ? 1 : 0;
