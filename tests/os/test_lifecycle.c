@@ -396,7 +396,8 @@ static void a_sleep_no_event_ends_strands_its_thread_with_an_error(void **state)
 
 /* Each thread's wake of the other comes after its own sleep (events 2
  * and 3): whichever runs first, both sleep for good.  The earlier sleep
- * is named; one event of each is left. */
+ * in the trace is named, whichever thread made it; one event of each is
+ * left. */
 static void two_threads_asleep_waiting_for_each_other_are_an_error(void **state)
 {
 	struct result res;
@@ -409,6 +410,14 @@ static void two_threads_asleep_waiting_for_each_other_are_an_error(void **state)
 	assert_input_error(&res, "deadlock.tlbt",
 			   "event 2 (sleep): thread 1 sleeps for good: no later event wakes it (a "
 			   "`wake 1` by a thread that runs expected after it), and 1 of its events "
+			   "after it cannot run (2 of sleeping threads in all)");
+	run_text("deadlock2.tlbt",
+		 HEADER "proc_create 1 1\nT1 thread_create 2\nT2 sleep\nT1 sleep\nT2 wake 1\n"
+			"T1 wake 2\n",
+		 0, &res);
+	assert_input_error(&res, "deadlock2.tlbt",
+			   "event 2 (sleep): thread 2 sleeps for good: no later event wakes it (a "
+			   "`wake 2` by a thread that runs expected after it), and 1 of its events "
 			   "after it cannot run (2 of sleeping threads in all)");
 }
 
