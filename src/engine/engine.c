@@ -906,23 +906,36 @@ static void run_alone(struct eng *e, struct eng_core **parked, uint64_t max_time
 		      bool *finished, int *result, struct share *sh)
 {
 	while (!*finished && !worth_sharing(e, sh)) {
-		double t0, t1;
+		double t0, t1, t2;
+		bool several;
 
 		if (e->lone) {
+			t0 = e->time_phases ? omp_get_wtime() : 0;
 			run_lone(e, max_time, end);
-		} else if (e->threads == 1) {
-			run_cores(e, *end);
-		} else {
-			t0 = omp_get_wtime();
-			run_cores(e, *end);
-			t1 = omp_get_wtime();
-			sh->avg += (t1 - t0 - sh->avg) / 4;
-			sh->since++;
 			serial_part(e, parked, max_time, end, finished, result);
-			sh->serial_avg += (omp_get_wtime() - t1 - sh->serial_avg) / 4;
+			if (e->time_phases)
+				e->serial_s += omp_get_wtime() - t0;
 			continue;
 		}
+		if (e->threads == 1 && !e->time_phases) {
+			run_cores(e, *end);
+			serial_part(e, parked, max_time, end, finished, result);
+			continue;
+		}
+		several = e->nr_run > 1; /* the plan of the next window changes it */
+		t0 = omp_get_wtime();
+		run_cores(e, *end);
+		t1 = omp_get_wtime();
+		sh->avg += (t1 - t0 - sh->avg) / 4;
+		sh->since++;
 		serial_part(e, parked, max_time, end, finished, result);
+		t2 = omp_get_wtime();
+		sh->serial_avg += (t2 - t1 - sh->serial_avg) / 4;
+		if (several)
+			e->shareable_s += t1 - t0;
+		else
+			e->serial_s += t1 - t0;
+		e->serial_s += t2 - t1;
 	}
 	sh->first = true;
 }

@@ -178,6 +178,15 @@ struct eng_ops {
  *        cores are worth the threads meeting (eng_run())
  * @shared_windows: windows whose cores ran on all the threads (host-time
  *        dependent: not part of the results)
+ * @time_phases: set by the owner before eng_run() to have the windows run
+ *        on the calling thread timed (host seconds, added up over runs,
+ *        not part of the results): @shareable_s, their cores' part when
+ *        two or more cores ran, the part other threads could take (the
+ *        cores of a shared window); @serial_s, all the rest, which only
+ *        the calling thread can run (boundaries, serves, plans, windows of
+ *        one core).  With one thread every window is so timed, and the two
+ *        give Amdahl's bound on what T threads can gain: (s + p) / (s +
+ *        p / T).  Shared windows are not timed.
  * @hot: a bit per core that is RUNNING or PARKED as of the last plan
  *        (the cores every window looks at)
  * @wait: the cores BLOCKED or IDLE with something ahead of them (a message
@@ -214,6 +223,8 @@ struct eng {
 	struct eng_heap merge;
 	bool share_all;
 	uint64_t shared_windows;
+	bool time_phases;
+	double shareable_s, serial_s;
 	uint64_t *hot;
 	struct eng_wait {
 		struct eng_wait_entry {

@@ -198,11 +198,13 @@ static void rnd_serve(void *ctx, struct eng *e, struct eng_core *c)
 struct world_run {
 	int threads;
 	bool share_all;
+	bool time_phases;
 	unsigned remaining; /* steps of each core */
 	unsigned burn;
 	/* results */
 	struct eng_core_stats st[NR];
 	uint64_t now[NR], hash[NR], serial_hash, windows, shared_windows;
+	double serial_s, shareable_s;
 };
 
 static void run_world(struct world_run *r)
@@ -216,6 +218,7 @@ static void run_world(struct world_run *r)
 	w.burn = r->burn;
 	assert_int_equal(eng_init(&e, NR, L, r->threads, &ops, &w), 0);
 	e.share_all = r->share_all;
+	e.time_phases = r->time_phases;
 	for (i = 0; i < NR; i++) {
 		w.core[i].rng = 1000 + i;
 		w.core[i].remaining = r->remaining;
@@ -231,6 +234,8 @@ static void run_world(struct world_run *r)
 	r->serial_hash = w.serial_hash;
 	r->windows = e.windows;
 	r->shared_windows = e.shared_windows;
+	r->serial_s = e.serial_s;
+	r->shareable_s = e.shareable_s;
 	eng_fini(&e);
 }
 
@@ -291,6 +296,42 @@ static void long_windows_are_shared(void **state)
 	assert_same_world(&one, &two);
 	assert_true(two.shared_windows > 0);
 	assert_true(two.windows > 10);
+}
+
+/*
+ * Timing the phases (struct eng's @time_phases, bench/perf's --phases)
+ * changes no result, and times both: the 16 cores run together (the
+ * shareable part) and are served at boundaries (the serial part).  Left
+ * off, nothing is timed.  A lone core's windows are all serial (the
+ * hand-worked exchange: one core runs at a time).
+ */
+static void timing_the_phases_changes_no_result(void **state)
+{
+	static struct world_run plain = {.threads = 1, .remaining = 1000},
+				timed = {.threads = 1, .remaining = 1000, .time_phases = true};
+	struct pp_core priv[2] = {{0}, {0}};
+	struct eng e;
+
+	(void)state;
+	run_world(&plain);
+	run_world(&timed);
+	assert_same_world(&plain, &timed);
+	assert_true(plain.serial_s == 0 && plain.shareable_s == 0);
+	assert_true(timed.serial_s > 0);
+	assert_true(timed.shareable_s > 0);
+
+	const struct eng_ops ops = {.step = pp_step, .deliver = pp_deliver};
+	assert_int_equal(eng_init(&e, 2, 100, 1, &ops, NULL), 0);
+	e.time_phases = true;
+	e.cores[0].priv = &priv[0];
+	e.cores[1].priv = &priv[1];
+	e.cores[0].state = ENG_RUNNING;
+	e.cores[1].state = ENG_IDLE;
+	assert_int_equal(eng_run(&e, ENG_NEVER), 0);
+	assert_int_equal(e.cores[0].now, 300); /* as worked out above */
+	assert_true(e.serial_s > 0);
+	assert_true(e.shareable_s == 0);
+	eng_fini(&e);
 }
 
 /* A timed block ends by itself, and the gap counts as waiting. */
@@ -453,6 +494,7 @@ int main(void)
 		cmocka_unit_test(results_are_identical_for_1_2_and_4_threads),
 		cmocka_unit_test(long_windows_are_shared),
 		cmocka_unit_test(timed_block_ends_at_its_deadline),
+		cmocka_unit_test(timing_the_phases_changes_no_result),
 		cmocka_unit_test(waiting_cores_stay_out_of_windows_until_due),
 		cmocka_unit_test(late_message_is_taken_in_the_next_window),
 	};
