@@ -274,14 +274,18 @@ struct result {
 	uint64_t windows, dvm_served, dvm_queued;
 	uint64_t events, accesses, sim_cycles;
 	double seconds;
+	double serial_s, shareable_s; /* with @phases (struct eng) */
 };
 
-static void run_once(unsigned nr_cpus, uint64_t ops, int threads, struct result *out)
+/* One run; with @phases, the engine times its windows' phases (which
+ * slows it down a little: not for the timed runs). */
+static void run_once(unsigned nr_cpus, uint64_t ops, int threads, bool phases, struct result *out)
 {
 	struct world w;
 	double t0;
 
 	world_init(&w, nr_cpus, ops, threads);
+	w.eng.time_phases = phases;
 	t0 = bench_now();
 	if (eng_run(&w.eng, ENG_NEVER) != 0)
 		die("the run stopped early");
@@ -310,6 +314,8 @@ static void run_once(unsigned nr_cpus, uint64_t ops, int threads, struct result 
 			out->sim_cycles = r->now;
 	}
 	out->windows = w.eng.windows;
+	out->serial_s = w.eng.serial_s;
+	out->shareable_s = w.eng.shareable_s;
 	out->dvm_served = w.smp.dvm.served;
 	out->dvm_queued = w.smp.dvm.queued_cycles;
 	world_fini(&w);
@@ -343,7 +349,7 @@ static void run_best(unsigned nr_cpus, uint64_t ops, int threads, struct result 
 	for (int k = 0; k < REPEATS; k++) {
 		struct result r;
 
-		run_once(nr_cpus, ops, threads, &r);
+		run_once(nr_cpus, ops, threads, false, &r);
 		if (best->core && !same(best, &r, nr_cpus))
 			die("two runs with the same thread count differ");
 		if (!best->core || r.seconds < best->seconds) {
@@ -357,12 +363,13 @@ static void run_best(unsigned nr_cpus, uint64_t ops, int threads, struct result 
 
 static int bench(unsigned nr_cpus, uint64_t ops)
 {
-	struct result r1, r2;
+	struct result r1, r2, ph;
 	int ok;
 
 	run_best(nr_cpus, ops, 1, &r1);
 	run_best(nr_cpus, ops, 2, &r2);
-	ok = same(&r1, &r2, nr_cpus);
+	run_once(nr_cpus, ops, 1, true, &ph);
+	ok = same(&r1, &r2, nr_cpus) && same(&r1, &ph, nr_cpus);
 	printf("%u cores, %llu ops/core: %llu events (%llu accesses, %llu TLBI IS, %llu windows, "
 	       "%llu simulated cycles, DVM queued %.1f%% of its service)\n",
 	       nr_cpus, (unsigned long long)ops, (unsigned long long)r1.events,
@@ -375,8 +382,15 @@ static int bench(unsigned nr_cpus, uint64_t ops)
 	       (double)r2.events / r2.seconds / 1e6, r2.seconds / (double)r2.windows * 1e6);
 	printf("  speedup %.2fx; statistics %s (digest %016llx)\n", r1.seconds / r2.seconds,
 	       ok ? "identical" : "DIFFER", (unsigned long long)digest(&r1, nr_cpus));
+	/* Amdahl (struct eng's @time_phases): the serial part, the
+	 * shareable one halved. */
+	printf("  1 thread, timed phases: serial %.3f s, shareable %.3f s: 2 threads gain at "
+	       "most %.2fx\n",
+	       ph.serial_s, ph.shareable_s,
+	       (ph.serial_s + ph.shareable_s) / (ph.serial_s + ph.shareable_s / 2));
 	free(r1.core);
 	free(r2.core);
+	free(ph.core);
 	return ok;
 }
 
@@ -394,7 +408,7 @@ int main(int argc, char **argv)
 
 		if (cores < 64 || cores % 64)
 			die("cores: a multiple of 64");
-		run_once(cores, ops, atoi(argv[3]), &r);
+		run_once(cores, ops, atoi(argv[3]), false, &r);
 		printf("%u cores, %s threads: %.3f s, %.2f M events/s, digest %016llx\n", cores,
 		       argv[3], r.seconds, (double)r.events / r.seconds / 1e6,
 		       (unsigned long long)digest(&r, cores));

@@ -23,8 +23,16 @@
  * Output: one line for people on stdout; with --json-append FILE, one JSON
  * object a line appended to FILE (bench/perf/run gathers them).
  *
- * Usage: perf_sim [--decode | --both] [--runs N] [--machine PATH] [--policy P]
- *                 [--threads N] [--label TEXT] [--json-append FILE]
+ * --phases (simulate, one thread): the time engine also times its windows
+ * (struct eng's @time_phases): the part two host threads could share (the
+ * cores of windows where two or more ran) and the serial rest (boundaries,
+ * serves, plans, one-core windows).  A second line gives their medians and
+ * Amdahl's bound on what 2 threads can gain, (s + p) / (s + p / 2); the
+ * JSON object gets "phases".  The bound leaves out what sharing costs (the
+ * threads' meeting, lines moving between host cpus), so it is an upper one.
+ *
+ * Usage: perf_sim [--decode | --both] [--phases] [--runs N] [--machine PATH]
+ *                 [--policy P] [--threads N] [--label TEXT] [--json-append FILE]
  *                 TRACE | --gen NAME [--param K=V,...]
  */
 #include <getopt.h>
@@ -40,6 +48,9 @@
 #include "tlbsim/tlbsim.h"
 #include "tlbsim/trace.h"
 
+#include "engine/engine.h"
+#include "os/os.h"
+
 #include "../bench.h"
 
 #define MAX_RUNS 100
@@ -48,6 +59,7 @@ enum mode { SIMULATE, DECODE, BOTH };
 
 struct opts {
 	enum mode mode;
+	bool phases;
 	int runs;
 	int threads;
 	const char *machine;
@@ -122,11 +134,16 @@ static void source_close(struct source *s)
 	tlbsim_gen_destroy(s->gen);
 }
 
+/* A simulation's engine phases (--phases), host seconds. */
+struct phases {
+	double serial, shareable;
+};
+
 /* One run, decoding only if @decode; returns its wall time in seconds,
  * *cpu its cpu time, and fills *s's counts (the accesses with @count only,
- * which decodes only). */
+ * which decodes only); a simulation with --phases fills *@ph. */
 static double run_once(const struct opts *o, const struct tlbsim_machine *m, struct source *s,
-		       bool decode, bool count, double *cpu)
+		       bool decode, bool count, double *cpu, struct phases *ph)
 {
 	struct tlbsim_sim_config cfg = {.machine = m, .policy = o->policy, .threads = o->threads};
 	struct tlbsim_error err;
@@ -142,9 +159,15 @@ static double run_once(const struct opts *o, const struct tlbsim_machine *m, str
 		while ((rc = source_next(s, ev, 256, &err)) > 0)
 			;
 	} else {
+		struct eng *e;
+
 		if (tlbsim_sim_create(&cfg, &sim, &err))
 			die("sim_create", &err);
+		e = &os_of_sim(sim)->eng;
+		e->time_phases = o->phases;
 		rc = tlbsim_sim_run_batch(sim, source_next, s, &err);
+		ph->serial = e->serial_s;
+		ph->shareable = e->shareable_s;
 		tlbsim_sim_destroy(sim);
 	}
 	if (rc < 0)
@@ -177,7 +200,7 @@ static json_t *summary(double *v, int n)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: perf_sim [--decode | --both] [--runs 1..%d] [--machine PATH] "
+		"usage: perf_sim [--decode | --both] [--phases] [--runs 1..%d] [--machine PATH] "
 		"[--policy P] [--threads N] [--label TEXT] [--json-append FILE] "
 		"TRACE | --gen NAME [--param K=V,...]\n",
 		MAX_RUNS);
@@ -187,6 +210,7 @@ static void parse(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {{"decode", no_argument, NULL, 'd'},
 						 {"both", no_argument, NULL, 'b'},
+						 {"phases", no_argument, NULL, 'f'},
 						 {"runs", required_argument, NULL, 'r'},
 						 {"machine", required_argument, NULL, 'm'},
 						 {"policy", required_argument, NULL, 'p'},
@@ -210,6 +234,9 @@ static void parse(int argc, char **argv, struct opts *o)
 				exit(2);
 			}
 			o->mode = c == 'd' ? DECODE : BOTH;
+			break;
+		case 'f':
+			o->phases = true;
 			break;
 		case 'r':
 			o->runs = atoi(optarg);
@@ -249,6 +276,11 @@ static void parse(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		exit(2);
 	}
+	if (o->phases && (o->mode != SIMULATE || o->threads != 1)) {
+		fprintf(stderr, "perf_sim: --phases times one thread's simulation: not with "
+				"--decode, --both or --threads N > 1\n");
+		exit(2);
+	}
 	if (!o->label)
 		o->label = o->trace ? o->trace : o->gen;
 }
@@ -256,6 +288,7 @@ static void parse(int argc, char **argv, struct opts *o)
 /* The timed runs of one mode. */
 struct timing {
 	double secs[MAX_RUNS], rate[MAX_RUNS], cpu[MAX_RUNS], cpu_rate[MAX_RUNS];
+	double serial[MAX_RUNS], shareable[MAX_RUNS], bound[MAX_RUNS]; /* --phases */
 };
 
 /* Print @t's line and append its JSON object to --json-append's file. */
@@ -280,6 +313,17 @@ static int report(const struct opts *o, const struct tlbsim_machine *m, bool dec
 	       o->label, mode, (unsigned long long)accesses, median(t->rate, o->runs) / 1e6,
 	       t->rate[0] / 1e6, t->rate[o->runs - 1] / 1e6, median(t->cpu_rate, o->runs) / 1e6,
 	       median(t->secs, o->runs), ru.ru_maxrss);
+	if (o->phases && !decode) {
+		json_object_set_new(out, "phases",
+				    json_pack("{s:o, s:o, s:o}", "serial_s",
+					      summary(t->serial, o->runs), "shareable_s",
+					      summary(t->shareable, o->runs), "bound_2_threads",
+					      summary(t->bound, o->runs)));
+		printf("%-30s phases   serial %.3f s, shareable %.3f s (medians): 2 threads "
+		       "gain at most %.2fx (min %.2f, max %.2f)\n",
+		       o->label, median(t->serial, o->runs), median(t->shareable, o->runs),
+		       median(t->bound, o->runs), t->bound[0], t->bound[o->runs - 1]);
+	}
 	if (o->json_append) {
 		FILE *f = fopen(o->json_append, "a");
 
@@ -311,7 +355,7 @@ int main(int argc, char **argv)
 		die(o.machine, &err);
 	/* The accesses are counted in a pass of their own, untimed, so
 	 * neither timed loop pays for a scan that tlbsim does not make. */
-	run_once(&o, m, &s, true, true, &cpu0);
+	run_once(&o, m, &s, true, true, &cpu0, NULL);
 	accesses = s.accesses;
 	events = s.events;
 	for (int i = 0; i < o.runs; i++) {
@@ -323,7 +367,15 @@ int main(int argc, char **argv)
 
 			if (k == 1 && o.mode != BOTH)
 				break;
-			x->secs[i] = run_once(&o, m, &s, decode, false, &x->cpu[i]);
+			struct phases ph = {0};
+			double all;
+
+			x->secs[i] = run_once(&o, m, &s, decode, false, &x->cpu[i], &ph);
+			x->serial[i] = ph.serial;
+			x->shareable[i] = ph.shareable;
+			/* Amdahl: the serial part, and the shareable one halved */
+			all = ph.serial + ph.shareable;
+			x->bound[i] = all > 0 ? all / (ph.serial + ph.shareable / 2) : 1;
 			if (s.events != events) {
 				fprintf(stderr, "perf_sim: run %d read %llu events, the count %llu\n",
 					i + 1, (unsigned long long)s.events,
