@@ -296,7 +296,12 @@ struct os_hb_rec {
  * @sleep_idx: trace index of the SLEEP it last went to sleep at
  * @rq_next: runqueue link
  * @events_done: events it has completed
- * @fault_retries: faults taken by the access at the head of @q
+ * @fault_retries: faults taken by the access at the head of @q (since
+ *        its last page done, for an access that crosses pages)
+ * @split_off: bytes of the access at the head of @q whose pages are
+ *        translated already: an access that crosses a 4 KiB boundary is
+ *        translated a page at a time (split_access() in sim.c), and a
+ *        fault on a later page is served and retried from that page
  * @kthread: a kernel thread: no mm of its own; @mm is the one it borrows
  *        (kthread_use_mm()) or NULL
  * @mmget: the borrowed @mm was taken with an mm_users reference
@@ -326,6 +331,7 @@ struct os_thread {
 	struct os_thread *rq_next;
 	uint64_t events_done;
 	unsigned fault_retries;
+	uint32_t split_off;
 	bool kthread, mmget;
 	struct os_tlbbatch ubc;
 	struct os_hb_rec *hb;
@@ -401,8 +407,10 @@ struct os_gather {
  * @events: events completed on this cpu
  * @ignored: kernel-level events (in a thread's stream, or naming this cpu
  *        for no thread) and events the OS model refused: none applied
- * @bad_syscalls: syscalls whose range lies outside the user address space
- *        (failed as Linux fails them, nothing changed)
+ * @bad_syscalls: syscalls whose range lies outside the user address space,
+ *        or is empty where Linux fails that (munmap, mmap, mremap): failed
+ *        as Linux fails them, nothing changed (an empty mprotect or madvise
+ *        succeeds: not counted)
  * @lru_wait_cycles: cycles spent waiting for the lru_lock held by another
  *        cpu (part of the core's waiting cycles)
  * @line: per kind of shared line (enum tlbsim_line_kind), what touching

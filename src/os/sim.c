@@ -615,6 +615,59 @@ static inline void hot_unpack(const struct hw_mmu_hot *h, bool fetch, uint64_t p
 }
 
 /*
+ * An access of @size bytes at @va crosses a 4 KiB boundary: its bytes lie
+ * on more than one page.  (Size 0 counts as 1.)
+ */
+static inline bool crosses_page(uint64_t va, uint32_t size)
+{
+	return (va & ((1ull << TLBSIM_PAGE_SHIFT) - 1)) + size > 1ull << TLBSIM_PAGE_SHIFT;
+}
+
+/*
+ * The access @ev at the head of @t's queue, which crosses a page boundary,
+ * on @cpu: its pages translated one at a time, from its byte t->split_off
+ * on, each translation's cycles charged.  A split load or store needs a
+ * translation for each page it touches, and faults on any of them (Intel
+ * SDM vol. 3 4.10.2.3: the access uses a TLB entry for each page it
+ * spans; Arm ARM B2.2.1: an unaligned access may be split, each part
+ * translated).  Where a translation maps a larger page (2 MiB, 1 GiB),
+ * it covers the bytes of the access on that page.  A string instruction's
+ * long access (REP MOVS) is restartable the same way, so an access of
+ * many pages costs one translation a page, each fault retried from its
+ * page.  Returns 0 once every page is translated (t->split_off back to
+ * 0), else tlbsim_mmu_translate()'s error for the page that faulted, with
+ * t->split_off at its first byte.
+ */
+static int split_access(struct hw_cpu *cpu, struct os_thread *t, const struct tlbsim_event *ev)
+{
+	const enum tlbsim_access a = tlbsim_event_access(ev->kind);
+	const uint64_t va0 = ev->access.va;
+	uint64_t last = va0 + (ev->access.size ? ev->access.size - 1 : 0), va = va0 + t->split_off;
+
+	if (last < va0)
+		last = UINT64_MAX; /* a library caller's access past 2^64: up to the end */
+	for (;;) {
+		struct tlbsim_xlate x;
+		int rc = tlbsim_mmu_translate(cpu->mmu, va, a, &x);
+		uint64_t next;
+
+		eng_charge(cpu->core, x.cycles);
+		if (rc) {
+			if (va - va0 > t->split_off)
+				t->fault_retries = 0; /* a page further on: progress */
+			t->split_off = (uint32_t)(va - va0);
+			return rc;
+		}
+		next = ((va >> x.size_shift) + 1) << x.size_shift;
+		if (!next || next > last)
+			break;
+		va = next;
+	}
+	t->split_off = 0;
+	return 0;
+}
+
+/*
  * Run the accesses at the head of @t's queue on @cpu, as step() would one
  * by one: the run ends before the first other event, once the clock
  * reaches @stop or the time slice's end, or at a fault, which leaves its
@@ -664,7 +717,10 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 
 		if (a > TLBSIM_ACCESS_FETCH)
 			break; /* not an access */
-		if (e->access.va >> shift[a] == page[a]) {
+		/* On the hot page, and not across a 4 KiB boundary: a hit.  An
+		 * access across one is split_access()'s, which finds the same
+		 * one hit when a larger hot page holds all of it. */
+		if (e->access.va >> shift[a] == page[a] && !crosses_page(e->access.va, e->access.size)) {
 			hits++;
 			fetch_hits += a == TLBSIM_ACCESS_FETCH;
 			now += latency[a];
@@ -677,6 +733,21 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 		eng_charge(c, now - start);
 		hw_mmu_hot_hits(mmu, hits - fetch_hits, fetch_hits);
 		hits = fetch_hits = 0;
+		if (__builtin_expect(crosses_page(e->access.va, e->access.size), 0)) {
+			rc = split_access(cpu, t, e);
+			start = now = c->now;
+			if (rc) {
+				ok = false;
+				break;
+			}
+			hw_mmu_hot(mmu, a == TLBSIM_ACCESS_FETCH, &hot);
+			hot_unpack(&hot, a == TLBSIM_ACCESS_FETCH, page, shift, latency);
+			if (now >= end) {
+				e++;
+				break;
+			}
+			continue;
+		}
 		rc = hw_mmu_access(mmu, e->access.va, a, &cycles, &hot);
 		/* A walk: the host's cache misses on the tables of the accesses
 		 * that follow are waited for less when asked for early.  Not
@@ -873,6 +944,15 @@ static void hb_wait(struct os *os, struct hw_cpu *cpu, struct os_thread *t, stru
 	stall(os, cpu, true);
 }
 
+/* The access at the head of @t's queue is done with (a SIGSEGV, or no mm):
+ * gone, and a split one's progress with it. */
+static void pop_access(struct os_cpu *oc, struct os_thread *t)
+{
+	t->split_off = 0;
+	os_evq_pop(oc, t);
+	oc->st.events++;
+}
+
 static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
@@ -893,9 +973,15 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		if (os->ordered) {
 			/* Ordered replay runs accesses here, not in step(). */
 			struct tlbsim_xlate x;
-			int rc = tlbsim_mmu_translate(cpu->mmu, ev.access.va, tlbsim_event_access(ev.kind), &x);
+			int rc;
 
-			eng_charge(cpu->core, x.cycles);
+			if (crosses_page(ev.access.va, ev.access.size)) {
+				rc = split_access(cpu, t, &ev);
+			} else {
+				rc = tlbsim_mmu_translate(cpu->mmu, ev.access.va,
+							  tlbsim_event_access(ev.kind), &x);
+				eng_charge(cpu->core, x.cycles);
+			}
 			if (!rc) {
 				t->fault_retries = 0;
 				os_evq_pop(oc, t);
@@ -903,13 +989,15 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 				return;
 			}
 		}
+		/* The page that faulted: a split access's (split_access()) is
+		 * t->split_off bytes in. */
+		ev.access.va += t->split_off;
 		if (!t->mm) {
 			/* A kernel thread touching user memory with no mm
 			 * borrowed: nothing maps it. */
 			oc->st.faults++;
 			oc->st.segv++;
-			os_evq_pop(oc, t);
-			oc->st.events++;
+			pop_access(oc, t);
 			return;
 		}
 		if (os_cow_busy(os, cpu, t->mm, &ev)) {
@@ -926,8 +1014,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 		    ++t->fault_retries > MAX_FAULT_RETRIES) {
 			if (t->fault_retries > MAX_FAULT_RETRIES)
 				oc->st.segv++;
-			os_evq_pop(oc, t);
-			oc->st.events++;
+			pop_access(oc, t);
 		}
 		os_kernel_exit(os, cpu);
 		return;
