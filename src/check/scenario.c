@@ -297,6 +297,15 @@ static int load(struct scenario *s, const char *path, struct tlbsim_error *err)
 						"safe' or '#@ expect kind@event ...')");
 	}
 	s->isa = tlbsim_trace_info(r)->isa;
+	if (tlbsim_trace_info(r)->page_shift != TLBSIM_PAGE_SHIFT) {
+		unsigned shift = tlbsim_trace_info(r)->page_shift;
+
+		tlbsim_trace_close(r);
+		return err_set(err, -TLBSIM_EPARSE, path, 1, -1, -1, NULL,
+			       "page_shift=%u: the simulator models 4 KiB base pages only "
+			       "(page_shift=%u)",
+			       shift, TLBSIM_PAGE_SHIFT);
+	}
 	while ((rc = tlbsim_trace_next(r, &ev, err)) > 0) {
 		if (s->n == cap) {
 			struct tlbsim_event *p;

@@ -395,6 +395,18 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 					o->trace, tlbsim_isa_name(isa), m->name,
 					tlbsim_isa_name(m->isa), tlbsim_isa_name(m->isa));
 		}
+		if (info->page_shift != TLBSIM_PAGE_SHIFT) {
+			unsigned shift = info->page_shift;
+
+			/* Its faults, TLB reach and flush ranges would silently be
+			 * those of 4 KiB pages (the breaker's D2). */
+			cli_source_close(&src);
+			return cli_fail("%s: the trace's header says page_shift=%u (%u KiB pages), but "
+					"the simulator models 4 KiB base pages only (page_shift=%u): "
+					"its faults, TLB reach and flush ranges would be those of "
+					"another system",
+					o->trace, shift, (1u << shift) >> 10, TLBSIM_PAGE_SHIFT);
+		}
 	}
 	if (o->trace && (o->kernel || tlbsim_trace_info(src.trace)->format == TLBSIM_TRACE_EXECLOG ||
 			 tlbsim_trace_info(src.trace)->format == TLBSIM_TRACE_INSN)) {
@@ -740,7 +752,7 @@ struct anomaly {
 static const struct anomaly anomalies[] = {
     {"segv", "totals", "segv", "accesses outside any mapping or not permitted, skipped"},
     {"bad syscalls", "totals", "bad_syscalls",
-     "syscalls with a range outside the user address space, failed"},
+     "syscalls with a range outside the user address space or empty, failed"},
     {"unknown-thread events", "os", "unknown_thread_events",
      "events of threads no event created, not run"},
     {"ignored events", "totals", "ignored_events",
