@@ -44,7 +44,10 @@ extern "C" {
  * @syscalls: memory syscalls (mmap, munmap, mprotect, madvise, ...)
  * @faults: page faults
  * @segv: accesses outside a mapping or not permitted (skipped)
- * @bad_syscalls: syscalls with a range outside the user address space
+ * @bad_syscalls: syscalls with a range outside the user address space, or
+ *                empty where Linux fails it (munmap, mmap, mremap); an empty
+ *                mprotect or madvise succeeds (do_mprotect_pkey(),
+ *                do_madvise() return 0) and is not counted
  * @ignored_events: kernel-level events (INVLPG .. COMMIT), in a thread's stream or
  *                  on a cpu for no thread, counted on that cpu; and events the OS
  *                  model refused (traces/FORMAT.md: a kthread_use_mm of no live

@@ -755,6 +755,14 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
 
 	charge(cpu, os->m->costs.syscall);
 	oc->st.syscalls++;
+	if ((ev->kind == TLBSIM_EV_MPROTECT && !ev->mprotect.len) ||
+	    (ev->kind == TLBSIM_EV_MADVISE && !ev->madvise.len)) {
+		/* Length 0: success, and nothing to do (Linux mm/mprotect.c
+		 * do_mprotect_pkey(), mm/madvise.c do_madvise(): return 0
+		 * before looking at any VMA). */
+		os_kernel_exit(os, cpu);
+		return;
+	}
 	if (!syscall_ok(os, mm, ev)) {
 		oc->st.bad_syscalls++;
 		os_kernel_exit(os, cpu);

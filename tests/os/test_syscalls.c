@@ -473,6 +473,36 @@ static void access_outside_any_mapping_is_counted_and_skipped(void **state)
 	evlist_free(&l);
 }
 
+/*
+ * mprotect and madvise of length 0 succeed and change nothing (Linux
+ * do_mprotect_pkey(), do_madvise(): return 0 for an empty range): two
+ * syscalls, neither a bad one; the page stays writable and mapped, so the
+ * stores after them neither fault again nor SIGSEGV.  (Before, each was
+ * counted as a syscall with a range outside the user address space.)
+ */
+static void empty_mprotect_and_madvise_succeed_and_do_nothing(void **state)
+{
+	struct evlist l = {0};
+	struct run r;
+
+	(void)state;
+	ev_proc(&l, 1, 1);
+	ev_mmap(&l, 1, A, PAGE, RW, 0);
+	ev_access(&l, 1, TLBSIM_EV_STORE, A);
+	ev_mprotect(&l, 1, A, 0, TLBSIM_PROT_READ);
+	ev_madvise(&l, 1, A, 0, TLBSIM_MADV_DONTNEED);
+	ev_access(&l, 1, TLBSIM_EV_STORE, A);
+	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
+	run_events(&r, TLBSIM_ISA_X86_64, 1, "x86-stock", &l);
+	assert_int_equal(r.os->cpu[0].st.syscalls, 3);
+	assert_int_equal(r.os->cpu[0].st.bad_syscalls, 0);
+	assert_int_equal(mm0(&r)->st.faults, 1);
+	assert_int_equal(r.os->cpu[0].st.segv, 0);
+	assert_int_equal(leaves(&r, A, 1, RW), 1);
+	run_free(&r);
+	evlist_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +519,7 @@ int main(void)
 		cmocka_unit_test(brk_grows_the_heap_and_shrinking_unmaps_its_tail),
 		cmocka_unit_test(hugetlb_mapping_maps_2m_leaves),
 		cmocka_unit_test(access_outside_any_mapping_is_counted_and_skipped),
+		cmocka_unit_test(empty_mprotect_and_madvise_succeed_and_do_nothing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
