@@ -47,7 +47,8 @@ extern "C" {
  * @bad_syscalls: syscalls with a range outside the user address space, or
  *                empty where Linux fails it (munmap, mmap, mremap); an empty
  *                mprotect or madvise succeeds (do_mprotect_pkey(),
- *                do_madvise() return 0) and is not counted
+ *                do_madvise() return 0) and is not counted, unless its
+ *                start is not page-aligned (-EINVAL)
  * @ignored_events: kernel-level events (INVLPG .. COMMIT), in a thread's stream or
  *                  on a cpu for no thread, counted on that cpu; and events the OS
  *                  model refused (traces/FORMAT.md: a kthread_use_mm of no live

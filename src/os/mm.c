@@ -748,6 +748,12 @@ void os_kernel_exit(struct os *os, struct hw_cpu *cpu)
 	oc->ret.n = 0;
 }
 
+bool os_syscall_is_empty(const struct tlbsim_event *ev)
+{
+	return (ev->kind == TLBSIM_EV_MPROTECT && !ev->mprotect.len) ||
+	       (ev->kind == TLBSIM_EV_MADVISE && !ev->madvise.len);
+}
+
 void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev)
 {
 	struct os_cpu *oc = os_cpu_of(cpu);
@@ -755,11 +761,13 @@ void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev
 
 	charge(cpu, os->m->costs.syscall);
 	oc->st.syscalls++;
-	if ((ev->kind == TLBSIM_EV_MPROTECT && !ev->mprotect.len) ||
-	    (ev->kind == TLBSIM_EV_MADVISE && !ev->madvise.len)) {
-		/* Length 0: success, and nothing to do (Linux mm/mprotect.c
-		 * do_mprotect_pkey(), mm/madvise.c do_madvise(): return 0
-		 * before looking at any VMA). */
+	if (os_syscall_is_empty(ev)) {
+		/* Length 0: -EINVAL for a start not page-aligned, else 0 and
+		 * nothing done (Linux do_mprotect_pkey(), do_madvise(): both
+		 * checks come before the mmap_lock and any VMA). */
+		uint64_t addr = ev->kind == TLBSIM_EV_MPROTECT ? ev->mprotect.addr : ev->madvise.addr;
+
+		oc->st.bad_syscalls += (addr & (PAGE_SIZE - 1)) != 0;
 		os_kernel_exit(os, cpu);
 		return;
 	}

@@ -410,7 +410,7 @@ struct os_gather {
  * @bad_syscalls: syscalls whose range lies outside the user address space,
  *        or is empty where Linux fails that (munmap, mmap, mremap): failed
  *        as Linux fails them, nothing changed (an empty mprotect or madvise
- *        succeeds: not counted)
+ *        succeeds, not counted, unless its start is not page-aligned)
  * @lru_wait_cycles: cycles spent waiting for the lru_lock held by another
  *        cpu (part of the core's waiting cycles)
  * @line: per kind of shared line (enum tlbsim_line_kind), what touching
@@ -799,6 +799,9 @@ int os_vma_insert(struct os_mm *mm, uint64_t start, uint64_t end, unsigned prot,
 /* Insert a copy of @v (its file and page offset too). */
 int os_vma_insert_copy(struct os_mm *mm, const struct os_vma *v);
 struct os_vma *os_vma_find(struct os_mm *mm, uint64_t va);
+/* An mprotect or madvise of length 0: it returns at once, before any lock
+ * (os_syscall()), so nothing orders or waits it. */
+bool os_syscall_is_empty(const struct tlbsim_event *ev);
 void os_syscall(struct os *os, struct hw_cpu *cpu, const struct tlbsim_event *ev);
 /* ---- mmap_lock (os/mmap_lock.c) ---- */
 

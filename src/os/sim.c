@@ -1044,6 +1044,14 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			oc->st.bad_syscalls++;
 			return;
 		}
+		if (os_syscall_is_empty(&ev)) {
+			/* Nothing to order, lock or wait for (os_syscall()). */
+			os_hb_start(os, cpu, t, idx);
+			os_evq_pop(oc, t);
+			oc->st.events++;
+			os_syscall(os, cpu, &ev);
+			return;
+		}
 		if (t->hb_clear != idx + 1) {
 			blk = os_hb_blocker(os, t, &ev, idx);
 			if (blk) {

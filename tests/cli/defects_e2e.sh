@@ -41,4 +41,12 @@ printf '%s\nproc_create 1 1\nT1 mmap 0x10000000 0x2000 rw- private,anon\nT1 mpro
 "$bin" run --machine generic-x86-64 "$tmp/empty.txt" --json "$tmp/empty.json" >/dev/null
 check "D4: empty mprotect and madvise are not bad syscalls" jq -e '.totals.syscalls == 3 and .totals.bad_syscalls == 0' "$tmp/empty.json" >/dev/null
 
+# ... and wait for nothing: with another thread's munmap holding the
+# mmap_lock, the empty mprotect neither waits for the lock nor is ordered
+# behind the munmap (the second tester's case).
+printf '%s\nproc_create 1 1\nT1 mmap 0x40000000 0x4000000 rw- private,anon\nT1 thread_create 2\nT1 store 0x40000000 0x4000000\nT1 munmap 0x40000000 0x4000000\nT2 compute 39000000 cycles\nT2 mprotect 0x40000000 0 r--\nT2 exit\nT1 exit\n' \
+  "$hdr" >"$tmp/nowait.txt"
+"$bin" run --machine generic-x86-64 "$tmp/nowait.txt" --json "$tmp/nowait.json" >/dev/null
+check "D4: an empty mprotect does not wait for the mmap_lock" jq -e '[.per_cpu[].mmap_lock_wait_cycles] | add == 0' "$tmp/nowait.json" >/dev/null
+
 check_summary

@@ -475,8 +475,9 @@ static void access_outside_any_mapping_is_counted_and_skipped(void **state)
 
 /*
  * mprotect and madvise of length 0 succeed and change nothing (Linux
- * do_mprotect_pkey(), do_madvise(): return 0 for an empty range): two
- * syscalls, neither a bad one; the page stays writable and mapped, so the
+ * do_mprotect_pkey(), do_madvise(): return 0 for an empty range, after
+ * -EINVAL for a start not page-aligned): two syscalls that are not bad
+ * ones and one that is; the page stays writable and mapped, so the
  * stores after them neither fault again nor SIGSEGV.  (Before, each was
  * counted as a syscall with a range outside the user address space.)
  */
@@ -491,11 +492,12 @@ static void empty_mprotect_and_madvise_succeed_and_do_nothing(void **state)
 	ev_access(&l, 1, TLBSIM_EV_STORE, A);
 	ev_mprotect(&l, 1, A, 0, TLBSIM_PROT_READ);
 	ev_madvise(&l, 1, A, 0, TLBSIM_MADV_DONTNEED);
+	ev_mprotect(&l, 1, A + 1, 0, TLBSIM_PROT_READ); /* -EINVAL: not aligned */
 	ev_access(&l, 1, TLBSIM_EV_STORE, A);
 	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
 	run_events(&r, TLBSIM_ISA_X86_64, 1, "x86-stock", &l);
-	assert_int_equal(r.os->cpu[0].st.syscalls, 3);
-	assert_int_equal(r.os->cpu[0].st.bad_syscalls, 0);
+	assert_int_equal(r.os->cpu[0].st.syscalls, 4);
+	assert_int_equal(r.os->cpu[0].st.bad_syscalls, 1);
 	assert_int_equal(mm0(&r)->st.faults, 1);
 	assert_int_equal(r.os->cpu[0].st.segv, 0);
 	assert_int_equal(leaves(&r, A, 1, RW), 1);
