@@ -32,6 +32,8 @@
  * threads + 1 EXIT, threads * loops x (MMAP, MUNMAP, npages STORE,
  * npages LOAD, groups MADVISE).
  */
+#include <stdio.h>
+
 #include "traces/generators.h"
 #include "traces/workload.h"
 
@@ -106,6 +108,23 @@ static void worker(void *g, struct trace_actor *a, struct tlbsim_event *ev)
 	}
 }
 
+/* More pages a call than the mapping holds would be clamped to it without
+ * a word: refused instead. */
+static int check(const uint64_t *v, char *msg, size_t size)
+{
+	uint64_t npages = trace_align_up(v[P_SIZE], TRACE_PAGE) / TRACE_PAGE;
+
+	if (v[P_PAGES] > npages) {
+		snprintf(msg, size,
+			 "pages (%llu a madvise call) must not exceed the 4 KiB pages of size "
+			 "(%llu bytes: %llu)",
+			 (unsigned long long)v[P_PAGES], (unsigned long long)v[P_SIZE],
+			 (unsigned long long)npages);
+		return -TLBSIM_EINVAL;
+	}
+	return 0;
+}
+
 static int init(void *state, const uint64_t *v, uint64_t seed, enum tlbsim_isa isa)
 {
 	struct mt *m = state;
@@ -128,6 +147,7 @@ const struct tlbsim_generator trace_gen_madvise_threads = {
     .params = params,
     .nr_params = NR_P,
     .state_size = sizeof(struct mt),
+    .check = check,
     .init = init,
     .next = trace_gen_next,
     .fini = trace_gen_fini,
