@@ -314,15 +314,23 @@ static int report(const struct opts *o, const struct tlbsim_machine *m, bool dec
 	       t->rate[0] / 1e6, t->rate[o->runs - 1] / 1e6, median(t->cpu_rate, o->runs) / 1e6,
 	       median(t->secs, o->runs), ru.ru_maxrss);
 	if (o->phases && !decode) {
+		double sm, pm;
+
+		/* summary() sorts each: the medians, then the bound of the
+		 * medians (what the line shows), and the runs' own bounds */
 		json_object_set_new(out, "phases",
 				    json_pack("{s:o, s:o, s:o}", "serial_s",
 					      summary(t->serial, o->runs), "shareable_s",
-					      summary(t->shareable, o->runs), "bound_2_threads",
+					      summary(t->shareable, o->runs), "bound_2_threads_of_runs",
 					      summary(t->bound, o->runs)));
+		sm = median(t->serial, o->runs);
+		pm = median(t->shareable, o->runs);
+		json_object_set_new(json_object_get(out, "phases"), "bound_2_threads",
+				    json_real(sm + pm > 0 ? (sm + pm) / (sm + pm / 2) : 1));
 		printf("%-30s phases   serial %.3f s, shareable %.3f s (medians): 2 threads "
-		       "gain at most %.2fx (min %.2f, max %.2f)\n",
-		       o->label, median(t->serial, o->runs), median(t->shareable, o->runs),
-		       median(t->bound, o->runs), t->bound[0], t->bound[o->runs - 1]);
+		       "gain at most %.2fx (the runs' own bounds %.2f to %.2f)\n",
+		       o->label, sm, pm, sm + pm > 0 ? (sm + pm) / (sm + pm / 2) : 1, t->bound[0],
+		       t->bound[o->runs - 1]);
 	}
 	if (o->json_append) {
 		FILE *f = fopen(o->json_append, "a");
