@@ -36,7 +36,7 @@ extern "C" {
 
 /* Generic permissions of a leaf mapping, encoded into the ISA's bits. */
 enum tlbsim_prot {
-	TLBSIM_PROT_READ = 1u << 0,   /* x86: P; arm64: valid + AF */
+	TLBSIM_PROT_READ = 1u << 0,   /* x86: P; arm64: valid + AF (struct tlbsim_mapping) */
 	TLBSIM_PROT_WRITE = 1u << 1,  /* x86: RW; arm64: AP[2] == 0 */
 	TLBSIM_PROT_EXEC = 1u << 2,   /* x86: NX == 0; arm64: UXN == 0 */
 	TLBSIM_PROT_USER = 1u << 3,   /* x86: US; arm64: AP[1] */
@@ -195,7 +195,11 @@ TLBSIM_API TLBSIM_MUST_CHECK int tlbsim_physmem_write_desc(tlbsim_physmem *pm, u
  * struct tlbsim_mapping - what a software walk of a page table found
  * @pfn: frame of the page mapped (for 2M/1G leaves, the first 4 KiB frame)
  * @size_shift: log2 of the page size in bytes: 12, 21 or 30
- * @prot: TLBSIM_PROT_* bits of the leaf
+ * @prot: TLBSIM_PROT_* bits of the leaf; none of READ, WRITE and EXEC for a
+ *        PROT_NONE leaf, which the OS model writes for mprotect(PROT_NONE)
+ *        of a present page (Linux's protnone PTE: x86 P clear and bit 8,
+ *        _PAGE_PROTNONE; arm64 valid clear and bit 58, PTE_PROT_NONE): the
+ *        page is kept, and every hardware walk faults on it
  * @version: version of the leaf descriptor
  * @level: level of the leaf (0 for 4K, 1 for 2M, 2 for 1G)
  * @table_pfn: frame of the table holding the leaf

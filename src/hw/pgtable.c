@@ -244,7 +244,7 @@ int hw_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_
 	if (pte.present)
 		return -TLBSIM_EEXIST;
 	hw_physmem_write(pt->pm, t, hw_pte_index(va, leaf_level),
-			 hw_pte_encode_leaf(pt->isa, leaf_level, pfn, prot | TLBSIM_PROT_READ));
+			 hw_pte_encode_leaf(pt->isa, leaf_level, pfn, prot));
 	if (table_pfn_out)
 		*table_pfn_out = table_pfn;
 	return 0;
@@ -253,7 +253,7 @@ int hw_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_
 int tlbsim_pgtable_map(tlbsim_pgtable *pt, uint64_t va, uint64_t pfn, unsigned size_shift,
 		       unsigned prot)
 {
-	return hw_pgtable_map(pt, va, pfn, size_shift, prot, NULL, NULL);
+	return hw_pgtable_map(pt, va, pfn, size_shift, prot | TLBSIM_PROT_READ, NULL, NULL);
 }
 
 int tlbsim_pgtable_unmap(tlbsim_pgtable *pt, uint64_t va, struct tlbsim_mapping *old)
@@ -595,5 +595,5 @@ void hw_pgtable_range_protect(tlbsim_pgtable *pt, const struct hw_pgtable_range 
 {
 	/* As tlbsim_pgtable_protect() rewrites it. */
 	hw_physmem_write(pt->pm, r->t, r->index,
-			 hw_pte_encode_leaf(pt->isa, r->level, r->pfn, prot | TLBSIM_PROT_READ));
+			 hw_pte_encode_leaf(pt->isa, r->level, r->pfn, prot));
 }

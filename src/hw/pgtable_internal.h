@@ -54,7 +54,9 @@ bool hw_pgtable_range_next(const tlbsim_pgtable *pt, struct hw_pgtable_range *r,
 			   struct tlbsim_mapping *out, uint64_t *pstart);
 
 /* tlbsim_pgtable_unmap() and tlbsim_pgtable_protect() of the leaf @r
- * found last, without their walk: the same descriptor writes. */
+ * found last, without their walk: the same descriptor writes, but @prot as
+ * given: without READ, WRITE and EXEC a PROT_NONE leaf (hw_pte_encode_leaf()),
+ * where the public call implies READ. */
 void hw_pgtable_range_clear(tlbsim_pgtable *pt, const struct hw_pgtable_range *r);
 void hw_pgtable_range_protect(tlbsim_pgtable *pt, const struct hw_pgtable_range *r, unsigned prot);
 
@@ -99,7 +101,8 @@ int hw_pgtable_lookup_hint(const tlbsim_pgtable *pt, uint64_t va, struct tlbsim_
 			   struct hw_pgtable_hint *hint, struct hw_pgtable_memo *memo);
 
 /*
- * tlbsim_pgtable_map(), starting at @hint's table when it is on @va's
+ * tlbsim_pgtable_map() with @prot as given (a PROT_NONE leaf without READ,
+ * WRITE and EXEC: hw_pte_encode_leaf()), starting at @hint's table when it is on @va's
  * path and at or above the leaf's level (@hint NULL: from the root; the
  * walk would come there, the entries above it being tables still), and
  * which gives the frame of the table the leaf went into in *@table_pfn

@@ -31,6 +31,9 @@
 #define X86_D (1ull << 6)
 #define X86_PS (1ull << 7) /* page size at PD/PDPT; PAT in a PTE; reserved above */
 #define X86_G (1ull << 8)
+/* With P clear, bit 8 marks a PROT_NONE leaf: not present to the walker,
+ * a page the OS keeps (Linux _PAGE_PROTNONE, the bit of _PAGE_GLOBAL). */
+#define X86_PROTNONE X86_G
 #define X86_NX (1ull << 63)
 /* Physical address bits 12..51: MAXPHYADDR is at most 52. */
 #define X86_ADDR_MASK 0x000ffffffffff000ull
@@ -45,6 +48,9 @@
 #define ARM_NG (1ull << 11)
 #define ARM_PXN (1ull << 53)
 #define ARM_UXN (1ull << 54)
+/* With valid clear, a software bit marks a PROT_NONE leaf (Linux
+ * PTE_PROT_NONE, bit 58 of the bits D8.3 leaves to software). */
+#define ARM_PROT_NONE (1ull << 58)
 /* Output address bits 12..47: 48-bit OA without FEAT_LPA/FEAT_LPA2. */
 #define ARM_ADDR_MASK 0x0000fffffffff000ull
 
@@ -62,8 +68,20 @@ static uint64_t leaf_pfn(uint64_t raw, uint64_t addr_mask, unsigned level)
 	return (raw & addr_mask & ~page_mask) >> TLBSIM_PAGE_SHIFT;
 }
 
+/* The permissions a PROT_NONE leaf keeps: neither read, write nor
+ * execute; no hardware walk can use it. */
+#define PROT_NONE_LEAF(user) ((user) ? TLBSIM_PROT_USER : 0u)
+
 static void x86_decode(unsigned level, uint64_t raw, struct hw_pte *out)
 {
+	if (!(raw & X86_P) && (raw & X86_PROTNONE) && level <= MAX_LEAF_LEVEL &&
+	    (level == 0 || (raw & X86_PS))) {
+		out->present = true;
+		out->leaf = true;
+		out->pfn = leaf_pfn(raw, X86_ADDR_MASK, level);
+		out->prot = PROT_NONE_LEAF(raw & X86_US);
+		return;
+	}
 	if (!(raw & X86_P) || level >= TLBSIM_MAX_PT_LEVELS)
 		return;
 	/*
@@ -95,6 +113,14 @@ static void arm64_decode(unsigned level, uint64_t raw, struct hw_pte *out)
 {
 	bool table_bit = raw & ARM_TABLE;
 
+	if (!(raw & ARM_VALID) && (raw & ARM_PROT_NONE) && level <= MAX_LEAF_LEVEL &&
+	    table_bit == (level == 0)) {
+		out->present = true;
+		out->leaf = true;
+		out->pfn = leaf_pfn(raw, ARM_ADDR_MASK, level);
+		out->prot = PROT_NONE_LEAF(raw & ARM_AP1) | (raw & ARM_NG ? 0u : TLBSIM_PROT_GLOBAL);
+		return;
+	}
 	/* 4 levels only (Arm levels 0..3); there is no Arm level -1 here. */
 	if (!(raw & ARM_VALID) || level > 3)
 		return;
@@ -154,6 +180,8 @@ static uint64_t x86_encode_leaf(unsigned level, uint64_t pfn, unsigned prot)
 		raw |= X86_NX;
 	if (prot & TLBSIM_PROT_GLOBAL)
 		raw |= X86_G;
+	if (!(prot & (TLBSIM_PROT_READ | TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC)))
+		raw = (raw & ~(X86_P | X86_G)) | X86_PROTNONE;
 	return raw;
 }
 
@@ -178,6 +206,8 @@ static uint64_t arm64_encode_leaf(unsigned level, uint64_t pfn, unsigned prot)
 		raw |= ARM_PXN;
 	if (!(prot & TLBSIM_PROT_GLOBAL))
 		raw |= ARM_NG;
+	if (!(prot & (TLBSIM_PROT_READ | TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC)))
+		raw = (raw & ~ARM_VALID) | ARM_PROT_NONE;
 	return raw;
 }
 

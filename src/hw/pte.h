@@ -13,7 +13,9 @@
  * A block (leaf) at our level 1 or 2 has bit 1 clear.  Level 3 of our
  * numbering (Arm level 0) holds tables only.
  *
- * Descriptors that make the walk fault decode as not present, since a
+ * A PROT_NONE leaf (hw_pte_encode_leaf()) decodes as present with neither
+ * READ, WRITE nor EXEC: the walk that reads it faults without caching it.
+ * Other descriptors that make the walk fault decode as not present, since a
  * faulting descriptor is never cached (docs/hazard-rules.md rules 1 and 13): x86 PS set
  * in a PML4E/PML5E (reserved bit); arm64 bit 1 clear at our levels 0 and 3
  * (reserved / no 512 GiB blocks), and arm64 leaves with AF clear (Access
@@ -116,7 +118,16 @@ static inline bool hw_pte_page(enum tlbsim_isa isa, uint64_t raw, uint64_t *pfn,
 	return false;
 }
 
-/* Encode a leaf at @level (0: 4K page, 1: 2M, 2: 1G) mapping @pfn with @prot. */
+/*
+ * Encode a leaf at @level (0: 4K page, 1: 2M, 2: 1G) mapping @pfn with @prot.
+ * A @prot with none of READ, WRITE and EXEC is a PROT_NONE leaf (Linux's
+ * protnone PTE of mprotect(PROT_NONE)): the present (x86 P) or valid
+ * (arm64) bit clear, so every walk faults on it, and a software bit set
+ * (x86 bit 8, _PAGE_PROTNONE; arm64 bit 58, PTE_PROT_NONE), so that
+ * hw_pte_decode() still finds the page the OS keeps there: present, a
+ * leaf, its frame, and no READ, WRITE or EXEC.  Any other @prot reads
+ * (x86 and arm64 cannot map a page write- or execute-only).
+ */
 uint64_t hw_pte_encode_leaf(enum tlbsim_isa isa, unsigned level, uint64_t pfn, unsigned prot);
 
 /* Encode a table descriptor at @level >= 1 pointing to the table in @pfn. */

@@ -375,7 +375,8 @@ static void sys_munmap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, uint
 
 /*
  * x86 pte_needs_flush() (arch/x86/include/asm/tlbflush.h): no flush when
- * the old PTE was not present; otherwise a new frame, or a change in
+ * the old PTE was not present; otherwise a new frame, a present bit
+ * cleared (PROT_NONE), or a change in
  * either direction of a pte_flags_need_flush() "flush_on_change" flag --
  * _PAGE_RW, _PAGE_NX, _PAGE_USER, _PAGE_GLOBAL among them -- needs one
  * (only clearing DIRTY/ACCESSED and software bits are treated apart).  So
@@ -389,6 +390,10 @@ static bool prot_change_needs_flush(enum tlbsim_isa isa, unsigned old, unsigned 
 
 	if (isa != TLBSIM_ISA_X86_64)
 		return old != new;
+	/* pte_flags_need_flush()'s flush_on_clear: _PAGE_PRESENT, which
+	 * READ stands for (mprotect(PROT_NONE) clears it: protnone). */
+	if (old & ~new & TLBSIM_PROT_READ)
+		return true;
 	return ((old ^ new) & flush_on_change) != 0;
 }
 
@@ -511,7 +516,7 @@ static void move_extent(struct os *os, struct hw_cpu *cpu)
 		BUG_ON(tlbsim_pgtable_unmap(mm->pgt, pstart, NULL), "a found leaf can be unmapped");
 		os_ptl_add(os, cpu, mm, old.table_pfn);
 		os_gather_add_range(g, pstart, page_end(pstart, &old), old.size_shift);
-		if (tlbsim_pgtable_map(mm->pgt, to, old.pfn, old.size_shift, old.prot))
+		if (hw_pgtable_map(mm->pgt, to, old.pfn, old.size_shift, old.prot, NULL, NULL))
 			unref_page(os, g, old.pfn, old.size_shift);
 		else if (!os->mremap_late_flush &&
 			 !tlbsim_pgtable_lookup(mm->pgt, to, &moved)) {

@@ -219,10 +219,14 @@ static void every_leaf_round_trips_through_decode(void **state)
 	for (unsigned i = 0; i < 2; i++)
 		for (unsigned level = 0; level <= 2; level++)
 			for (unsigned prot = 0; prot < 32; prot++) {
-				/* READ is implied: every leaf decodes with it. */
+				/* READ is implied: every leaf decodes with it, but
+				 * a PROT_NONE one (none of READ, WRITE, EXEC),
+				 * which keeps USER (and arm64's nG: GLOBAL). */
 				uint64_t raw = hw_pte_encode_leaf(isas[i], level, top_pfn[i], prot);
+				unsigned none = prot & (isas[i] == TLBSIM_ISA_ARM64 ? U | G : U);
 
-				expect_leaf(isas[i], level, raw, top_pfn[i], prot | R);
+				expect_leaf(isas[i], level, raw, top_pfn[i],
+					    prot & (R | W | X) ? prot | R : none);
 			}
 }
 
@@ -290,13 +294,54 @@ static void page_test_agrees_with_decode(void **state)
 			bool page = hw_pte_page(isas[i], raw, &pfn, &prot);
 
 			hw_pte_decode(isas[i], 0, raw, &pte);
-			assert_int_equal(page, pte.present && pte.leaf);
+			/* A PROT_NONE leaf (no READ) is the walk's fault. */
+			assert_int_equal(page, pte.present && pte.leaf && (pte.prot & R));
 			if (page) {
 				assert_int_equal(pfn, pte.pfn);
 				assert_int_equal(prot, pte.prot);
 			}
 		}
 	}
+}
+
+/*
+ * A PROT_NONE leaf (mprotect(PROT_NONE) of a present page): not present to
+ * the walker, still the OS's page.  x86 (Linux _PAGE_PROTNONE): the leaf
+ * without P, with bit 8; arm64 (Linux PTE_PROT_NONE): without valid, with
+ * bit 58.  Decoded: present, a leaf, its frame, USER only.
+ */
+static void prot_none_leaves_are_the_os_pages_not_the_walkers(void **state)
+{
+	uint64_t raw, pfn;
+	unsigned prot;
+
+	(void)state;
+	/* x86 4 KiB: U/S 0x4 + A 0x20 + bit 8 0x100 = 0x124, P and R/W clear;
+	 * address 0x1234000; XD 1<<63. */
+	raw = hw_pte_encode_leaf(TLBSIM_ISA_X86_64, 0, 0x1234, U);
+	assert_int_equal(raw, 0x8000000001234124ull);
+	expect_leaf(TLBSIM_ISA_X86_64, 0, raw, 0x1234, U);
+	assert_false(hw_pte_page(TLBSIM_ISA_X86_64, raw, &pfn, &prot));
+	/* x86 2 MiB: PS 0x80 too = 0x1a4; address 0x200 << 12. */
+	raw = hw_pte_encode_leaf(TLBSIM_ISA_X86_64, 1, 0x200, U);
+	assert_int_equal(raw, 0x80000000002001a4ull);
+	expect_leaf(TLBSIM_ISA_X86_64, 1, raw, 0x200, U);
+	assert_false(hw_pte_table(TLBSIM_ISA_X86_64, 1, raw, &pfn));
+	/* ... but bit 8 without P at a level that holds no leaf, or in a
+	 * PDE without PS, is nothing. */
+	expect_not_present(TLBSIM_ISA_X86_64, 3, 0x0000000001234124ull);
+	expect_not_present(TLBSIM_ISA_X86_64, 1, 0x0000000001234124ull);
+	/* arm64 4 KiB: page 0x2 + AP[1] 0x40 + AP[2] 0x80 + SH 0x300 + AF
+	 * 0x400 + nG 0x800 = 0xfc2, valid clear; PXN 1<<53 + UXN 1<<54 +
+	 * bit 58 = 0x0460000000000000. */
+	raw = hw_pte_encode_leaf(TLBSIM_ISA_ARM64, 0, 0x1234, U);
+	assert_int_equal(raw, 0x0460000001234fc2ull);
+	expect_leaf(TLBSIM_ISA_ARM64, 0, raw, 0x1234, U);
+	assert_false(hw_pte_page(TLBSIM_ISA_ARM64, raw, &pfn, &prot));
+	/* A write-only or execute-only prot still maps a page that reads:
+	 * neither ISA encodes anything else. */
+	expect_leaf(TLBSIM_ISA_X86_64, 0, hw_pte_encode_leaf(TLBSIM_ISA_X86_64, 0, 0x1234, X | U),
+		    0x1234, R | X | U);
 }
 
 static void index_and_shift_follow_the_9_bit_radix(void **state)
@@ -330,6 +375,7 @@ int main(void)
 	    cmocka_unit_test(every_leaf_round_trips_through_decode),
 	    cmocka_unit_test(table_test_agrees_with_decode),
 	    cmocka_unit_test(page_test_agrees_with_decode),
+	    cmocka_unit_test(prot_none_leaves_are_the_os_pages_not_the_walkers),
 	    cmocka_unit_test(index_and_shift_follow_the_9_bit_radix),
 	};
 
