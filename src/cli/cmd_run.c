@@ -75,7 +75,9 @@ static const char run_help[] =
     "--memory is the simulated physical memory, bytes with K/M/G suffixes (default\n"
     "64G); a run that needs more stops with an error naming the event.\n"
     "--max-events/--max-cycles stop early (0: no limit); the statistics are then marked\n"
-    "partial.\n"
+    "partial.  A --max-cycles run stops at the first window's end at or past the limit,\n"
+    "so its cycles may exceed it by up to a window (the engine's quantum, longer when\n"
+    "no core can act sooner).\n"
     "--quiet: nothing on standard output but the JSON of --json - (no tables) and\n"
     "no progress line; warnings and errors still go to standard error, and --json\n"
     "OUT is written as without it.\n"
@@ -359,6 +361,31 @@ static void add_trace_stats(struct cli_source *src, char **text)
 
 /* Runs the workload of @o under @policy; *stats receives the parsed JSON.
  * @report: where compare follows the run from another thread, or NULL. */
+/*
+ * Can trace @path, whose header is @info, run on machine @m?  Its ISA must
+ * be the machine's, and its pages 4 KiB, the only ones modelled: else its
+ * faults, TLB reach and flush ranges would silently be those of another
+ * system.  0, or cli_fail()'s status with the reason.
+ */
+static int trace_fits(const char *path, const struct tlbsim_machine *m,
+		      const struct tlbsim_trace_info *info)
+{
+	if (info->isa != m->isa)
+		return cli_fail("%s: the trace is %s but machine %s is %s (a user-level "
+				"trace, a recording's or a generator's, can be replayed on "
+				"it after 'tlbsim convert --retarget %s IN OUT')",
+				path, tlbsim_isa_name(info->isa), m->name, tlbsim_isa_name(m->isa),
+				tlbsim_isa_name(m->isa));
+	if (info->page_shift != TLBSIM_PAGE_SHIFT)
+		return cli_fail("%s: the trace's header says page_shift=%u (%u KiB pages), but "
+				"the simulator models 4 KiB base pages only (page_shift=%u): "
+				"its faults, TLB reach and flush ranges would be those of "
+				"another system",
+				path, info->page_shift, (1u << info->page_shift) >> 10,
+				TLBSIM_PAGE_SHIFT);
+	return 0;
+}
+
 static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, const char *policy,
 		    struct cli_progress *report, json_t **stats)
 {
@@ -382,31 +409,9 @@ static int simulate(const struct run_opts *o, const struct tlbsim_machine *m, co
 		return rc;
 	/* compare draws its own lines from @report */
 	src.report = report;
-	if (o->trace) {
-		const struct tlbsim_trace_info *info = tlbsim_trace_info(src.trace);
-
-		if (info->isa != m->isa) {
-			enum tlbsim_isa isa = info->isa;
-
-			cli_source_close(&src);
-			return cli_fail("%s: the trace is %s but machine %s is %s (a user-level "
-					"trace, a recording's or a generator's, can be replayed on "
-					"it after 'tlbsim convert --retarget %s IN OUT')",
-					o->trace, tlbsim_isa_name(isa), m->name,
-					tlbsim_isa_name(m->isa), tlbsim_isa_name(m->isa));
-		}
-		if (info->page_shift != TLBSIM_PAGE_SHIFT) {
-			unsigned shift = info->page_shift;
-
-			/* Its faults, TLB reach and flush ranges would silently be
-			 * those of 4 KiB pages (the breaker's D2). */
-			cli_source_close(&src);
-			return cli_fail("%s: the trace's header says page_shift=%u (%u KiB pages), but "
-					"the simulator models 4 KiB base pages only (page_shift=%u): "
-					"its faults, TLB reach and flush ranges would be those of "
-					"another system",
-					o->trace, shift, (1u << shift) >> 10, TLBSIM_PAGE_SHIFT);
-		}
+	if (o->trace && (rc = trace_fits(o->trace, m, tlbsim_trace_info(src.trace)))) {
+		cli_source_close(&src);
+		return rc;
 	}
 	if (o->trace && (o->kernel || tlbsim_trace_info(src.trace)->format == TLBSIM_TRACE_EXECLOG ||
 			 tlbsim_trace_info(src.trace)->format == TLBSIM_TRACE_INSN)) {
@@ -1166,10 +1171,25 @@ int cmd_compare(int argc, char **argv)
 		names[k++] = names[i];
 	}
 	n = k;
-	/* The trace must open before anything runs, too. */
+	/* The trace must open and fit the machine before anything runs, too:
+	 * one error, not one for each policy's run. */
 	if (o.trace && strcmp(o.trace, "-") && access(o.trace, R_OK)) {
 		rc = cli_fail("%s: cannot read: %s", o.trace, strerror(errno));
 		goto out;
+	}
+	if (o.trace && strcmp(o.trace, "-")) {
+		struct tlbsim_trace_opts topts = o.topts;
+		struct cli_source src;
+
+		if (!topts.isa)
+			topts.isa = m->isa;
+		rc = cli_source_open_trace(&src, o.trace, &topts);
+		if (rc)
+			goto out;
+		rc = trace_fits(o.trace, m, tlbsim_trace_info(src.trace));
+		cli_source_close(&src);
+		if (rc)
+			goto out;
 	}
 	{
 		struct compare_ctx cx = {.o = &o, .m = m};

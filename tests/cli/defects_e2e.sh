@@ -27,8 +27,10 @@ printf 'tlbsim-trace 1 isa=arm64 page_shift=16\nproc_create 1 1\nT1 mmap 0x10000
 check "D2: run refuses page_shift=16 (exit 2)" test $rc -eq 2
 check "D2: ... naming the file and the page size" grep -q "p16.txt: the trace's header says page_shift=16 (64 KiB pages)" "$tmp/p16.err"
 check "D2: ... and writes no JSON" test ! -e "$tmp/p16.json"
-"$bin" compare --machine generic-arm64 --policies arm64-stock "$tmp/p16.txt" >/dev/null 2>&1; rc=$?
+"$bin" compare --machine generic-arm64 --policies arm64-stock,arm64-nr-active-mm "$tmp/p16.txt" >"$tmp/c16.out" 2>&1; rc=$?
 check "D2: compare refuses it too" test $rc -eq 2
+check "D2: ... once, before any policy runs" \
+  bash -c "test \$(grep -c 'page_shift=16' '$tmp/c16.out') = 1 && ! grep -q running '$tmp/c16.out'"
 sed 's/page_shift=12/page_shift=14/' "$src/tests/hazards/22-arm64-local-tlbi-smp-stale.tlbt" >"$tmp/s14.tlbt"
 "$bin" check "$tmp/s14.tlbt" >"$tmp/s14.out" 2>&1; rc=$?
 check "D2: check refuses a scenario of 16 KiB pages" test $rc -eq 2
