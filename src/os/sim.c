@@ -284,10 +284,19 @@ static struct os_thread *lifecycle(struct os *os, struct os_thread *self,
 		return NULL;
 	}
 	if (pid && chk_map_get(&os->pid_live, pid, &n)) {
+		/* "T1 proc_create 1 1" as a trace's first line: T1 itself
+		 * started process 1 (route_slow()), which then exists. */
+		bool own = self && self->r_created && self->r_pid == pid;
+
 		input_error(os, idx, ev,
 			    "pid %u is in use (%llu thread%s alive): a pid not in use expected "
-			    "(a pid is used again only after its last thread's exit)",
-			    pid, (unsigned long long)n, n == 1 ? "" : "s");
+			    "(a pid is used again only after its last thread's exit)%s",
+			    pid, (unsigned long long)n, n == 1 ? "" : "s",
+			    own ? "; the thread making this event is that process's: a trace's "
+				  "first thread starts its own process when no proc_create came "
+				  "before, so a first proc_create is written with no thread "
+				  "('proc_create 1 1')"
+				: "");
 		*bad = true;
 		return NULL;
 	}
