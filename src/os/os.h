@@ -298,6 +298,10 @@ struct os_hb_rec {
  * @events_done: events it has completed
  * @fault_retries: faults taken by the access at the head of @q (since
  *        its last page done, for an access that crosses pages)
+ * @fault_waiting: the access at the head of @q faulted on a page whose
+ *        copy-on-write another cpu is making (os_cow_busy()): its cpu
+ *        parks for the serve each window until it is done, without
+ *        translating the access again (os_step())
  * @split_off: bytes of the access at the head of @q whose pages are
  *        translated already: an access that crosses a 4 KiB boundary is
  *        translated a page at a time (split_access() in sim.c), and a
@@ -332,6 +336,7 @@ struct os_thread {
 	uint64_t events_done;
 	unsigned fault_retries;
 	uint32_t split_off;
+	bool fault_waiting;
 	bool kthread, mmget;
 	struct os_tlbbatch ubc;
 	struct os_hb_rec *hb;

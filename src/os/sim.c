@@ -811,6 +811,14 @@ static void os_step(void *ctx, struct eng *e, struct eng_core *c, uint64_t stop)
 		return;
 	}
 	BUG_ON(!t, "a running cpu has a thread");
+	if (t->fault_waiting) {
+		/* Its access's fault waits (serve_event()): straight back to
+		 * the serve, as a task woken on the lock retries its fault,
+		 * unless its time slice is over and another thread waits. */
+		park(c, oc,
+		     c->now >= oc->slice_end && oc->rq_len ? OS_PARK_RESCHED : OS_PARK_EVENT);
+		return;
+	}
 	while (c->now < stop) {
 		const struct tlbsim_event *ev;
 
@@ -979,7 +987,7 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_LOAD:
 	case TLBSIM_EV_STORE:
 	case TLBSIM_EV_FETCH:
-		if (os->ordered) {
+		if (os->ordered && !t->fault_waiting) {
 			/* Ordered replay runs accesses here, not in step(). */
 			struct tlbsim_xlate x;
 			int rc;
@@ -1009,7 +1017,11 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 			pop_access(oc, t);
 			return;
 		}
-		if (os_cow_busy(os, cpu, t->mm, &ev)) {
+		/* Another cpu's copy-on-write holds the page's PTE lock: the
+		 * fault waits for it, and is served again, not taken again by
+		 * a new translation each window (os_step()). */
+		t->fault_waiting = os_cow_busy(os, cpu, t->mm, &ev);
+		if (t->fault_waiting) {
 			stall(os, cpu, true);
 			return;
 		}

@@ -204,6 +204,72 @@ static void read_faults_on_anonymous_memory_map_the_zero_page(void **state)
 	evlist_free(&l);
 }
 
+/*
+ * A fault that finds another cpu's fault of the same huge page in
+ * progress (os_cow_busy()) waits for it, and is then served again; the
+ * access is translated again only once the wait is over.  It used to be
+ * translated, walked and faulted again at every window of the wait (9,693
+ * walks for one load in the tester's case, 2026-12-06), so the counts grew
+ * with the wait.  The tester's case, pinned: process 1's threads 1 (cpu 0)
+ * and 2 (cpu 1); a 4 MiB hugetlb region; thread 2 forks process 3 (thread
+ * 3, cpu 2) and stores to the region's first huge page while thread 1
+ * loads from it; thread 3 stores to the second.  Run with page_copy (the
+ * cost of zeroing or copying 4 KiB, 512 times a huge page) as the test
+ * machine has it and 4 times that: cpu 0 waits longer, and its walks and
+ * faults stay the same, and few.
+ */
+static void run_huge_page_wait(struct run *r, struct evlist *l, unsigned copy_scale)
+{
+	struct tlbsim_sim_config cfg = {0};
+	struct tlbsim_error err;
+
+	memset(l, 0, sizeof(*l));
+	ev_proc(l, 1, 1);
+	ev_pin(l, 1, 0);
+	ev_mmap(l, 1, 0x40000000ull, 4ull << 20, RW,
+		TLBSIM_MAP_PRIVATE | TLBSIM_MAP_ANON | TLBSIM_MAP_HUGETLB);
+	ev_thread(l, 1, 2);
+	ev_pin(l, 2, 1);
+	ev_fork(l, 2, 3, 3);
+	ev_access(l, 2, TLBSIM_EV_STORE, 0x40000000ull);
+	ev_access(l, 1, TLBSIM_EV_LOAD, 0x40000000ull);
+	ev_pin(l, 3, 2);
+	ev_access(l, 3, TLBSIM_EV_STORE, 0x40200000ull);
+	r->m = test_machine(TLBSIM_ISA_X86_64, 4);
+	r->m->costs.page_copy *= copy_scale;
+	cfg.machine = r->m;
+	cfg.policy = "x86-stock";
+	cfg.threads = 1;
+	tlbsim_error_clear(&err);
+	assert_int_equal(tlbsim_sim_create(&cfg, &r->sim, &err), 0);
+	r->os = os_of_sim(r->sim);
+	r->rc = tlbsim_sim_run(r->sim, evlist_next, l, &err);
+	assert_int_equal(r->rc, 0);
+}
+
+static void a_fault_waiting_for_another_cpus_huge_page_is_not_retranslated(void **state)
+{
+	struct evlist l1, l4;
+	struct run r1, r4;
+	uint64_t walks1, walks4;
+
+	(void)state;
+	run_huge_page_wait(&r1, &l1, 1);
+	run_huge_page_wait(&r4, &l4, 4);
+	walks1 = tlbsim_mmu_stats(os_hw(r1.os, 0)->mmu)->walks;
+	walks4 = tlbsim_mmu_stats(os_hw(r4.os, 0)->mmu)->walks;
+	assert_true(os_hw(r1.os, 0)->core->st.waiting > 0);
+	assert_true(os_hw(r4.os, 0)->core->st.waiting > 2 * os_hw(r1.os, 0)->core->st.waiting);
+	assert_int_equal(walks1, walks4);
+	assert_true(walks1 <= 4);
+	assert_int_equal(r1.os->cpu[0].st.faults, r4.os->cpu[0].st.faults);
+	assert_int_equal(r1.os->cpu[0].st.segv, 0);
+	run_free(&r1);
+	run_free(&r4);
+	evlist_free(&l1);
+	evlist_free(&l4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +277,7 @@ int main(void)
 		cmocka_unit_test(reads_after_fork_share_frames),
 		cmocka_unit_test(cow_of_a_huge_page_copies_the_whole_page),
 		cmocka_unit_test(read_faults_on_anonymous_memory_map_the_zero_page),
+		cmocka_unit_test(a_fault_waiting_for_another_cpus_huge_page_is_not_retranslated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
