@@ -220,8 +220,7 @@ static void read_faults_on_anonymous_memory_map_the_zero_page(void **state)
  */
 static void run_huge_page_wait(struct run *r, struct evlist *l, unsigned copy_scale)
 {
-	struct tlbsim_sim_config cfg = {0};
-	struct tlbsim_error err;
+	struct run_opts o = {.page_copy_scale = copy_scale};
 
 	memset(l, 0, sizeof(*l));
 	ev_proc(l, 1, 1);
@@ -235,15 +234,7 @@ static void run_huge_page_wait(struct run *r, struct evlist *l, unsigned copy_sc
 	ev_access(l, 1, TLBSIM_EV_LOAD, 0x40000000ull);
 	ev_pin(l, 3, 2);
 	ev_access(l, 3, TLBSIM_EV_STORE, 0x40200000ull);
-	r->m = test_machine(TLBSIM_ISA_X86_64, 4);
-	r->m->costs.page_copy *= copy_scale;
-	cfg.machine = r->m;
-	cfg.policy = "x86-stock";
-	cfg.threads = 1;
-	tlbsim_error_clear(&err);
-	assert_int_equal(tlbsim_sim_create(&cfg, &r->sim, &err), 0);
-	r->os = os_of_sim(r->sim);
-	r->rc = tlbsim_sim_run(r->sim, evlist_next, l, &err);
+	run_opts(r, TLBSIM_ISA_X86_64, 4, "x86-stock", l, &o);
 	assert_int_equal(r->rc, 0);
 }
 

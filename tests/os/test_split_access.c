@@ -45,23 +45,10 @@ static void start(struct evlist *l, uint64_t base, uint64_t len, unsigned flags)
  * (struct tlbsim_sim_config's @ordered). */
 static void run_one(struct run *r, struct evlist *l, bool ordered)
 {
-	struct tlbsim_sim_config cfg = {0};
-	struct tlbsim_error err;
+	struct run_opts o = {.ordered = ordered};
 
 	ev_simple(l, TLBSIM_EV_EXIT, 1);
-	if (!ordered) {
-		run_events(r, TLBSIM_ISA_X86_64, 2, NULL, l);
-		return;
-	}
-	r->m = test_machine(TLBSIM_ISA_X86_64, 2);
-	cfg.machine = r->m;
-	cfg.threads = 1;
-	cfg.ordered = 1;
-	tlbsim_error_clear(&err);
-	assert_int_equal(tlbsim_sim_create(&cfg, &r->sim, &err), 0);
-	r->os = os_of_sim(r->sim);
-	l->next = 0;
-	r->rc = tlbsim_sim_run(r->sim, evlist_next, l, &err);
+	run_opts(r, TLBSIM_ISA_X86_64, 2, NULL, l, &o);
 	assert_int_equal(r->rc, 0);
 }
 

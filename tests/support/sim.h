@@ -39,6 +39,8 @@ struct run_opts {
 	unsigned asid_bits;	/* the machine's ASID/PCID width (default: the ISA's) */
 	unsigned os_flags;	/* TLBSIM_OS_* */
 	unsigned lru_page;	/* the machine's lru_page, cycles (default 0: no lock) */
+	unsigned page_copy_scale; /* the machine's page_copy times this (default 1) */
+	bool ordered;		/* ordered replay (struct tlbsim_sim_config) */
 };
 
 static inline void run_opts(struct run *r, enum tlbsim_isa isa, unsigned cpus, const char *policy,
@@ -50,6 +52,8 @@ static inline void run_opts(struct run *r, enum tlbsim_isa isa, unsigned cpus, c
 	r->m = test_machine(isa, cpus);
 	r->m->costs.sched_slice = o->sched_slice;
 	r->m->costs.lru_page = o->lru_page;
+	if (o->page_copy_scale)
+		r->m->costs.page_copy *= o->page_copy_scale;
 	if (o->asid_bits)
 		r->m->asid_bits = o->asid_bits;
 	cfg.machine = r->m;
@@ -59,6 +63,7 @@ static inline void run_opts(struct run *r, enum tlbsim_isa isa, unsigned cpus, c
 	cfg.share_all = cfg.threads > 1;
 	cfg.max_cycles = o->max_cycles;
 	cfg.os_flags = o->os_flags;
+	cfg.ordered = o->ordered;
 	tlbsim_error_clear(&err);
 	assert_int_equal(tlbsim_sim_create(&cfg, &r->sim, &err), 0);
 	r->os = os_of_sim(r->sim);
