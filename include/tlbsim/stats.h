@@ -44,11 +44,12 @@ extern "C" {
  * @syscalls: memory syscalls (mmap, munmap, mprotect, madvise, ...)
  * @faults: page faults
  * @segv: accesses outside a mapping or not permitted (skipped)
- * @bad_syscalls: syscalls with a range outside the user address space, or
- *                empty where Linux fails it (munmap, mmap, mremap); an empty
- *                mprotect or madvise succeeds (do_mprotect_pkey(),
- *                do_madvise() return 0) and is not counted, unless its
- *                start is not page-aligned (-EINVAL)
+ * @bad_syscalls: syscalls with a range outside the user address space,
+ *                empty where Linux fails it (munmap, mmap, mremap), or
+ *                starting off a page boundary (munmap, mprotect, madvise,
+ *                mremap: -EINVAL); an empty, aligned mprotect or madvise
+ *                succeeds (do_mprotect_pkey(), do_madvise() return 0) and
+ *                is not counted
  * @ignored_events: kernel-level events (INVLPG .. COMMIT), in a thread's stream or
  *                  on a cpu for no thread, counted on that cpu; and events the OS
  *                  model refused (traces/FORMAT.md: a kthread_use_mm of no live

@@ -757,7 +757,7 @@ struct anomaly {
 static const struct anomaly anomalies[] = {
     {"segv", "totals", "segv", "accesses outside any mapping or not permitted, skipped"},
     {"bad syscalls", "totals", "bad_syscalls",
-     "syscalls with a range Linux refuses (outside the user address space, or empty), failed"},
+     "syscalls Linux refuses (a range outside the user address space, empty, or not page-aligned), failed"},
     {"unknown-thread events", "os", "unknown_thread_events",
      "events of threads no event created, not run"},
     {"ignored events", "totals", "ignored_events",

@@ -390,9 +390,12 @@ static bool prot_change_needs_flush(enum tlbsim_isa isa, unsigned old, unsigned 
 
 	if (isa != TLBSIM_ISA_X86_64)
 		return old != new;
-	/* pte_flags_need_flush()'s flush_on_clear: _PAGE_PRESENT, which
-	 * READ stands for (mprotect(PROT_NONE) clears it: protnone). */
-	if (old & ~new & TLBSIM_PROT_READ)
+	/* READ stands for _PAGE_PRESENT: a protnone PTE is not present, so
+	 * nothing can have cached it (no flush from it), and clearing it is
+	 * pte_flags_need_flush()'s flush_on_clear. */
+	if (!(old & TLBSIM_PROT_READ))
+		return false;
+	if (!(new & TLBSIM_PROT_READ))
 		return true;
 	return ((old ^ new) & flush_on_change) != 0;
 }
@@ -428,6 +431,13 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 		while (hw_pgtable_range_next(mm->pgt, &r, &cur, &pstart)) {
 			unsigned newprot = prot | TLBSIM_PROT_USER;
 
+			/* PROT_NONE over part of a huge page only: the page
+			 * changes whole (above), and a protnone leaf would
+			 * refuse the part still readable; it stays readable
+			 * (Linux splits the PMD first). */
+			if (!(prot & (TLBSIM_PROT_READ | TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC)) &&
+			    (pstart < v->start || page_end(pstart, &cur) > v->end))
+				newprot |= TLBSIM_PROT_READ;
 			/* A page still shared copy-on-write stays read-only. */
 			if (!(v->flags & OS_VMA_SHARED) && os->mapcount[cur.pfn] > 1)
 				newprot &= ~TLBSIM_PROT_WRITE;
@@ -647,14 +657,21 @@ static bool syscall_ok(const struct os *os, const struct os_mm *mm, const struct
 		/* Room for the alignment of a huge mapping too. */
 		return user_range(os, ev->mmap.addr, ev->mmap.len) &&
 		       ev->mmap.len <= user_top(os) - ev->mmap.addr - (1ull << 30);
+	/* A start not page-aligned is -EINVAL: munmap's __do_munmap(),
+	 * mprotect's do_mprotect_pkey(), madvise's do_madvise(), mremap's
+	 * old address. */
 	case TLBSIM_EV_MUNMAP:
-		return user_range(os, ev->munmap.addr, ev->munmap.len);
+		return !(ev->munmap.addr & (PAGE_SIZE - 1)) &&
+		       user_range(os, ev->munmap.addr, ev->munmap.len);
 	case TLBSIM_EV_MPROTECT:
-		return user_range(os, ev->mprotect.addr, ev->mprotect.len);
+		return !(ev->mprotect.addr & (PAGE_SIZE - 1)) &&
+		       user_range(os, ev->mprotect.addr, ev->mprotect.len);
 	case TLBSIM_EV_MADVISE:
-		return user_range(os, ev->madvise.addr, ev->madvise.len);
+		return !(ev->madvise.addr & (PAGE_SIZE - 1)) &&
+		       user_range(os, ev->madvise.addr, ev->madvise.len);
 	case TLBSIM_EV_MREMAP:
-		return user_range(os, ev->mremap.old_addr, ev->mremap.old_len) &&
+		return !(ev->mremap.old_addr & (PAGE_SIZE - 1)) &&
+		       user_range(os, ev->mremap.old_addr, ev->mremap.old_len) &&
 		       user_range(os, ev->mremap.new_addr, ev->mremap.new_len);
 	case TLBSIM_EV_BRK:
 		return ev->brk.end < user_top(os);

@@ -413,9 +413,10 @@ struct os_gather {
  * @ignored: kernel-level events (in a thread's stream, or naming this cpu
  *        for no thread) and events the OS model refused: none applied
  * @bad_syscalls: syscalls whose range lies outside the user address space,
- *        or is empty where Linux fails that (munmap, mmap, mremap): failed
- *        as Linux fails them, nothing changed (an empty mprotect or madvise
- *        succeeds, not counted, unless its start is not page-aligned)
+ *        is empty where Linux fails that (munmap, mmap, mremap), or starts
+ *        off a page boundary (munmap, mprotect, madvise, mremap's old
+ *        range): failed as Linux fails them, nothing changed (an empty,
+ *        aligned mprotect or madvise succeeds: not counted)
  * @lru_wait_cycles: cycles spent waiting for the lru_lock held by another
  *        cpu (part of the core's waiting cycles)
  * @line: per kind of shared line (enum tlbsim_line_kind), what touching
