@@ -560,7 +560,11 @@ static void mremap_move(struct os *os, struct hw_cpu *cpu)
 			return;
 		}
 	}
-	unmap_region(os, cpu, r->mm, r->old_start, r->old_start + r->old_len, true);
+	/* MREMAP_DONTUNMAP (Linux 5.7): the old VMA stays, its pages gone
+	 * with the move (their PTEs cleared and flushed by it): the next
+	 * access there faults as on a fresh mapping. */
+	if (!r->dontunmap)
+		unmap_region(os, cpu, r->mm, r->old_start, r->old_start + r->old_len, true);
 	r->mm = NULL;
 	os_gather_finish(os, cpu, NULL);
 }
@@ -611,7 +615,8 @@ static void sys_mremap(struct os *os, struct hw_cpu *cpu, struct os_mm *mm,
 	oc->mremap = (struct os_mremap){.mm = mm, .va = old_start,
 					.end = old_start + (old_len < new_len ? old_len : new_len),
 					.old_start = old_start, .old_len = old_len,
-					.new_start = new_start, .new_len = new_len, .keep = keep};
+					.new_start = new_start, .new_len = new_len, .keep = keep,
+					.dontunmap = ev->mremap.flags & TLBSIM_MREMAP_DONTUNMAP};
 	mremap_move(os, cpu);
 }
 
@@ -670,6 +675,13 @@ static bool syscall_ok(const struct os *os, const struct os_mm *mm, const struct
 		return !(ev->madvise.addr & (PAGE_SIZE - 1)) &&
 		       user_range(os, ev->madvise.addr, ev->madvise.len);
 	case TLBSIM_EV_MREMAP:
+		/* MREMAP_DONTUNMAP needs MREMAP_MAYMOVE and the same length
+		 * (mm/mremap.c), and a move. */
+		if ((ev->mremap.flags & TLBSIM_MREMAP_DONTUNMAP) &&
+		    (!(ev->mremap.flags & TLBSIM_MREMAP_MAYMOVE) ||
+		     ev->mremap.old_len != ev->mremap.new_len ||
+		     ev->mremap.old_addr == ev->mremap.new_addr))
+			return false;
 		return !(ev->mremap.old_addr & (PAGE_SIZE - 1)) &&
 		       user_range(os, ev->mremap.old_addr, ev->mremap.old_len) &&
 		       user_range(os, ev->mremap.new_addr, ev->mremap.new_len);

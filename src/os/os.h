@@ -463,6 +463,7 @@ struct os_mremap {
 	struct os_mm *mm;
 	uint64_t va, end, old_start, old_len, new_start, new_len;
 	struct os_vma keep;
+	bool dontunmap; /* MREMAP_DONTUNMAP: the old VMA stays, empty */
 };
 
 /* A copy-on-write fault waiting for its flush before the new page is

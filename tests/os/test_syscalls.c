@@ -609,6 +609,44 @@ static void unaligned_starts_are_einval(void **state)
 	evlist_free(&l);
 }
 
+/*
+ * mremap(MREMAP_DONTUNMAP) (Linux 5.7): the pages move, and the old VMA
+ * stays, empty.  Two pages of A written (2 faults, 2 frames) move to B; a
+ * load from A then faults as on a fresh mapping and maps the zero page (a
+ * third fault and frame, no SIGSEGV); a load from B finds its page.
+ * DONTUNMAP without MAYMOVE, or with another length, is -EINVAL.  Found by
+ * the third tester: the flag was ignored and the old range unmapped, so the
+ * load from A was a SIGSEGV.
+ */
+static void mremap_dontunmap_keeps_the_old_vma_empty(void **state)
+{
+	struct evlist l = {0};
+	struct run r;
+
+	(void)state;
+	ev_proc(&l, 1, 1);
+	ev_mmap(&l, 1, A, 2 * PAGE, RW, 0);
+	populate(&l, A, 2);
+	ev_mremap(&l, 1, A, 2 * PAGE, B, 2 * PAGE, TLBSIM_MREMAP_DONTUNMAP);
+	ev_mremap(&l, 1, A, 2 * PAGE, B, PAGE,
+		  TLBSIM_MREMAP_MAYMOVE | TLBSIM_MREMAP_FIXED | TLBSIM_MREMAP_DONTUNMAP);
+	ev_mremap(&l, 1, A, 2 * PAGE, B, 2 * PAGE,
+		  TLBSIM_MREMAP_MAYMOVE | TLBSIM_MREMAP_FIXED | TLBSIM_MREMAP_DONTUNMAP);
+	ev_access(&l, 1, TLBSIM_EV_LOAD, A);
+	ev_access(&l, 1, TLBSIM_EV_LOAD, B + PAGE);
+	ev_simple(&l, TLBSIM_EV_SLEEP, 1);
+	run_events(&r, TLBSIM_ISA_X86_64, 1, "x86-stock", &l);
+	assert_int_equal(r.os->cpu[0].st.bad_syscalls, 2);
+	assert_int_equal(mm0(&r)->st.faults, 3);
+	assert_int_equal(r.os->cpu[0].st.segv, 0);
+	assert_int_equal(data_frames(&r), 3);
+	assert_int_equal(leaves(&r, B, 2, RW), 2);
+	assert_int_equal(leaves(&r, A, 1, TLBSIM_PROT_READ), 1);
+	assert_int_equal(leaves(&r, A + PAGE, 1, TLBSIM_PROT_READ), 0);
+	run_free(&r);
+	evlist_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -629,6 +667,7 @@ int main(void)
 		cmocka_unit_test(prot_none_page_faults_and_comes_back),
 		cmocka_unit_test(prot_none_over_part_of_a_huge_page_keeps_the_rest_readable),
 		cmocka_unit_test(unaligned_starts_are_einval),
+		cmocka_unit_test(mremap_dontunmap_keeps_the_old_vma_empty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
