@@ -180,7 +180,7 @@ static uint64_t x86_encode_leaf(unsigned level, uint64_t pfn, unsigned prot)
 		raw |= X86_NX;
 	if (prot & TLBSIM_PROT_GLOBAL)
 		raw |= X86_G;
-	if (!(prot & (TLBSIM_PROT_READ | TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC)))
+	if (hw_prot_none(prot))
 		raw = (raw & ~(X86_P | X86_G)) | X86_PROTNONE;
 	return raw;
 }
@@ -206,7 +206,7 @@ static uint64_t arm64_encode_leaf(unsigned level, uint64_t pfn, unsigned prot)
 		raw |= ARM_PXN;
 	if (!(prot & TLBSIM_PROT_GLOBAL))
 		raw |= ARM_NG;
-	if (!(prot & (TLBSIM_PROT_READ | TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC)))
+	if (hw_prot_none(prot))
 		raw = (raw & ~ARM_VALID) | ARM_PROT_NONE;
 	return raw;
 }

@@ -118,6 +118,12 @@ static inline bool hw_pte_page(enum tlbsim_isa isa, uint64_t raw, uint64_t *pfn,
 	return false;
 }
 
+/* @prot grants no access: neither READ, WRITE nor EXEC (PROT_NONE). */
+static inline bool hw_prot_none(unsigned prot)
+{
+	return !(prot & (TLBSIM_PROT_READ | TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC));
+}
+
 /*
  * Encode a leaf at @level (0: 4K page, 1: 2M, 2: 1G) mapping @pfn with @prot.
  * A @prot with none of READ, WRITE and EXEC is a PROT_NONE leaf (Linux's

@@ -25,6 +25,7 @@
 #include "bug.h"
 #include "check/oracle.h"
 #include "hw/pgtable_internal.h"
+#include "hw/pte.h"
 #include "os/os.h"
 #include "tlbsim/error.h"
 
@@ -435,8 +436,7 @@ static void sys_mprotect(struct os *os, struct hw_cpu *cpu, struct os_mm *mm, ui
 			 * changes whole (above), and a protnone leaf would
 			 * refuse the part still readable; it stays readable
 			 * (Linux splits the PMD first). */
-			if (!(prot & (TLBSIM_PROT_READ | TLBSIM_PROT_WRITE | TLBSIM_PROT_EXEC)) &&
-			    (pstart < v->start || page_end(pstart, &cur) > v->end))
+			if (hw_prot_none(prot) && (pstart < v->start || page_end(pstart, &cur) > v->end))
 				newprot |= TLBSIM_PROT_READ;
 			/* A page still shared copy-on-write stays read-only. */
 			if (!(v->flags & OS_VMA_SHARED) && os->mapcount[cur.pfn] > 1)

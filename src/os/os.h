@@ -304,7 +304,7 @@ struct os_hb_rec {
  *        translating the access again (os_step())
  * @split_off: bytes of the access at the head of @q whose pages are
  *        translated already: an access that crosses a 4 KiB boundary is
- *        translated a page at a time (split_access() in sim.c), and a
+ *        translated a page at a time (translate_pages() in sim.c), and a
  *        fault on a later page is served and retried from that page
  * @kthread: a kernel thread: no mm of its own; @mm is the one it borrows
  *        (kthread_use_mm()) or NULL

@@ -633,9 +633,11 @@ static inline bool crosses_page(uint64_t va, uint32_t size)
 }
 
 /*
- * The access @ev at the head of @t's queue, which crosses a page boundary,
- * on @cpu: its pages translated one at a time, from its byte t->split_off
- * on, each translation's cycles charged.  A split load or store needs a
+ * The access @ev at the head of @t's queue on @cpu: its pages translated
+ * one at a time, from its byte t->split_off on, each translation's cycles
+ * charged (an access on one page: one translation).  run_accesses() calls
+ * it for an access that crosses a page boundary, ordered replay's serve
+ * for every access.  A split load or store needs a
  * translation for each page it touches, and faults on any of them (Intel
  * SDM vol. 3 4.10.2.3: the access uses a TLB entry for each page it
  * spans; Arm ARM B2.2.1: an unaligned access may be split, each part
@@ -647,7 +649,7 @@ static inline bool crosses_page(uint64_t va, uint32_t size)
  * 0), else tlbsim_mmu_translate()'s error for the page that faulted, with
  * t->split_off at its first byte.
  */
-static int split_access(struct hw_cpu *cpu, struct os_thread *t, const struct tlbsim_event *ev)
+static int translate_pages(struct hw_cpu *cpu, struct os_thread *t, const struct tlbsim_event *ev)
 {
 	const enum tlbsim_access a = tlbsim_event_access(ev->kind);
 	const uint64_t va0 = ev->access.va;
@@ -727,7 +729,7 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 		if (a > TLBSIM_ACCESS_FETCH)
 			break; /* not an access */
 		/* On the hot page, and not across a 4 KiB boundary: a hit.  An
-		 * access across one is split_access()'s, which finds the same
+		 * access across one is translate_pages()'s, which finds the same
 		 * one hit when a larger hot page holds all of it. */
 		if (e->access.va >> shift[a] == page[a] && !crosses_page(e->access.va, e->access.size)) {
 			hits++;
@@ -743,7 +745,7 @@ static bool run_accesses(struct os *os, struct hw_cpu *cpu, struct os_thread *t,
 		hw_mmu_hot_hits(mmu, hits - fetch_hits, fetch_hits);
 		hits = fetch_hits = 0;
 		if (__builtin_expect(crosses_page(e->access.va, e->access.size), 0)) {
-			rc = split_access(cpu, t, e);
+			rc = translate_pages(cpu, t, e);
 			start = now = c->now;
 			if (rc) {
 				ok = false;
@@ -989,24 +991,14 @@ static void serve_event(struct os *os, struct hw_cpu *cpu, struct os_thread *t)
 	case TLBSIM_EV_FETCH:
 		if (os->ordered && !t->fault_waiting) {
 			/* Ordered replay runs accesses here, not in step(). */
-			struct tlbsim_xlate x;
-			int rc;
-
-			if (crosses_page(ev.access.va, ev.access.size)) {
-				rc = split_access(cpu, t, &ev);
-			} else {
-				rc = tlbsim_mmu_translate(cpu->mmu, ev.access.va,
-							  tlbsim_event_access(ev.kind), &x);
-				eng_charge(cpu->core, x.cycles);
-			}
-			if (!rc) {
+			if (!translate_pages(cpu, t, &ev)) {
 				t->fault_retries = 0;
 				os_evq_pop(oc, t);
 				oc->st.events++;
 				return;
 			}
 		}
-		/* The page that faulted: a split access's (split_access()) is
+		/* The page that faulted: a split access's (translate_pages()) is
 		 * t->split_off bytes in. */
 		ev.access.va += t->split_off;
 		if (!t->mm) {

@@ -2,7 +2,7 @@
 /*
  * An access whose bytes cross a 4 KiB boundary needs a translation for
  * each page it touches, and faults on any of them (Intel SDM vol. 3
- * 4.10.2.3; split_access() in src/os/sim.c).  Before, only the page of its
+ * 4.10.2.3; translate_pages() in src/os/sim.c).  Before, only the page of its
  * first byte was translated: a store of 8 bytes at the last 4 of a page
  * never faulted in the next page, and a store past the end of a mapping
  * was no SIGSEGV (found by the tester of 2026-12-06).  The counts below
